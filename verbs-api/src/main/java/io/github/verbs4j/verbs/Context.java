@@ -1,0 +1,77 @@
+package io.github.verbs4j.verbs;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * An open device ({@code struct ibv_context}, {@code ibv_open_device}), the root of every verbs
+ * object. Obtained from {@link Verbs#open()} or {@link Verbs#openDevice(String)}.
+ *
+ * <pre>{@code
+ * try (Context ctx = Verbs.open();
+ *      ProtectionDomain pd = ctx.allocPd();
+ *      CompletionQueue cq = ctx.createCq(256, null, 0)) {
+ *   MemoryRegion mr = pd.allocateMemory(1 << 20, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>Closing ({@code ibv_close_device}) fails with EBUSY naming what is still open; it is
+ * idempotent, and after it every call fails with EBADF. Thread-safe.
+ */
+public interface Context extends AutoCloseable {
+  /** @return the device */
+  Device device();
+
+  /** @return device attributes and limits ({@code ibv_query_device}) */
+  DeviceAttr queryDevice();
+
+  /**
+   * Port attributes ({@code ibv_query_port}).
+   *
+   * @param port 1-based port number
+   * @return the attributes
+   * @throws VerbsException EINVAL if {@code port} is not in 1..phys_port_cnt
+   */
+  PortAttr queryPort(int port);
+
+  /** @return a new protection domain ({@code ibv_alloc_pd}) */
+  ProtectionDomain allocPd();
+
+  /** @return a new completion channel ({@code ibv_create_comp_channel}) */
+  CompletionChannel createCompletionChannel();
+
+  /**
+   * Creates a completion queue ({@code ibv_create_cq}).
+   *
+   * @param cqe requested capacity, 1..max_cqe
+   * @param channel completion channel for events, or null
+   * @param compVector 0..num_comp_vectors-1
+   * @return the CQ (its {@link CompletionQueue#cqe()} is at least {@code cqe})
+   * @throws VerbsException EINVAL naming cqe or comp_vector when out of range
+   */
+  CompletionQueue createCq(int cqe, CompletionChannel channel, int compVector);
+
+  /**
+   * Takes the next asynchronous event ({@code ibv_get_async_event}).
+   *
+   * @param timeout how long to wait; zero polls
+   * @return the event, or empty on timeout
+   */
+  Optional<AsyncEvent> pollAsyncEvent(Duration timeout);
+
+  /** @return this job's out-of-band channel (rank, size, key-value store, barrier) */
+  Job job();
+
+  /**
+   * The context's clock: wall time, or modelled time when {@code verbs.time=modelled}. Completion
+   * timestamps use it.
+   *
+   * @return nanoseconds
+   */
+  long nowNanos();
+
+  /** Closes the device ({@code ibv_close_device}). */
+  @Override
+  void close();
+}

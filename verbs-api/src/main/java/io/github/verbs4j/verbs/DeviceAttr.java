@@ -1,0 +1,301 @@
+package io.github.verbs4j.verbs;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Device attributes and limits ({@code struct ibv_device_attr}), returned by {@link
+ * Context#queryDevice()}. Every limit is one the provider enforces: asking for more fails with
+ * {@link Errno#EINVAL} naming the limit.
+ *
+ * @param fwVer firmware version string
+ * @param nodeGuid node GUID
+ * @param sysImageGuid system image GUID
+ * @param maxMrSize largest region, bytes
+ * @param pageSizeCap supported page sizes
+ * @param vendorId vendor id
+ * @param vendorPartId vendor part id
+ * @param hwVer hardware version
+ * @param maxQp QPs per device
+ * @param maxQpWr WRs per work queue
+ * @param deviceCapFlags {@link DeviceCap} bits
+ * @param maxSge SGEs per send or receive WR
+ * @param maxSgeRd SGEs per RDMA READ
+ * @param maxCq CQs per device
+ * @param maxCqe entries per CQ
+ * @param maxMr regions per device
+ * @param maxPd protection domains per device
+ * @param maxQpRdAtom responder resources per QP (max_dest_rd_atomic limit)
+ * @param maxQpInitRdAtom initiator depth per QP (max_rd_atomic limit)
+ * @param maxResRdAtom responder resources per device
+ * @param atomicCap atomic support
+ * @param maxSrq SRQs per device
+ * @param maxSrqWr WRs per SRQ
+ * @param maxSrqSge SGEs per SRQ WR
+ * @param maxAh address handles per device
+ * @param maxInlineData inline bytes per send WR (verbs4j: also reported by each QP's cap)
+ * @param maxPkeys P_Key table length
+ * @param physPortCnt number of physical ports
+ * @param numCompVectors completion vectors (valid comp_vector values are 0..n-1)
+ * @param capabilities the optional features this provider implements
+ */
+public record DeviceAttr(String fwVer, long nodeGuid, long sysImageGuid, long maxMrSize, long pageSizeCap,
+    int vendorId, int vendorPartId, int hwVer, int maxQp, int maxQpWr, int deviceCapFlags, int maxSge, int maxSgeRd,
+    int maxCq, int maxCqe, int maxMr, int maxPd, int maxQpRdAtom, int maxQpInitRdAtom, int maxResRdAtom,
+    AtomicCap atomicCap, int maxSrq, int maxSrqWr, int maxSrqSge, int maxAh, int maxInlineData, int maxPkeys,
+    int physPortCnt, int numCompVectors, Set<Capability> capabilities) {
+
+  /** Makes the capability set immutable. */
+  public DeviceAttr {
+    capabilities = Set.copyOf(capabilities);
+  }
+
+  /**
+   * @param cap a device capability bit
+   * @return whether the device reports it
+   */
+  public boolean has(DeviceCap cap) {
+    return cap.isSet(deviceCapFlags);
+  }
+
+  /**
+   * @param cap an optional feature
+   * @return whether the provider implements it
+   */
+  public boolean has(Capability cap) {
+    return capabilities.contains(cap);
+  }
+
+  /**
+   * A builder with conservative defaults (one port, no atomics, no optional features).
+   *
+   * @return the builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds {@link DeviceAttr} by name. */
+  public static final class Builder {
+    private String fwVer = "0.0.0";
+    private long nodeGuid;
+    private long sysImageGuid;
+    private long maxMrSize = 1L << 32;
+    private long pageSizeCap = 4096;
+    private int vendorId;
+    private int vendorPartId;
+    private int hwVer;
+    private int maxQp = 1024;
+    private int maxQpWr = 1024;
+    private int deviceCapFlags;
+    private int maxSge = 4;
+    private int maxSgeRd = 4;
+    private int maxCq = 1024;
+    private int maxCqe = 4096;
+    private int maxMr = 1024;
+    private int maxPd = 1024;
+    private int maxQpRdAtom = 16;
+    private int maxQpInitRdAtom = 16;
+    private int maxResRdAtom = 1024;
+    private AtomicCap atomicCap = AtomicCap.NONE;
+    private int maxSrq = 64;
+    private int maxSrqWr = 1024;
+    private int maxSrqSge = 4;
+    private int maxAh = 1024;
+    private int maxInlineData = 256;
+    private int maxPkeys = 1;
+    private int physPortCnt = 1;
+    private int numCompVectors = 1;
+    private Set<Capability> capabilities = EnumSet.noneOf(Capability.class);
+
+    private Builder() {}
+
+    /** @param v value @return this */
+    public Builder fwVer(String v) {
+      fwVer = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder nodeGuid(long v) {
+      nodeGuid = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder sysImageGuid(long v) {
+      sysImageGuid = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxMrSize(long v) {
+      maxMrSize = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder pageSizeCap(long v) {
+      pageSizeCap = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder vendorId(int v) {
+      vendorId = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder vendorPartId(int v) {
+      vendorPartId = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder hwVer(int v) {
+      hwVer = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxQp(int v) {
+      maxQp = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxQpWr(int v) {
+      maxQpWr = v;
+      return this;
+    }
+
+    /** @param v {@link DeviceCap} set @return this */
+    public Builder deviceCapFlags(Set<DeviceCap> v) {
+      deviceCapFlags = DeviceCap.mask(v);
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxSge(int v) {
+      maxSge = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxSgeRd(int v) {
+      maxSgeRd = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxCq(int v) {
+      maxCq = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxCqe(int v) {
+      maxCqe = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxMr(int v) {
+      maxMr = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxPd(int v) {
+      maxPd = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxQpRdAtom(int v) {
+      maxQpRdAtom = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxQpInitRdAtom(int v) {
+      maxQpInitRdAtom = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxResRdAtom(int v) {
+      maxResRdAtom = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder atomicCap(AtomicCap v) {
+      atomicCap = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxSrq(int v) {
+      maxSrq = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxSrqWr(int v) {
+      maxSrqWr = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxSrqSge(int v) {
+      maxSrqSge = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxAh(int v) {
+      maxAh = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxInlineData(int v) {
+      maxInlineData = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxPkeys(int v) {
+      maxPkeys = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder physPortCnt(int v) {
+      physPortCnt = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder numCompVectors(int v) {
+      numCompVectors = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder capabilities(Set<Capability> v) {
+      capabilities = v;
+      return this;
+    }
+
+    /** @return the attributes */
+    public DeviceAttr build() {
+      return new DeviceAttr(fwVer, nodeGuid, sysImageGuid, maxMrSize, pageSizeCap, vendorId, vendorPartId, hwVer,
+          maxQp, maxQpWr, deviceCapFlags, maxSge, maxSgeRd, maxCq, maxCqe, maxMr, maxPd, maxQpRdAtom,
+          maxQpInitRdAtom, maxResRdAtom, atomicCap, maxSrq, maxSrqWr, maxSrqSge, maxAh, maxInlineData, maxPkeys,
+          physPortCnt, numCompVectors, capabilities);
+    }
+  }
+}

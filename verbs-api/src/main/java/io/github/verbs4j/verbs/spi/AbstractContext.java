@@ -1,0 +1,227 @@
+package io.github.verbs4j.verbs.spi;
+
+import io.github.verbs4j.verbs.AsyncEvent;
+import io.github.verbs4j.verbs.CompletionChannel;
+import io.github.verbs4j.verbs.CompletionQueue;
+import io.github.verbs4j.verbs.Context;
+import io.github.verbs4j.verbs.Device;
+import io.github.verbs4j.verbs.DeviceAttr;
+import io.github.verbs4j.verbs.Errno;
+import io.github.verbs4j.verbs.Job;
+import io.github.verbs4j.verbs.PortAttr;
+import io.github.verbs4j.verbs.ProtectionDomain;
+import io.github.verbs4j.verbs.VerbsException;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The shared base of every provider's context: argument checks of the context-level calls, child
+ * tracking (EBUSY on close), the async event queue, and the device-wide memory key table. A
+ * provider supplies the device behaviour: port attributes, its PD subclass, its clock and its
+ * teardown.
+ */
+public abstract class AbstractContext implements Context {
+  private final Device device;
+  private final VerbsConfig config;
+  private final DeviceAttr attr;
+  /** Open PDs, channels and CQs. */
+  final OpenSet children = new OpenSet();
+  private final LinkedBlockingQueue<AsyncEvent> asyncEvents = new LinkedBlockingQueue<>();
+  private final KeyTable<SoftMemoryRegion> memoryKeys = new KeyTable<>();
+  private final AtomicInteger nextPd = new AtomicInteger(1);
+  private final AtomicInteger nextSrq = new AtomicInteger(1);
+  private final AtomicInteger openPds = new AtomicInteger();
+  private volatile boolean closed;
+
+  /**
+   * @param device the device
+   * @param config the validated configuration
+   * @param attr the device's attributes and limits
+   */
+  protected AbstractContext(Device device, VerbsConfig config, DeviceAttr attr) {
+    this.device = device;
+    this.config = config;
+    this.attr = attr;
+  }
+
+  /** @return the configuration this context was opened with */
+  public VerbsConfig config() {
+    return config;
+  }
+
+  /**
+   * Fails if the context is closed.
+   *
+   * @throws VerbsException EBADF
+   */
+  protected void ensureOpen() {
+    if (closed) {
+      throw new VerbsException(Errno.EBADF, "context " + device.name() + " is closed");
+    }
+  }
+
+  /** @return whether {@link #close()} completed */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public Device device() {
+    return device;
+  }
+
+  @Override
+  public DeviceAttr queryDevice() {
+    return attr;
+  }
+
+  @Override
+  public PortAttr queryPort(int port) {
+    ensureOpen();
+    if (port < 1 || port > attr.physPortCnt()) {
+      throw VerbsException.invalid("port=" + port + " is outside [1, phys_port_cnt=" + attr.physPortCnt() + "]");
+    }
+    return portAttr(port);
+  }
+
+  /**
+   * The attributes of a valid port.
+   *
+   * @param port 1..phys_port_cnt
+   * @return the attributes
+   */
+  protected abstract PortAttr portAttr(int port);
+
+  @Override
+  public ProtectionDomain allocPd() {
+    ensureOpen();
+    if (openPds.incrementAndGet() > attr.maxPd()) {
+      openPds.decrementAndGet();
+      throw new VerbsException(Errno.ENOMEM, "max_pd=" + attr.maxPd() + " protection domains are already allocated");
+    }
+    AbstractProtectionDomain pd;
+    try {
+      pd = newPd(nextPd.getAndIncrement());
+    } catch (RuntimeException e) {
+      openPds.decrementAndGet();
+      throw e;
+    }
+    children.add(pd, "PD " + pd.handle());
+    return pd;
+  }
+
+  /**
+   * Creates the provider's PD.
+   *
+   * @param handle the PD's number
+   * @return the PD
+   */
+  protected abstract AbstractProtectionDomain newPd(int handle);
+
+  @Override
+  public CompletionChannel createCompletionChannel() {
+    ensureOpen();
+    SoftCompletionChannel ch = new SoftCompletionChannel(this);
+    children.add(ch, "completion channel");
+    return ch;
+  }
+
+  @Override
+  public CompletionQueue createCq(int cqe, CompletionChannel channel, int compVector) {
+    ensureOpen();
+    if (cqe < 1 || cqe > attr.maxCqe()) {
+      throw VerbsException.invalid("cqe=" + cqe + " is outside [1, max_cqe=" + attr.maxCqe() + "]");
+    }
+    if (compVector < 0 || compVector >= attr.numCompVectors()) {
+      throw VerbsException.invalid("comp_vector=" + compVector + " is outside [0, num_comp_vectors="
+          + attr.numCompVectors() + ")");
+    }
+    SoftCompletionChannel ch = null;
+    if (channel != null) {
+      if (!(channel instanceof SoftCompletionChannel) || channel.context() != this) {
+        throw VerbsException.invalid("channel belongs to another context");
+      }
+      ch = (SoftCompletionChannel) channel;
+    }
+    SoftCompletionQueue cq = newCq(cqe, ch);
+    children.add(cq, "CQ");
+    if (ch != null) {
+      ch.cqs.add(cq, "CQ");
+    }
+    return cq;
+  }
+
+  /**
+   * Creates a CQ; providers may override to subclass {@link SoftCompletionQueue}.
+   *
+   * @param cqe validated capacity
+   * @param channel validated channel or null
+   * @return the CQ
+   */
+  protected SoftCompletionQueue newCq(int cqe, SoftCompletionChannel channel) {
+    return new SoftCompletionQueue(this, cqe, channel);
+  }
+
+  void pdClosed(AbstractProtectionDomain pd) {
+    openPds.decrementAndGet();
+    children.remove(pd);
+  }
+
+  /** @return the next SRQ number */
+  protected int nextSrqNum() {
+    return nextSrq.getAndIncrement();
+  }
+
+  /**
+   * The device-wide memory key table (lkeys and rkeys of every MR of this context).
+   *
+   * @return the table
+   */
+  public KeyTable<SoftMemoryRegion> memoryKeys() {
+    return memoryKeys;
+  }
+
+  /**
+   * Queues an async event for {@link #pollAsyncEvent}. Safe from any thread.
+   *
+   * @param event the event
+   */
+  public void raiseAsyncEvent(AsyncEvent event) {
+    asyncEvents.offer(event);
+  }
+
+  @Override
+  public Optional<AsyncEvent> pollAsyncEvent(Duration timeout) {
+    ensureOpen();
+    try {
+      long nanos = timeout.toNanos();
+      return Optional.ofNullable(nanos <= 0 ? asyncEvents.poll() : asyncEvents.poll(nanos, TimeUnit.NANOSECONDS));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public abstract Job job();
+
+  @Override
+  public abstract long nowNanos();
+
+  @Override
+  public final synchronized void close() {
+    if (closed) {
+      return;
+    }
+    children.checkEmpty("context " + device.name());
+    closed = true;
+    closeDevice();
+  }
+
+  /** Releases the device's resources (engine threads, fabric node). Called once. */
+  protected abstract void closeDevice();
+}

@@ -1,0 +1,236 @@
+package io.github.verbs4j.verbs.spi;
+
+import io.github.verbs4j.verbs.Access;
+import io.github.verbs4j.verbs.MemoryKind;
+import io.github.verbs4j.verbs.MemoryRegion;
+import io.github.verbs4j.verbs.ProtectionDomain;
+import io.github.verbs4j.verbs.VerbsException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Set;
+
+/**
+ * A memory region over a direct buffer, shared by every provider, with the checked accessors a
+ * provider uses on behalf of local and remote requests: {@link #contains} (bounds), {@link
+ * #allows} (access), ordered copies that publish the last byte last, and 8-byte atomics that are
+ * atomic with respect to every other atomic on the same memory (a VarHandle over the buffer).
+ *
+ * <p>The caller must check key, PD, access and bounds before calling a copy or atomic; the copy
+ * methods re-check bounds and throw rather than touch memory outside the region.
+ */
+public class SoftMemoryRegion implements MemoryRegion {
+  private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  private final AbstractProtectionDomain pd;
+  private final ByteBuffer memory;
+  private final long address;
+  private final long length;
+  private final int accessMask;
+  private final MemoryKind kind;
+  private KeyTable.Keys keys;
+  private volatile boolean valid = true;
+
+  /**
+   * @param pd the owning PD
+   * @param memory the region's memory (position 0, limit = length)
+   * @param address the virtual address of its first byte
+   * @param accessMask validated {@link Access} mask
+   * @param kind host or device memory
+   */
+  protected SoftMemoryRegion(AbstractProtectionDomain pd, ByteBuffer memory, long address, int accessMask,
+      MemoryKind kind) {
+    this.pd = pd;
+    this.memory = memory.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    this.memory.clear();
+    this.address = address;
+    this.length = memory.capacity();
+    this.accessMask = accessMask;
+    this.kind = kind;
+  }
+
+  void keys(KeyTable.Keys k) {
+    this.keys = k;
+  }
+
+  @Override
+  public int lkey() {
+    return keys.lkey();
+  }
+
+  @Override
+  public int rkey() {
+    return keys.rkey();
+  }
+
+  @Override
+  public long address() {
+    return address;
+  }
+
+  @Override
+  public long length() {
+    return length;
+  }
+
+  @Override
+  public ByteBuffer buffer() {
+    return memory.duplicate().order(ByteOrder.nativeOrder()).clear();
+  }
+
+  @Override
+  public Set<Access> access() {
+    return Access.fromMask(accessMask);
+  }
+
+  /** @return the {@link Access} mask */
+  public int accessMask() {
+    return accessMask;
+  }
+
+  /**
+   * @param flag an access flag
+   * @return whether the region was registered with it
+   */
+  public boolean allows(Access flag) {
+    return (accessMask & flag.value()) != 0;
+  }
+
+  @Override
+  public MemoryKind kind() {
+    return kind;
+  }
+
+  @Override
+  public ProtectionDomain pd() {
+    return pd;
+  }
+
+  /** @return the PD as the SPI type */
+  public AbstractProtectionDomain softPd() {
+    return pd;
+  }
+
+  /** @return false once deregistered */
+  public boolean isValid() {
+    return valid;
+  }
+
+  /**
+   * Whether [addr, addr+len) lies inside the region (overflow-safe).
+   *
+   * @param addr start address
+   * @param len length, at least 0
+   * @return true if inside
+   */
+  public boolean contains(long addr, long len) {
+    if (len < 0) {
+      return false;
+    }
+    long off = addr - address;
+    return off >= 0 && off <= length && len <= length - off;
+  }
+
+  private int offsetOf(long addr, long len) {
+    if (!contains(addr, len)) {
+      throw VerbsException.invalid("range [0x" + Long.toHexString(addr) + ", +" + len + ") is outside the region [0x"
+          + Long.toHexString(address) + ", +" + length + ")");
+    }
+    return (int) (addr - address);
+  }
+
+  /**
+   * Copies {@code len} bytes at {@code addr} into {@code dst} at {@code dstPos}.
+   *
+   * @param addr source address in this region
+   * @param dst destination buffer
+   * @param dstPos absolute position in dst
+   * @param len bytes
+   */
+  public void copyOut(long addr, ByteBuffer dst, int dstPos, int len) {
+    int off = offsetOf(addr, len);
+    dst.put(dstPos, memory, off, len);
+  }
+
+  /**
+   * Copies {@code len} bytes from {@code src} into this region at {@code addr}, in ascending
+   * address order with the last byte published last (a release store), so a peer polling the
+   * last byte sees the whole payload.
+   *
+   * @param addr destination address in this region
+   * @param src source buffer
+   * @param srcPos absolute position in src
+   * @param len bytes
+   */
+  public void copyIn(long addr, ByteBuffer src, int srcPos, int len) {
+    int off = offsetOf(addr, len);
+    if (len == 0) {
+      return;
+    }
+    if (len > 1) {
+      memory.put(off, src, srcPos, len - 1);
+    }
+    VarHandle.releaseFence();
+    memory.put(off + len - 1, src.get(srcPos + len - 1));
+  }
+
+  /**
+   * Atomically adds to the little-endian 8-byte word at {@code addr}.
+   *
+   * @param addr an 8-byte aligned address in this region
+   * @param add the addend
+   * @return the original value
+   */
+  public long fetchAdd(long addr, long add) {
+    return (long) LONGS.getAndAdd(memory, offsetOf(addr, 8), add);
+  }
+
+  /**
+   * Atomically replaces the word at {@code addr} with {@code swap} if it equals {@code compare}.
+   *
+   * @param addr an 8-byte aligned address in this region
+   * @param compare the expected value
+   * @param swap the new value
+   * @return the original value
+   */
+  public long compareSwap(long addr, long compare, long swap) {
+    return (long) LONGS.compareAndExchange(memory, offsetOf(addr, 8), compare, swap);
+  }
+
+  /**
+   * Reads the word at {@code addr} (volatile).
+   *
+   * @param addr an 8-byte aligned address
+   * @return its value
+   */
+  public long getLongVolatile(long addr) {
+    return (long) LONGS.getVolatile(memory, offsetOf(addr, 8));
+  }
+
+  /**
+   * The memory itself for provider-internal transfers (position 0, limit = length, little-endian).
+   *
+   * @return a duplicate view
+   */
+  public ByteBuffer memory() {
+    return memory.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (!valid) {
+        return;
+      }
+      valid = false;
+    }
+    pd.mrClosed(this, keys);
+  }
+
+  @Override
+  public String toString() {
+    return "MR{addr=0x" + Long.toHexString(address) + ", length=" + length + ", lkey=0x"
+        + Integer.toHexString(lkey()) + ", rkey=0x" + Integer.toHexString(rkey()) + ", access=" + access() + '}';
+  }
+}
