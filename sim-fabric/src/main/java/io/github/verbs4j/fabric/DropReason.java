@@ -1,0 +1,53 @@
+package io.github.verbs4j.fabric;
+
+/**
+ * Why the fabric dropped a frame. Every drop is counted in {@code verbs4j.fabric.drops} (frames) and
+ * {@code verbs4j.fabric.dropped.bytes} with tag {@code reason=}{@link #tag()}.
+ */
+public enum DropReason {
+  /** The destination node id is not in the directory. */
+  UNKNOWN_NODE("unknown_node"),
+  /** The destination node is down (closed, killed, or lost its heartbeat). */
+  NODE_DOWN("node_down"),
+  /** A link on the route is down (fault injection). */
+  LINK_DOWN("link_down"),
+  /** Dropped by fault injection (rate or script). */
+  FAULT_DROP("fault_drop"),
+  /** The payload exceeds the MTU of a link on the route. */
+  MTU("mtu"),
+  /** The sender kept sending past the back-pressure hard limit. */
+  BACKPRESSURE("backpressure"),
+  /** The sending or receiving node is closed. */
+  CLOSED("closed"),
+  /** The destination has no receiver set. */
+  NO_RECEIVER("no_receiver"),
+  /** The receiver threw. */
+  RECEIVER_ERROR("receiver_error"),
+  /** Decoder: the version byte is not {@link FrameHeader#VERSION}. */
+  BAD_VERSION("bad_version"),
+  /** Decoder: the type byte is unknown. */
+  BAD_TYPE("bad_type"),
+  /** Decoder: reserved flag bits are set. */
+  BAD_FLAGS("bad_flags"),
+  /** Decoder: the length exceeds the fabric MTU. */
+  TOO_LONG("too_long"),
+  /** Decoder: source or destination node id is 0. */
+  BAD_NODE("bad_node"),
+  /** Decoder: the destination is not this node. */
+  MISROUTED("misrouted"),
+  /** Decoder: arrival time before send time. */
+  BAD_TIME("bad_time"),
+  /** Decoder: the connection closed in the middle of a frame. */
+  TRUNCATED("truncated");
+
+  private final String tag;
+
+  DropReason(String tag) {
+    this.tag = tag;
+  }
+
+  /** @return the metric tag value */
+  public String tag() {
+    return tag;
+  }
+}

@@ -1,0 +1,162 @@
+package io.github.verbs4j.fabric;
+
+import io.github.verbs4j.fabric.time.FabricScheduler;
+import io.github.verbs4j.fabric.time.NodeClock;
+import io.github.verbs4j.fabric.topo.Topology;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.time.Duration;
+
+/**
+ * One node of the fabric — the port a provider's device sends and receives frames through. The
+ * fabric knows nothing of verbs: it moves {@link FrameHeader} + opaque payload between nodes.
+ *
+ * <pre>{@code
+ * FabricNode node = Fabric.open(FabricOptions.from(settings), registry);
+ * node.setReceiver((h, payload) -> {
+ *   try { handle(h.src(), h.tag(), payload); } finally { payload.release(); }
+ * });
+ * node.kvPut("qpn/" + node.rank(), bytes);                      // PMI-like exchange
+ * node.barrier("connected", Duration.ofSeconds(30));
+ * ByteBuf b = node.alloc().directBuffer(64).writeLong(42);
+ * node.send(peer, 0, b);                                          // the fabric releases b
+ * }</pre>
+ *
+ * <h2>Threading</h2>
+ * {@link #send} and {@link #isWritable} may be called from any thread and never block. The
+ * receiver, peer and writability listeners, and {@link #scheduler()} tasks run on this node's
+ * fabric thread, one at a time. {@link #kvGet} and {@link #barrier} block the caller up to their
+ * timeout: never call them on the fabric thread.
+ *
+ * <h2>Buffer ownership</h2>
+ * {@link #send} takes ownership of the payload in every case: the fabric releases it after it has
+ * been written (netty) or hands it to the receiver (local, no copy), and releases it when it drops
+ * the frame. The caller must not touch the buffer afterwards. A receiver owns each payload it gets.
+ *
+ * <h2>Errors</h2>
+ * The data path never throws: a frame to an unknown or down node, over a down link, beyond the MTU
+ * or past the back-pressure limit is dropped and counted by {@link DropReason}. Control calls throw
+ * {@link FabricException} ({@link FabricTimeoutException} on timeouts). After {@link #close()},
+ * {@code send} drops ({@link DropReason#CLOSED}) and control calls throw {@link FabricException}.
+ */
+public interface FabricNode extends AutoCloseable {
+  /** @return this node's id (its LID): 1-based, at most {@link FrameHeader#MAX_NODE_ID} */
+  int nodeId();
+
+  /** @return this node's rank, 0-based ({@code nodeId() - 1}) */
+  int rank();
+
+  /** @return the number of ranks in the job (local: nodes added to the fabric so far) */
+  int size();
+
+  /** @return a snapshot of the node directory */
+  NodeDirectory directory();
+
+  /** @return the topology (routes, hop counts, links) */
+  Topology topology();
+
+  /** @return this node's clock */
+  NodeClock clock();
+
+  /** @return the scheduler that runs tasks and timers on this node's fabric thread */
+  FabricScheduler scheduler();
+
+  /** @return the allocator for payloads (pooled, direct) */
+  ByteBufAllocator alloc();
+
+  /** @return the largest payload a frame may carry ({@code verbs.link.mtu}) */
+  int mtu();
+
+  /**
+   * Sends {@code payload} to {@code dstNode} with tag 0.
+   *
+   * @param dstNode destination node id (may be this node)
+   * @param payload the payload; ownership passes to the fabric
+   * @return false if the frame was dropped at once (unknown/down node, down link, MTU,
+   *     back-pressure, closed); fault-injected losses return true, as a wire would
+   */
+  default boolean send(int dstNode, ByteBuf payload) {
+    return send(dstNode, 0, payload);
+  }
+
+  /**
+   * Sends {@code payload} to {@code dstNode}.
+   *
+   * @param dstNode destination node id (may be this node)
+   * @param tag 16 bits carried opaque in the header for the provider (virtual lane, port, class)
+   * @param payload the payload; ownership passes to the fabric
+   * @return false if the frame was dropped at once (see {@link #send(int, ByteBuf)})
+   */
+  boolean send(int dstNode, int tag, ByteBuf payload);
+
+  /**
+   * @param dstNode destination node id
+   * @return true if frames to {@code dstNode} are accepted without passing the high-water mark
+   */
+  boolean isWritable(int dstNode);
+
+  /**
+   * Sets the receiver of frames addressed to this node (replacing any previous one). Frames that
+   * arrive while no receiver is set are dropped ({@link DropReason#NO_RECEIVER}).
+   *
+   * @param receiver the receiver, or null to remove it
+   */
+  void setReceiver(FrameReceiver receiver);
+
+  /** @param listener told when peers come up or go down */
+  void addPeerListener(PeerListener listener);
+
+  /** @param listener a listener to remove */
+  void removePeerListener(PeerListener listener);
+
+  /** @param listener told when {@link #isWritable(int)} changes for a destination */
+  void addWritabilityListener(WritabilityListener listener);
+
+  /** @param listener a listener to remove */
+  void removeWritabilityListener(WritabilityListener listener);
+
+  /**
+   * Publishes a value in the coordinator's key-value store. Keys are write-once: publishing the
+   * same value again is allowed, another value fails.
+   *
+   * @param key the key
+   * @param value the value (copied)
+   * @throws FabricException if the key holds another value or the coordinator is unreachable
+   */
+  void kvPut(String key, byte[] value);
+
+  /**
+   * Waits until {@code key} is published and returns its value.
+   *
+   * @param key the key
+   * @param timeout how long to wait
+   * @return the value
+   * @throws FabricTimeoutException naming the key and timeout if not published in time
+   */
+  byte[] kvGet(String key, Duration timeout);
+
+  /**
+   * Waits until every rank has entered barrier {@code name}.
+   *
+   * @param name the barrier (each name is used once per job)
+   * @param timeout how long to wait
+   * @throws FabricTimeoutException naming the barrier, the timeout and the ranks missing
+   */
+  void barrier(String name, Duration timeout);
+
+  /** @return this node's (netty) or fabric's (local) meters */
+  FabricMetrics metrics();
+
+  /** @return the options the node was opened with */
+  FabricOptions options();
+
+  /** @return false once closed */
+  boolean isOpen();
+
+  /**
+   * Leaves the fabric: peers are told this node is down, pending frames are released, the
+   * connections and threads are stopped. Idempotent.
+   */
+  @Override
+  void close();
+}

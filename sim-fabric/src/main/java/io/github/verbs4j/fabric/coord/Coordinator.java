@@ -1,0 +1,384 @@
+package io.github.verbs4j.fabric.coord;
+
+import static io.github.verbs4j.fabric.coord.CoordinatorProtocol.*;
+
+import io.github.verbs4j.fabric.FabricException;
+import io.github.verbs4j.fabric.NodeInfo;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The coordinator server: nodes connect over TCP, join with their rank, and get node id {@code
+ * rank + 1}, the job size, the topology spec and, whenever membership changes, the node directory.
+ * A node whose connection closes (a process that exits or is killed: the kernel closes its
+ * sockets) or that sends no heartbeat for the peer timeout is marked down and every other node is
+ * sent {@code PEER_DOWN}. It also serves the key-value store and barriers ({@link
+ * CoordinatorState}).
+ *
+ * <p>The job size and topology are fixed by the first node that joins; a later node with another
+ * size or topology, or a rank already taken, is refused with an error naming the value. One
+ * reader thread per connection plus an acceptor and a watchdog thread, all daemons. Thread-safe.
+ *
+ * <pre>{@code
+ * try (Coordinator c = Coordinator.start("127.0.0.1", 0, Duration.ofMillis(3000))) {
+ *   int port = c.port();   // hand to processes as verbs.coordinator=127.0.0.1:port
+ * }
+ * }</pre>
+ */
+public final class Coordinator implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
+
+  private final ServerSocket server;
+  private final Duration peerTimeout;
+  private final ScheduledExecutorService watchdog;
+  private final Thread acceptor;
+  private final List<Conn> conns = new ArrayList<>();
+  private final Map<Integer, Member> members = new TreeMap<>();
+  private CoordinatorState state;
+  private int size;
+  private String topology;
+  private volatile boolean closed;
+
+  private static final class Member {
+    final int rank;
+    final String address;
+    final String host;
+    boolean up = true;
+    Conn conn;
+
+    Member(int rank, String address, String host, Conn conn) {
+      this.rank = rank;
+      this.address = address;
+      this.host = host;
+      this.conn = conn;
+    }
+  }
+
+  private final class Conn implements Runnable {
+    final Socket socket;
+    final DataOutputStream out;
+    volatile long lastSeen = System.nanoTime();
+    volatile int rank = -1;
+
+    Conn(Socket socket) throws IOException {
+      this.socket = socket;
+      this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 8192));
+    }
+
+    void send(int op, long id, Body body) {
+      synchronized (out) {
+        try {
+          write(out, op, id, body);
+        } catch (IOException e) {
+          LOG.debug("coordinator: write to rank {} failed: {}", rank, e.toString());
+          closeQuietly();
+        }
+      }
+    }
+
+    void closeQuietly() {
+      try {
+        socket.close();
+      } catch (IOException ignored) {
+        // already closing
+      }
+    }
+
+    @Override
+    public void run() {
+      try (DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 8192))) {
+        while (!closed) {
+          Message m = read(in);
+          lastSeen = System.nanoTime();
+          handle(this, m);
+        }
+      } catch (IOException e) {
+        LOG.debug("coordinator: connection of rank {} ended: {}", rank, e.toString());
+      } catch (RuntimeException e) {
+        LOG.warn("coordinator: bad message from rank {}", rank, e);
+      } finally {
+        closeQuietly();
+        lost(this, "connection closed");
+      }
+    }
+  }
+
+  private Coordinator(ServerSocket server, Duration peerTimeout) {
+    this.server = server;
+    this.peerTimeout = peerTimeout;
+    this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "verbs4j-coordinator-watchdog"));
+    this.acceptor = daemon(this::acceptLoop, "verbs4j-coordinator-accept-" + server.getLocalPort());
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  /**
+   * Starts a coordinator.
+   *
+   * @param host address to bind
+   * @param port port to bind, 0 = ephemeral
+   * @param peerTimeout a node silent this long is declared down (clients send heartbeats)
+   * @return the running coordinator
+   * @throws FabricException naming host and port if it cannot bind
+   */
+  public static Coordinator start(String host, int port, Duration peerTimeout) {
+    try {
+      ServerSocket s = new ServerSocket();
+      s.setReuseAddress(true);
+      s.bind(new InetSocketAddress(InetAddress.getByName(host), port), 128);
+      Coordinator c = new Coordinator(s, peerTimeout);
+      c.acceptor.start();
+      long period = Math.max(10, peerTimeout.toMillis() / 4);
+      c.watchdog.scheduleAtFixedRate(c::checkLiveness, period, period, TimeUnit.MILLISECONDS);
+      LOG.info("coordinator listening on {}:{}", host, c.port());
+      return c;
+    } catch (IOException e) {
+      throw new FabricException("coordinator cannot bind host=" + host + " port=" + port + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** @return the bound port */
+  public int port() {
+    return server.getLocalPort();
+  }
+
+  /** @return the bound address as {@code host:port} */
+  public String address() {
+    return server.getInetAddress().getHostAddress() + ":" + port();
+  }
+
+  private void acceptLoop() {
+    while (!closed) {
+      try {
+        Socket s = server.accept();
+        s.setTcpNoDelay(true);
+        Conn c = new Conn(s);
+        synchronized (this) {
+          if (closed) {
+            s.close();
+            return;
+          }
+          conns.add(c);
+        }
+        daemon(c, "verbs4j-coordinator-conn-" + s.getPort()).start();
+      } catch (SocketException e) {
+        if (!closed) {
+          LOG.warn("coordinator accept failed", e);
+        }
+        return;
+      } catch (IOException e) {
+        LOG.warn("coordinator accept failed", e);
+      }
+    }
+  }
+
+  private void handle(Conn c, Message m) throws IOException {
+    DataInputStream in = m.body();
+    switch (m.op()) {
+      case HELLO -> hello(c, m.requestId(), in.readInt(), in.readInt(), in.readUTF(), in.readUTF(), in.readUTF());
+      case PUT -> {
+        String key = in.readUTF();
+        byte[] v = readBytes(in);
+        CoordinatorState st = stateOrNull();
+        try {
+          if (st == null) {
+            throw new IllegalStateException("PUT before HELLO");
+          }
+          st.put(key, v);
+          c.send(OK, m.requestId(), null);
+        } catch (RuntimeException e) {
+          String msg = e.getMessage();
+          c.send(ERROR, m.requestId(), o -> o.writeUTF(msg));
+        }
+      }
+      case GET -> {
+        String key = in.readUTF();
+        CoordinatorState st = stateOrNull();
+        if (st == null) {
+          c.send(ERROR, m.requestId(), o -> o.writeUTF("GET before HELLO"));
+          return;
+        }
+        CompletableFuture<byte[]> f = st.get(key);
+        f.thenAccept(v -> c.send(VALUE, m.requestId(), o -> writeBytes(o, v)));
+      }
+      case BARRIER -> {
+        String name = in.readUTF();
+        CoordinatorState st = stateOrNull();
+        if (st == null || c.rank < 0) {
+          c.send(ERROR, m.requestId(), o -> o.writeUTF("BARRIER before HELLO"));
+          return;
+        }
+        st.barrier(name, c.rank).thenRun(() -> c.send(OK, m.requestId(), null));
+      }
+      case MISSING -> {
+        String name = in.readUTF();
+        CoordinatorState st = stateOrNull();
+        List<Integer> missing = st == null ? List.of() : st.missing(name);
+        c.send(RANKS, m.requestId(), o -> {
+          o.writeInt(missing.size());
+          for (int r : missing) {
+            o.writeInt(r);
+          }
+        });
+      }
+      case HEARTBEAT -> { }
+      case BYE -> {
+        lost(c, "left");
+        c.closeQuietly();
+      }
+      default -> throw new IOException("unknown coordinator op=" + m.op());
+    }
+  }
+
+  private synchronized CoordinatorState stateOrNull() {
+    return state;
+  }
+
+  private void hello(Conn c, long id, int rank, int size, String address, String host, String topo) {
+    String error = null;
+    synchronized (this) {
+      if (this.size == 0) {
+        this.size = size;
+        this.topology = topo;
+        this.state = new CoordinatorState(size);
+      }
+      if (size != this.size) {
+        error = "verbs.size=" + size + " differs from the job's size " + this.size;
+      } else if (!topo.equals(this.topology)) {
+        error = "verbs.topology=" + topo + " differs from the job's topology " + this.topology;
+      } else if (rank < 0 || rank >= size) {
+        error = "verbs.rank=" + rank + " outside [0, " + size + ")";
+      } else if (members.containsKey(rank)) {
+        error = "verbs.rank=" + rank + " already joined (" + (members.get(rank).up ? "up" : "down") + ")";
+      } else {
+        c.rank = rank;
+        members.put(rank, new Member(rank, address, host, c));
+      }
+    }
+    if (error != null) {
+      String msg = error;
+      c.send(ERROR, id, o -> o.writeUTF(msg));
+      return;
+    }
+    int sz = this.size;
+    String tp = this.topology;
+    c.send(WELCOME, id, o -> {
+      o.writeInt(rank + 1);
+      o.writeInt(sz);
+      o.writeUTF(tp);
+    });
+    LOG.info("coordinator: rank {} joined as node {} at {}", rank, rank + 1, address);
+    broadcastDirectory();
+  }
+
+  private void broadcastDirectory() {
+    List<NodeInfo> dir = new ArrayList<>();
+    List<Conn> targets = new ArrayList<>();
+    synchronized (this) {
+      for (Member m : members.values()) {
+        dir.add(new NodeInfo(m.rank + 1, m.rank, m.address, m.host, m.up));
+        if (m.up) {
+          targets.add(m.conn);
+        }
+      }
+    }
+    for (Conn t : targets) {
+      t.send(DIRECTORY, 0, o -> {
+        o.writeInt(dir.size());
+        for (NodeInfo n : dir) {
+          o.writeInt(n.nodeId());
+          o.writeInt(n.rank());
+          o.writeUTF(n.address());
+          o.writeUTF(n.host());
+          o.writeBoolean(n.up());
+        }
+      });
+    }
+  }
+
+  private void lost(Conn c, String why) {
+    int rank = c.rank;
+    List<Conn> targets = new ArrayList<>();
+    synchronized (this) {
+      conns.remove(c);
+      Member m = rank >= 0 ? members.get(rank) : null;
+      if (m == null || !m.up || m.conn != c) {
+        return;
+      }
+      m.up = false;
+      for (Member o : members.values()) {
+        if (o.up) {
+          targets.add(o.conn);
+        }
+      }
+    }
+    if (!closed) {
+      LOG.info("coordinator: node {} (rank {}) down: {}", rank + 1, rank, why);
+    }
+    for (Conn t : targets) {
+      t.send(PEER_DOWN, 0, o -> o.writeInt(rank + 1));
+    }
+    broadcastDirectory();
+  }
+
+  private void checkLiveness() {
+    long now = System.nanoTime();
+    List<Conn> all;
+    synchronized (this) {
+      all = new ArrayList<>(conns);
+    }
+    for (Conn c : all) {
+      if (now - c.lastSeen > peerTimeout.toNanos()) {
+        c.closeQuietly();
+        lost(c, "no heartbeat for " + peerTimeout.toMillis() + " ms");
+      } else {
+        c.send(HEARTBEAT, 0, null);
+      }
+    }
+  }
+
+  /** Stops the coordinator and closes every connection. Idempotent. */
+  @Override
+  public void close() {
+    List<Conn> all;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      all = new ArrayList<>(conns);
+    }
+    watchdog.shutdownNow();
+    try {
+      server.close();
+    } catch (IOException e) {
+      LOG.debug("coordinator close", e);
+    }
+    for (Conn c : all) {
+      c.closeQuietly();
+    }
+  }
+}

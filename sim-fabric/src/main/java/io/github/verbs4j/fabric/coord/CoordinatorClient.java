@@ -1,0 +1,327 @@
+package io.github.verbs4j.fabric.coord;
+
+import static io.github.verbs4j.fabric.coord.CoordinatorProtocol.*;
+
+import io.github.verbs4j.fabric.FabricException;
+import io.github.verbs4j.fabric.FabricTimeoutException;
+import io.github.verbs4j.fabric.NodeDirectory;
+import io.github.verbs4j.fabric.NodeInfo;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's connection to the {@link Coordinator}: join, directory and peer-down events, key-value
+ * store, barriers, heartbeats. Every blocking call takes a timeout. Thread-safe.
+ */
+public final class CoordinatorClient implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(CoordinatorClient.class);
+
+  /** Events pushed by the coordinator, called on the client's reader thread. */
+  public interface Events {
+    /** @param directory a new directory snapshot */
+    void onDirectory(NodeDirectory directory);
+
+    /** @param nodeId a node that went down */
+    void onPeerDown(int nodeId);
+
+    /** @param cause why the coordinator connection ended (not called after {@link #close()}) */
+    void onCoordinatorLost(Throwable cause);
+  }
+
+  /**
+   * The answer to a join.
+   *
+   * @param nodeId this node's id
+   * @param size the job size
+   * @param topology the job's topology spec
+   */
+  public record Welcome(int nodeId, int size, String topology) {}
+
+  private final Socket socket;
+  private final DataOutputStream out;
+  private final Events events;
+  private final String where;
+  private final AtomicLong ids = new AtomicLong();
+  private final Map<Long, CompletableFuture<Object>> pending = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService heartbeat;
+  private final Thread reader;
+  private volatile boolean closed;
+  private volatile Throwable lostCause;
+
+  private CoordinatorClient(Socket socket, Events events, String where, Duration heartbeatPeriod) throws IOException {
+    this.socket = socket;
+    this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 8192));
+    this.events = events;
+    this.where = where;
+    DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 8192));
+    this.reader = new Thread(() -> readLoop(in), "verbs4j-coordinator-client-" + socket.getLocalPort());
+    reader.setDaemon(true);
+    this.heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "verbs4j-heartbeat-" + socket.getLocalPort());
+      t.setDaemon(true);
+      return t;
+    });
+    long p = Math.max(1, heartbeatPeriod.toMillis());
+    heartbeat.scheduleAtFixedRate(() -> send(HEARTBEAT, 0, null), p, p, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Connects, retrying while the coordinator is not yet listening.
+   *
+   * @param host coordinator host
+   * @param port coordinator port
+   * @param timeout how long to keep trying
+   * @param heartbeatPeriod heartbeat interval
+   * @param events where events go
+   * @return the connected client
+   * @throws FabricTimeoutException naming the address if it cannot connect in time
+   */
+  public static CoordinatorClient connect(String host, int port, Duration timeout, Duration heartbeatPeriod, Events events) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    IOException last = null;
+    long backoffMs = 10;
+    while (true) {
+      Socket s = new Socket();
+      try {
+        s.setTcpNoDelay(true);
+        long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+        s.connect(new InetSocketAddress(host, port), (int) Math.min(left, 5000));
+        CoordinatorClient c = new CoordinatorClient(s, events, host + ":" + port, heartbeatPeriod);
+        c.reader.start();
+        return c;
+      } catch (IOException e) {
+        last = e;
+        try {
+          s.close();
+        } catch (IOException ignored) {
+          // never connected
+        }
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        FabricTimeoutException t = new FabricTimeoutException("cannot reach coordinator verbs.coordinator=" + host + ":"
+            + port + " within " + timeout + ": " + last.getMessage());
+        t.initCause(last);
+        throw t;
+      }
+      try {
+        Thread.sleep(backoffMs);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        throw new FabricException("interrupted while connecting to coordinator " + host + ":" + port, ie);
+      }
+      backoffMs = Math.min(200, backoffMs * 2);
+    }
+  }
+
+  private void send(int op, long id, Body body) {
+    synchronized (out) {
+      try {
+        write(out, op, id, body);
+      } catch (IOException e) {
+        if (!closed) {
+          LOG.debug("coordinator write failed: {}", e.toString());
+        }
+        try {
+          socket.close();
+        } catch (IOException ignored) {
+          // closing anyway
+        }
+      }
+    }
+  }
+
+  private Object call(int op, Body body, Duration timeout, String what) {
+    if (closed) {
+      throw new FabricException(what + ": coordinator client is closed");
+    }
+    Throwable lost = lostCause;
+    if (lost != null) {
+      throw new FabricException(what + ": coordinator " + where + " lost: " + lost.getMessage(), lost);
+    }
+    long id = ids.incrementAndGet();
+    CompletableFuture<Object> f = new CompletableFuture<>();
+    pending.put(id, f);
+    try {
+      send(op, id, body);
+      return f.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw new FabricTimeoutException(what + " timed out after " + timeout);
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      throw c instanceof FabricException fe ? new FabricException(what + ": " + fe.getMessage(), fe)
+          : new FabricException(what + ": " + c, c);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FabricException(what + " interrupted", e);
+    } finally {
+      pending.remove(id);
+    }
+  }
+
+  /**
+   * Joins the job.
+   *
+   * @param rank this process's rank
+   * @param size job size
+   * @param address data-plane address
+   * @param host host name
+   * @param topology topology spec
+   * @param timeout how long to wait for the answer
+   * @return the assigned node id and the job's size and topology
+   * @throws FabricException naming the value the coordinator refused
+   */
+  public Welcome hello(int rank, int size, String address, String host, String topology, Duration timeout) {
+    return (Welcome) call(HELLO, o -> {
+      o.writeInt(rank);
+      o.writeInt(size);
+      o.writeUTF(address);
+      o.writeUTF(host);
+      o.writeUTF(topology);
+    }, timeout, "join rank=" + rank);
+  }
+
+  /**
+   * @param key key
+   * @param value value
+   * @param timeout how long to wait for the acknowledgement
+   */
+  public void put(String key, byte[] value, Duration timeout) {
+    call(PUT, o -> {
+      o.writeUTF(key);
+      writeBytes(o, value);
+    }, timeout, "kvPut key='" + key + "'");
+  }
+
+  /**
+   * @param key key
+   * @param timeout how long to wait for it to be published
+   * @return the value
+   */
+  public byte[] get(String key, Duration timeout) {
+    return (byte[]) call(GET, o -> o.writeUTF(key), timeout, "kvGet key='" + key + "'");
+  }
+
+  /**
+   * @param name barrier name
+   * @param timeout how long to wait
+   */
+  public void barrier(String name, Duration timeout) {
+    try {
+      call(BARRIER, o -> o.writeUTF(name), timeout, "barrier '" + name + "'");
+    } catch (FabricTimeoutException e) {
+      List<Integer> missing;
+      try {
+        missing = missing(name, Duration.ofSeconds(2));
+      } catch (RuntimeException q) {
+        throw e;
+      }
+      throw new FabricTimeoutException(e.getMessage() + ": ranks " + missing + " missing");
+    }
+  }
+
+  /**
+   * @param name barrier name
+   * @param timeout how long to wait for the answer
+   * @return ranks that have not entered it
+   */
+  @SuppressWarnings("unchecked")
+  public List<Integer> missing(String name, Duration timeout) {
+    return (List<Integer>) call(MISSING, o -> o.writeUTF(name), timeout, "barrier query '" + name + "'");
+  }
+
+  private void readLoop(DataInputStream in) {
+    try {
+      while (true) {
+        Message m = read(in);
+        DataInputStream b = m.body();
+        switch (m.op()) {
+          case WELCOME -> complete(m.requestId(), new Welcome(b.readInt(), b.readInt(), b.readUTF()));
+          case ERROR -> {
+            CompletableFuture<Object> f = pending.get(m.requestId());
+            String msg = b.readUTF();
+            if (f != null) {
+              f.completeExceptionally(new FabricException(msg));
+            }
+          }
+          case OK -> complete(m.requestId(), Boolean.TRUE);
+          case VALUE -> complete(m.requestId(), readBytes(b));
+          case RANKS -> {
+            int n = b.readInt();
+            List<Integer> r = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+              r.add(b.readInt());
+            }
+            complete(m.requestId(), r);
+          }
+          case DIRECTORY -> {
+            int n = b.readInt();
+            List<NodeInfo> nodes = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+              nodes.add(new NodeInfo(b.readInt(), b.readInt(), b.readUTF(), b.readUTF(), b.readBoolean()));
+            }
+            events.onDirectory(new NodeDirectory(nodes));
+          }
+          case PEER_DOWN -> events.onPeerDown(b.readInt());
+          case HEARTBEAT -> { }
+          default -> throw new IOException("unknown coordinator op=" + m.op());
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      if (!closed) {
+        lostCause = e;
+        LOG.warn("coordinator {} lost: {}", where, e.toString());
+        pending.values().forEach(f -> f.completeExceptionally(new FabricException("coordinator " + where + " lost: " + e)));
+        events.onCoordinatorLost(e);
+      }
+    }
+  }
+
+  private void complete(long id, Object v) {
+    CompletableFuture<Object> f = pending.get(id);
+    if (f != null) {
+      f.complete(v);
+    }
+  }
+
+  /** @return true once the coordinator connection was lost */
+  public boolean isLost() {
+    return lostCause != null;
+  }
+
+  /** Says goodbye and closes the connection. Idempotent. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    if (lostCause == null) {
+      send(BYE, 0, null);
+    }
+    closed = true;
+    heartbeat.shutdownNow();
+    try {
+      socket.close();
+    } catch (IOException e) {
+      LOG.debug("coordinator client close", e);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package io.github.verbs4j.fabric.coord;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a standalone coordinator until the process is stopped:
+ *
+ * <pre>
+ * java -cp sim-fabric.jar:... io.github.verbs4j.fabric.coord.CoordinatorMain --port 7000 [--host 0.0.0.0] [--peer-timeout-ms 3000]
+ * </pre>
+ *
+ * Processes then use {@code verbs.coordinator=<host>:7000}. Logs through SLF4J.
+ */
+public final class CoordinatorMain {
+  private static final Logger LOG = LoggerFactory.getLogger(CoordinatorMain.class);
+
+  private CoordinatorMain() {}
+
+  /**
+   * @param args {@code --port N [--host H] [--peer-timeout-ms MS]}
+   * @throws InterruptedException if interrupted while serving
+   */
+  public static void main(String[] args) throws InterruptedException {
+    String host = "0.0.0.0";
+    int port = -1;
+    long timeoutMs = 3000;
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (i + 1 >= args.length) {
+        throw new IllegalArgumentException("option " + a + " needs a value");
+      }
+      switch (a) {
+        case "--port" -> port = Integer.parseInt(args[++i]);
+        case "--host" -> host = args[++i];
+        case "--peer-timeout-ms" -> timeoutMs = Long.parseLong(args[++i]);
+        default -> throw new IllegalArgumentException("unknown option " + a + " (--port N [--host H] [--peer-timeout-ms MS])");
+      }
+    }
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("--port=" + port + " is required and must be in [0, 65535]");
+    }
+    Coordinator c = Coordinator.start(host, port, Duration.ofMillis(timeoutMs));
+    Runtime.getRuntime().addShutdownHook(new Thread(c::close, "verbs4j-coordinator-shutdown"));
+    LOG.info("verbs4j coordinator serving on {}:{} (use verbs.coordinator=<this host>:{})", host, c.port(), c.port());
+    new CountDownLatch(1).await();
+  }
+}

@@ -1,0 +1,440 @@
+package io.github.verbs4j.fabric.local;
+
+import io.github.verbs4j.fabric.DropReason;
+import io.github.verbs4j.fabric.FabricMetrics;
+import io.github.verbs4j.fabric.FabricOptions;
+import io.github.verbs4j.fabric.FabricTimeoutException;
+import io.github.verbs4j.fabric.NodeDirectory;
+import io.github.verbs4j.fabric.NodeInfo;
+import io.github.verbs4j.fabric.coord.CoordinatorState;
+import io.github.verbs4j.fabric.fault.FaultInjector;
+import io.github.verbs4j.fabric.time.LinkModel;
+import io.github.verbs4j.fabric.time.LinkParams;
+import io.github.verbs4j.fabric.topo.Link;
+import io.github.verbs4j.fabric.topo.Topology;
+import io.github.verbs4j.fabric.topo.TopologySpec;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Many fabric nodes in one JVM. Frames are handed over by reference (no copy, no socket), through
+ * the same link model, fault injection, modelled time and back-pressure rules as the netty fabric.
+ *
+ * <p>Two modes ({@code verbs.fabric.mode}):
+ *
+ * <ul>
+ *   <li><b>threaded</b> (default): each node has a delivery thread; {@code send} enqueues on the
+ *       destination's bounded queue and returns. Receivers, listeners and timers run on the
+ *       destination node's thread. Link queueing is computed at send, in the order senders get the
+ *       link model's lock.
+ *   <li><b>deterministic</b>: nothing runs until the test calls {@link #runUntilIdle()}, {@link
+ *       #runUntil(long)} or {@link #step()}; then every hop, delivery and timer runs on the calling
+ *       thread in modelled-time order (ties in the order they were scheduled), clocks are modelled,
+ *       and link queueing is exact: frames take a shared link in the order their heads reach it.
+ * </ul>
+ *
+ * <pre>{@code
+ * LocalFabric fabric = LocalFabric.create(FabricOptions.from(Map.of("verbs.fabric.mode", "deterministic")), registry);
+ * FabricNode a = fabric.addNode(), b = fabric.addNode();
+ * b.setReceiver((h, p) -> { got.add(p.toString(UTF_8)); p.release(); });
+ * a.send(b.nodeId(), Unpooled.copiedBuffer("hi", UTF_8));
+ * fabric.runUntilIdle();
+ * }</pre>
+ *
+ * Thread-safe. Closing the fabric closes every node.
+ */
+public final class LocalFabric implements AutoCloseable {
+  private static final Map<String, LocalFabric> SHARED = new HashMap<>();
+
+  final FabricOptions options;
+  final FabricMetrics metrics;
+  final Topology topology;
+  final LinkModel model;
+  final FaultInjector faults;
+  final CoordinatorState coordinator;
+  final boolean deterministic;
+  final boolean modelled;
+  final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+  final DeterministicLoop loop;
+  final AtomicLong inFlight = new AtomicLong();
+  final int queueCapacity;
+  private final String sharedName;
+  private volatile LocalNode[] nodes = new LocalNode[1];
+  private boolean[] linkBound = new boolean[0];
+  private int count;
+  private volatile boolean closed;
+
+  private LocalFabric(FabricOptions options, MeterRegistry registry, String sharedName) {
+    if (!"local".equals(options.fabric())) {
+      throw new IllegalArgumentException("verbs.fabric=" + options.fabric() + ": LocalFabric needs verbs.fabric=local");
+    }
+    this.options = options;
+    this.sharedName = sharedName;
+    this.metrics = new FabricMetrics(registry, "local-" + options.get(FabricOptions.NAME) + "-" + System.identityHashCode(this));
+    this.topology = TopologySpec.parse(options.get(FabricOptions.TOPOLOGY)).build();
+    this.model = new LinkModel(LinkParams.from(options), 64);
+    this.faults = new FaultInjector(options);
+    this.coordinator = new CoordinatorState(0);
+    this.deterministic = options.deterministic();
+    this.modelled = options.modelledTime();
+    this.loop = deterministic ? new DeterministicLoop() : null;
+    this.queueCapacity = (int) options.getLong(FabricOptions.QUEUE_FRAMES);
+    metrics.bindFaults(faults);
+  }
+
+  /**
+   * Creates a private in-JVM fabric.
+   *
+   * @param options options ({@code verbs.fabric} must be {@code local})
+   * @param registry where meters go
+   * @return the fabric, with no nodes yet
+   */
+  public static LocalFabric create(FabricOptions options, MeterRegistry registry) {
+    return new LocalFabric(options, registry, null);
+  }
+
+  /**
+   * Creates a private in-JVM fabric with meters in {@link Metrics#globalRegistry}.
+   *
+   * @param options options
+   * @return the fabric
+   */
+  public static LocalFabric create(FabricOptions options) {
+    return create(options, Metrics.globalRegistry);
+  }
+
+  /**
+   * Adds a node to the JVM-wide fabric named {@code verbs.fabric.name}, creating it on first use
+   * (with these options); the fabric goes away when its last node closes. This is what {@link
+   * io.github.verbs4j.fabric.Fabric#open} does for {@code verbs.fabric=local}.
+   *
+   * @param options options
+   * @param registry where meters go (used if the fabric is created)
+   * @return the new node
+   */
+  public static LocalNode join(FabricOptions options, MeterRegistry registry) {
+    String name = options.get(FabricOptions.NAME);
+    synchronized (SHARED) {
+      LocalFabric f = SHARED.get(name);
+      if (f == null || f.closed) {
+        f = new LocalFabric(options, registry, name);
+        SHARED.put(name, f);
+      }
+      return f.addNode();
+    }
+  }
+
+  /**
+   * Adds a node: the next node id (1, 2, ...), rank {@code id - 1}; every other node is told it is
+   * up.
+   *
+   * @return the node
+   * @throws IllegalStateException if the fabric is closed or the topology is full
+   */
+  public LocalNode addNode() {
+    LocalNode n;
+    LocalNode[] others;
+    synchronized (this) {
+      if (closed) {
+        throw new IllegalStateException("local fabric is closed");
+      }
+      int id = count + 1;
+      if (id > topology.maxNodes()) {
+        throw new IllegalStateException("topology " + topology.spec() + " holds " + topology.maxNodes()
+            + " nodes; cannot add node " + id);
+      }
+      n = new LocalNode(this, id);
+      LocalNode[] a = Arrays.copyOf(nodes, Math.max(nodes.length, id + 1));
+      a[id] = n;
+      nodes = a;
+      count = id;
+      bindLinks();
+      others = a;
+    }
+    coordinator.setSize(count);
+    for (LocalNode o : others) {
+      if (o != null && o != n && o.isOpen()) {
+        o.firePeerUp(n.nodeId());
+      }
+    }
+    return n;
+  }
+
+  private void bindLinks() {
+    for (Link l : topology.links(count)) {
+      if (l.id() >= linkBound.length) {
+        linkBound = Arrays.copyOf(linkBound, Math.max(l.id() + 1, linkBound.length * 2));
+      }
+      if (!linkBound[l.id()]) {
+        linkBound[l.id()] = true;
+        metrics.bindLink(model, l.id());
+      }
+    }
+  }
+
+  /**
+   * @param nodeId a node id
+   * @return the node, or null if none has that id
+   */
+  public LocalNode node(int nodeId) {
+    LocalNode[] a = nodes;
+    return nodeId > 0 && nodeId < a.length ? a[nodeId] : null;
+  }
+
+  /** @return the nodes added so far, in id order (closed ones included) */
+  public synchronized List<LocalNode> nodes() {
+    List<LocalNode> l = new ArrayList<>();
+    for (LocalNode n : nodes) {
+      if (n != null) {
+        l.add(n);
+      }
+    }
+    return l;
+  }
+
+  synchronized int size() {
+    return count;
+  }
+
+  NodeDirectory directory() {
+    List<NodeInfo> l = new ArrayList<>();
+    for (LocalNode n : nodes()) {
+      l.add(new NodeInfo(n.nodeId(), n.rank(), "local", "localhost", n.isOpen()));
+    }
+    return new NodeDirectory(l);
+  }
+
+  /** @return the fault injector (programmable by tests) */
+  public FaultInjector faults() {
+    return faults;
+  }
+
+  /** @return the link model (per-link parameters, queueing statistics) */
+  public LinkModel linkModel() {
+    return model;
+  }
+
+  /** @return the topology */
+  public Topology topology() {
+    return topology;
+  }
+
+  /** @return the fabric's meters */
+  public FabricMetrics metrics() {
+    return metrics;
+  }
+
+  /** @return the options */
+  public FabricOptions options() {
+    return options;
+  }
+
+  /** @return true in the deterministic mode */
+  public boolean deterministic() {
+    return deterministic;
+  }
+
+  /**
+   * Crashes a node as {@code kill -9} would a process: it stops receiving, frames to it are dropped
+   * ({@link DropReason#NODE_DOWN}) and every other node gets a peer-down event.
+   *
+   * @param nodeId the node
+   * @throws IllegalArgumentException naming the node if unknown
+   */
+  public void kill(int nodeId) {
+    LocalNode n = node(nodeId);
+    if (n == null) {
+      throw new IllegalArgumentException("kill: node=" + nodeId + " is not in this fabric");
+    }
+    n.close();
+  }
+
+  void nodeClosed(LocalNode n) {
+    for (LocalNode o : nodes()) {
+      if (o != n && o.isOpen()) {
+        o.firePeerDown(n.nodeId());
+      }
+    }
+    if (sharedName != null) {
+      boolean last;
+      synchronized (this) {
+        last = nodes().stream().noneMatch(LocalNode::isOpen);
+      }
+      if (last) {
+        synchronized (SHARED) {
+          if (SHARED.get(sharedName) == this) {
+            SHARED.remove(sharedName);
+          }
+        }
+        closed = true;
+      }
+    }
+  }
+
+  private void requireDeterministic(String what) {
+    if (!deterministic) {
+      throw new IllegalStateException(what + " needs verbs.fabric.mode=deterministic (this fabric is threaded)");
+    }
+  }
+
+  /**
+   * Deterministic mode: runs the next event (a hop, a delivery, a timer or task).
+   *
+   * @return false if there was none
+   * @throws IllegalStateException in the threaded mode
+   */
+  public boolean step() {
+    requireDeterministic("step()");
+    synchronized (this) {
+      DeterministicLoop.Event e = loop.poll();
+      if (e == null) {
+        return false;
+      }
+      run(e);
+      return true;
+    }
+  }
+
+  /**
+   * Deterministic mode: runs events until none is left.
+   *
+   * @return the number of events run
+   * @throws IllegalStateException in the threaded mode, or after 100 million events (a timer that
+   *     re-arms forever: use {@link #runUntil(long)})
+   */
+  public int runUntilIdle() {
+    requireDeterministic("runUntilIdle()");
+    int n = 0;
+    synchronized (this) {
+      DeterministicLoop.Event e;
+      while ((e = loop.poll()) != null) {
+        run(e);
+        if (++n >= 100_000_000) {
+          throw new IllegalStateException("runUntilIdle: 100000000 events without going idle; use runUntil(time)");
+        }
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Deterministic mode: runs every event at or before a modelled time.
+   *
+   * @param modelledNanos the time
+   * @return the number of events run
+   */
+  public int runUntil(long modelledNanos) {
+    requireDeterministic("runUntil()");
+    int n = 0;
+    synchronized (this) {
+      while (true) {
+        DeterministicLoop.Event e = loop.peek();
+        if (e == null || e.time > modelledNanos) {
+          return n;
+        }
+        run(loop.poll());
+        n++;
+      }
+    }
+  }
+
+  /** @return deterministic mode: the modelled time of the latest event run; else 0 */
+  public synchronized long now() {
+    return deterministic ? loop.now() : 0;
+  }
+
+  /** @return deterministic mode: events waiting; threaded: frames in flight */
+  public synchronized long pending() {
+    return deterministic ? loop.size() : inFlight.get();
+  }
+
+  /**
+   * Waits until no frame is in flight (threaded) or runs until idle (deterministic).
+   *
+   * @param timeout how long to wait
+   * @throws FabricTimeoutException naming the frames still in flight
+   */
+  public void awaitIdle(Duration timeout) {
+    if (deterministic) {
+      runUntilIdle();
+      return;
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    int stable = 0;
+    while (stable < 3) {
+      if (inFlight.get() == 0) {
+        stable++;
+      } else {
+        stable = 0;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new FabricTimeoutException("awaitIdle: " + inFlight.get() + " frames still in flight after " + timeout);
+      }
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  private void run(DeterministicLoop.Event e) {
+    if (e.cancelled) {
+      return;
+    }
+    switch (e.kind) {
+      case HOP -> {
+        LocalFrame f = e.frame;
+        int i = f.hopIndex;
+        boolean last = i == f.route.hops() - 1;
+        long next = model.hop(f.route.link(i), e.time, f.length, last);
+        if (last) {
+          f.arrival = next + f.maxSer + f.extraDelay;
+          loop.add(DeterministicLoop.Kind.DELIVER, f.arrival, e.node, f, null);
+        } else {
+          f.hopIndex = i + 1;
+          loop.add(DeterministicLoop.Kind.HOP, next, e.node, f, null);
+        }
+      }
+      case DELIVER -> e.node.deliver(e.frame);
+      case TASK -> {
+        e.node.clock().advanceTo(e.time);
+        e.node.runTask(e.task);
+      }
+    }
+  }
+
+  /** Closes every node (peers see them go down) and the fabric. Idempotent. */
+  @Override
+  public void close() {
+    for (LocalNode n : nodes()) {
+      n.close();
+    }
+    closed = true;
+    if (sharedName != null) {
+      synchronized (SHARED) {
+        if (SHARED.get(sharedName) == this) {
+          SHARED.remove(sharedName);
+        }
+      }
+    }
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  void dropped(DropReason r, long bytes) {
+    metrics.drop(r, bytes);
+  }
+}

@@ -1,0 +1,897 @@
+package io.github.verbs4j.fabric.netty;
+
+import io.github.verbs4j.fabric.DropReason;
+import io.github.verbs4j.fabric.FabricException;
+import io.github.verbs4j.fabric.FabricMetrics;
+import io.github.verbs4j.fabric.FabricNode;
+import io.github.verbs4j.fabric.FabricOptions;
+import io.github.verbs4j.fabric.FabricTimeoutException;
+import io.github.verbs4j.fabric.FrameHeader;
+import io.github.verbs4j.fabric.FrameReceiver;
+import io.github.verbs4j.fabric.NodeDirectory;
+import io.github.verbs4j.fabric.NodeInfo;
+import io.github.verbs4j.fabric.PeerListener;
+import io.github.verbs4j.fabric.WritabilityListener;
+import io.github.verbs4j.fabric.coord.Coordinator;
+import io.github.verbs4j.fabric.coord.CoordinatorClient;
+import io.github.verbs4j.fabric.fault.FaultAction;
+import io.github.verbs4j.fabric.fault.FaultInjector;
+import io.github.verbs4j.fabric.time.FabricScheduler;
+import io.github.verbs4j.fabric.time.FabricTimer;
+import io.github.verbs4j.fabric.time.LinkModel;
+import io.github.verbs4j.fabric.time.LinkParams;
+import io.github.verbs4j.fabric.time.NodeClock;
+import io.github.verbs4j.fabric.topo.Link;
+import io.github.verbs4j.fabric.topo.Route;
+import io.github.verbs4j.fabric.topo.Topology;
+import io.github.verbs4j.fabric.topo.TopologySpec;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A fabric node in its own process, exchanging frames with its peers over Netty: TCP, or Unix
+ * domain sockets to peers on the same host. Opened by {@link io.github.verbs4j.fabric.Fabric#open};
+ * see {@link FabricNode} for the contract.
+ *
+ * <p>Connections: each node listens (TCP, plus a Unix socket file when {@code
+ * verbs.fabric.transport} allows), publishes its addresses through the coordinator, and opens one
+ * outgoing connection to every peer once all ranks have joined; frames to a peer travel on that
+ * connection, so they arrive in send order. One event-loop thread per node does all I/O and runs
+ * the receiver, listeners and scheduler tasks.
+ *
+ * <p>Modelled time: the sender computes a frame's arrival with its own {@link LinkModel}, so link
+ * queueing reflects only the frames this process sent (the exact shared-link model is the local
+ * deterministic fabric's). Faults are applied at the sender.
+ */
+public final class NettyNode implements FabricNode {
+  private static final Logger LOG = LoggerFactory.getLogger(NettyNode.class);
+  private static final int COPY_LIMIT = 8192;
+
+  private final FabricOptions options;
+  private final FabricMetrics metrics;
+  private final Transports transports;
+  private final MultiThreadIoEventLoopGroup group;
+  private final EventLoop loop;
+  private final NodeClock clock;
+  private final FaultInjector faults;
+  private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+  private final FrameHeader header = new FrameHeader();
+  private final CopyOnWriteArrayList<PeerListener> peerListeners = new CopyOnWriteArrayList<>();
+  private final CopyOnWriteArrayList<WritabilityListener> writabilityListeners = new CopyOnWriteArrayList<>();
+  private final Scheduler scheduler = new Scheduler();
+  private final List<Channel> servers = new ArrayList<>();
+  private final int highWater;
+  private final long maxPending;
+  private final String host;
+  private Path udsPath;
+  private Coordinator embedded;
+  private CoordinatorClient client;
+  private Topology topology;
+  private LinkModel model;
+  private volatile int nodeId;
+  private volatile NodeDirectory directory = new NodeDirectory(List.of());
+  private volatile Peer[] peers = new Peer[0];
+  private volatile FrameReceiver receiver;
+  private volatile boolean open = true;
+  private final CountDownLatch allJoined = new CountDownLatch(1);
+
+  /** The outgoing side of one peer. */
+  private static final class Peer {
+    final int id;
+    volatile Channel channel;
+    volatile boolean up = true;
+    volatile boolean lastWritable = true;
+    ByteBuf heldFrame; // reorder fault: frame held back, guarded by this
+    ScheduledFuture<?> heldTimer;
+
+    Peer(int id) {
+      this.id = id;
+    }
+  }
+
+  private NettyNode(FabricOptions options, MeterRegistry registry) {
+    this.options = options;
+    this.transports = Transports.choose(options.get(FabricOptions.IO));
+    this.metrics = new FabricMetrics(registry, "netty-rank-" + options.rank() + "-" + ProcessHandle.current().pid());
+    this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("verbs4j-fabric-rank" + options.rank(), true),
+        transports.ioHandlerFactory());
+    this.loop = group.next();
+    this.clock = options.modelledTime() ? NodeClock.modelled() : NodeClock.wall();
+    this.faults = new FaultInjector(options);
+    this.highWater = (int) options.getLong(FabricOptions.HIGH_WATER);
+    this.maxPending = options.getLong(FabricOptions.MAX_PENDING);
+    this.host = hostName();
+    metrics.bindFaults(faults);
+  }
+
+  private static String hostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
+      String h = System.getenv("HOSTNAME");
+      return h != null ? h : "localhost";
+    }
+  }
+
+  /**
+   * Opens a node: see {@link io.github.verbs4j.fabric.Fabric#open}.
+   *
+   * @param options options with {@code verbs.fabric=netty}
+   * @param registry where meters go
+   * @return the joined, connected node
+   * @throws FabricException if it cannot join; {@link FabricTimeoutException} after {@code
+   *     verbs.fabric.join-timeout-ms}
+   */
+  public static NettyNode open(FabricOptions options, MeterRegistry registry) {
+    if (!"netty".equals(options.fabric())) {
+      throw new IllegalArgumentException("verbs.fabric=" + options.fabric() + ": NettyNode needs verbs.fabric=netty");
+    }
+    NettyNode n = new NettyNode(options, registry);
+    try {
+      n.start();
+      return n;
+    } catch (RuntimeException e) {
+      n.close();
+      throw e;
+    }
+  }
+
+  private void start() {
+    Duration joinTimeout = Duration.ofMillis(options.getLong(FabricOptions.JOIN_TIMEOUT_MS));
+    long deadline = System.nanoTime() + joinTimeout.toNanos();
+    String coordSpec = options.get(FabricOptions.COORDINATOR);
+    FabricOptions.CoordinatorAddress ca;
+    if (coordSpec.isEmpty()) {
+      if (options.size() != 1) {
+        throw new IllegalArgumentException("verbs.coordinator is empty but verbs.size=" + options.size()
+            + ": set verbs.coordinator=host:port or embedded:[host:]port so the ranks can find each other");
+      }
+      ca = new FabricOptions.CoordinatorAddress(true, "127.0.0.1", 0);
+    } else {
+      ca = FabricOptions.CoordinatorAddress.parse(coordSpec);
+    }
+    int coordPort = ca.port();
+    if (ca.embedded() && options.rank() == 0) {
+      embedded = Coordinator.start(ca.host(), ca.port(), Duration.ofMillis(options.getLong(FabricOptions.PEER_TIMEOUT_MS)));
+      coordPort = embedded.port();
+    } else if (ca.port() == 0) {
+      throw new IllegalArgumentException("verbs.coordinator=" + coordSpec + ": rank " + options.rank()
+          + " cannot find an embedded coordinator on an ephemeral port; give a port");
+    }
+    String address = listen();
+    client = CoordinatorClient.connect(ca.host(), coordPort, left(deadline),
+        Duration.ofMillis(options.getLong(FabricOptions.HEARTBEAT_MS)), new Events());
+    CoordinatorClient.Welcome w = client.hello(options.rank(), options.size(), address, host,
+        TopologySpec.parse(options.get(FabricOptions.TOPOLOGY)).toString(), left(deadline));
+    topology = TopologySpec.parse(w.topology()).build();
+    if (options.size() > topology.maxNodes()) {
+      throw new IllegalArgumentException("verbs.size=" + options.size() + " exceeds the " + topology.maxNodes()
+          + " nodes of verbs.topology=" + topology.spec());
+    }
+    model = new LinkModel(LinkParams.from(options), 64);
+    for (Link l : topology.links(options.size())) {
+      metrics.bindLink(model, l.id());
+    }
+    Peer[] ps = new Peer[options.size() + 1];
+    for (int i = 1; i <= options.size(); i++) {
+      ps[i] = new Peer(i);
+    }
+    peers = ps;
+    nodeId = w.nodeId();
+    checkDirectory();
+    try {
+      if (!allJoined.await(left(deadline).toNanos(), TimeUnit.NANOSECONDS)) {
+        List<Integer> missing = new ArrayList<>();
+        for (int r = 0; r < options.size(); r++) {
+          if (directory.node(r + 1) == null) {
+            missing.add(r);
+          }
+        }
+        throw new FabricTimeoutException("join: ranks " + missing + " of verbs.size=" + options.size()
+            + " did not join within verbs.fabric.join-timeout-ms=" + joinTimeout.toMillis());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FabricException("join interrupted", e);
+    }
+    connectAll(deadline);
+    LOG.debug("node {} (rank {}/{}) connected over {} to {} peers", nodeId, options.rank(), options.size(),
+        transports.name(), options.size() - 1);
+  }
+
+  private static Duration left(long deadline) {
+    return Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
+  }
+
+  private void configure(Channel ch) {
+    ch.config().setOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(highWater / 2, highWater));
+    ch.config().setAllocator(alloc);
+  }
+
+  private String listen() {
+    String transport = options.get(FabricOptions.TRANSPORT);
+    String bindHost = options.get(FabricOptions.HOST);
+    StringBuilder addr = new StringBuilder();
+    ServerBootstrap tcp = serverBootstrap(transports.tcpServer());
+    tcp.childOption(ChannelOption.TCP_NODELAY, true);
+    Channel t = tcp.bind(new InetSocketAddress(bindHost, (int) options.getLong(FabricOptions.PORT))).syncUninterruptibly().channel();
+    servers.add(t);
+    addr.append("tcp:").append(bindHost).append(':').append(((InetSocketAddress) t.localAddress()).getPort());
+    boolean uds = "uds".equals(transport) || ("auto".equals(transport) && transports.epoll());
+    if (uds) {
+      String dir = options.get(FabricOptions.UDS_DIR);
+      Path d = Path.of(dir.isEmpty() ? System.getProperty("java.io.tmpdir") : dir);
+      udsPath = d.resolve("verbs4j-" + ProcessHandle.current().pid() + "-" + options.rank() + "-"
+          + Integer.toHexString(ThreadLocalRandom.current().nextInt()) + ".sock");
+      try {
+        Files.deleteIfExists(udsPath);
+      } catch (IOException e) {
+        throw new FabricException("verbs.fabric.uds-dir=" + d + ": cannot prepare " + udsPath + ": " + e.getMessage(), e);
+      }
+      Channel u = serverBootstrap(transports.udsServer()).bind(transports.udsAddress(udsPath.toString())).syncUninterruptibly().channel();
+      servers.add(u);
+      addr.append(",uds:").append(udsPath);
+    }
+    return addr.toString();
+  }
+
+  private ServerBootstrap serverBootstrap(Class<? extends io.netty.channel.ServerChannel> cls) {
+    return new ServerBootstrap().group(group).channel(cls).childHandler(new ChannelInitializer<Channel>() {
+      @Override
+      protected void initChannel(Channel ch) {
+        configure(ch);
+        ch.pipeline().addLast("decoder", new FrameDecoder(options.mtu(), metrics, () -> nodeId));
+        ch.pipeline().addLast("dispatch", new Dispatcher());
+      }
+    });
+  }
+
+  private void connectAll(long deadline) {
+    String transport = options.get(FabricOptions.TRANSPORT);
+    List<ChannelFuture> futures = new ArrayList<>();
+    for (NodeInfo n : directory.nodes()) {
+      if (n.nodeId() == nodeId || !n.up()) {
+        continue;
+      }
+      String tcpAddr = null;
+      String udsAddr = null;
+      for (String a : n.address().split(",")) {
+        if (a.startsWith("tcp:")) {
+          tcpAddr = a.substring(4);
+        } else if (a.startsWith("uds:")) {
+          udsAddr = a.substring(4);
+        }
+      }
+      boolean useUds = udsAddr != null && !"tcp".equals(transport) && n.host().equals(host);
+      Bootstrap b = new Bootstrap().group(group).handler(new ChannelInitializer<Channel>() {
+        @Override
+        protected void initChannel(Channel ch) {
+          configure(ch);
+          ch.pipeline().addLast("outbound", new Outbound(n.nodeId()));
+        }
+      });
+      ChannelFuture f;
+      if (useUds) {
+        f = b.channel(transports.udsClient()).connect(transports.udsAddress(udsAddr));
+      } else {
+        if (tcpAddr == null) {
+          throw new FabricException("node " + n.nodeId() + " advertises no tcp address: " + n.address());
+        }
+        int c = tcpAddr.lastIndexOf(':');
+        f = b.channel(transports.tcpClient()).option(ChannelOption.TCP_NODELAY, true)
+            .connect(new InetSocketAddress(tcpAddr.substring(0, c), Integer.parseInt(tcpAddr.substring(c + 1))));
+      }
+      Peer p = peers[n.nodeId()];
+      f.addListener(x -> {
+        if (x.isSuccess()) {
+          p.channel = f.channel();
+        }
+      });
+      futures.add(f);
+    }
+    for (ChannelFuture f : futures) {
+      if (!f.awaitUninterruptibly(left(deadline).toMillis())) {
+        throw new FabricTimeoutException("connect to " + f.channel().remoteAddress() + " timed out");
+      }
+      if (!f.isSuccess()) {
+        throw new FabricException("connect to a peer failed: " + f.cause(), f.cause());
+      }
+    }
+  }
+
+  private final class Events implements CoordinatorClient.Events {
+    @Override
+    public void onDirectory(NodeDirectory d) {
+      directory = d;
+      checkDirectory();
+      for (NodeInfo n : d.nodes()) {
+        if (!n.up()) {
+          markDown(n.nodeId());
+        }
+      }
+    }
+
+    @Override
+    public void onPeerDown(int id) {
+      markDown(id);
+    }
+
+    @Override
+    public void onCoordinatorLost(Throwable cause) {
+      LOG.warn("node {}: coordinator lost ({}); peer liveness is no longer tracked", nodeId, cause.toString());
+    }
+  }
+
+  private void checkDirectory() {
+    if (nodeId == 0) {
+      return;
+    }
+    int up = 0;
+    for (NodeInfo n : directory.nodes()) {
+      if (n.up()) {
+        up++;
+      }
+    }
+    if (directory.nodes().size() >= options.size() || up >= options.size()) {
+      allJoined.countDown();
+    }
+  }
+
+  private void markDown(int id) {
+    Peer[] ps = peers;
+    if (id <= 0 || id >= ps.length || ps[id] == null || id == nodeId) {
+      return;
+    }
+    Peer p = ps[id];
+    if (!p.up) {
+      return;
+    }
+    p.up = false;
+    Channel ch = p.channel;
+    if (ch != null) {
+      ch.close();
+    }
+    LOG.debug("node {}: peer {} down", nodeId, id);
+    loop.execute(() -> {
+      releaseHeld(p);
+      for (PeerListener l : peerListeners) {
+        try {
+          l.onPeerDown(id);
+        } catch (RuntimeException e) {
+          LOG.warn("node {}: peer listener threw", nodeId, e);
+        }
+      }
+    });
+  }
+
+  /** Receives frames on accepted connections. */
+  private final class Dispatcher extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ByteBuf frame = (ByteBuf) msg;
+      header.decode(frame, frame.readerIndex());
+      frame.skipBytes(FrameHeader.LENGTH);
+      deliver(frame);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      LOG.debug("node {}: inbound connection {} failed: {}", nodeId, ctx.channel().remoteAddress(), cause.toString());
+      ctx.close();
+    }
+  }
+
+  /** Outgoing connection: back-pressure events and errors. */
+  private final class Outbound extends ChannelInboundHandlerAdapter {
+    private final int peer;
+
+    Outbound(int peer) {
+      this.peer = peer;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+      Peer p = peers[peer];
+      metrics.bindPeer(peer, ctx.channel(), c -> {
+        io.netty.channel.ChannelOutboundBuffer b = c.unsafe().outboundBuffer();
+        return b == null ? 0 : b.totalPendingWriteBytes();
+      });
+      ctx.fireChannelActive();
+      if (p != null) {
+        p.channel = ctx.channel();
+      }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+      boolean w = ctx.channel().isWritable();
+      Peer p = peers[peer];
+      if (p != null && p.lastWritable != w) {
+        p.lastWritable = w;
+        for (WritabilityListener l : writabilityListeners) {
+          try {
+            l.onWritabilityChanged(peer, w);
+          } catch (RuntimeException e) {
+            LOG.warn("node {}: writability listener threw", nodeId, e);
+          }
+        }
+      }
+      ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      // Outgoing connections carry no inbound frames; count and drop anything that arrives.
+      ByteBuf b = (ByteBuf) msg;
+      metrics.drop(DropReason.MISROUTED, b.readableBytes());
+      b.release();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      LOG.debug("node {}: connection to peer {} failed: {}", nodeId, peer, cause.toString());
+      ctx.close();
+    }
+  }
+
+  private void deliver(ByteBuf payload) {
+    FrameReceiver r = receiver;
+    if (!open || r == null) {
+      metrics.drop(open ? DropReason.NO_RECEIVER : DropReason.CLOSED, payload.readableBytes());
+      payload.release();
+      return;
+    }
+    if (clock.isModelled()) {
+      clock.advanceTo(header.arrivalTimeNanos());
+    }
+    metrics.received(header.length());
+    try {
+      r.onFrame(header, payload);
+    } catch (RuntimeException | Error e) {
+      metrics.drop(DropReason.RECEIVER_ERROR, header.length());
+      LOG.warn("node {}: receiver threw on frame from node {}", nodeId, header.src(), e);
+    }
+  }
+
+  private boolean drop(DropReason r, ByteBuf payload) {
+    metrics.drop(r, payload.readableBytes());
+    payload.release();
+    return false;
+  }
+
+  @Override
+  public boolean send(int dstNode, int tag, ByteBuf payload) {
+    if (!open) {
+      return drop(DropReason.CLOSED, payload);
+    }
+    Peer[] ps = peers;
+    if (dstNode < 1 || dstNode >= ps.length) {
+      return drop(DropReason.UNKNOWN_NODE, payload);
+    }
+    Route route = topology.route(nodeId, dstNode);
+    int len = payload.readableBytes();
+    if (len > options.mtu() || len > model.mtu(route)) {
+      return drop(DropReason.MTU, payload);
+    }
+    if (faults.routeDown(route)) {
+      return drop(DropReason.LINK_DOWN, payload);
+    }
+    Peer p = ps[dstNode];
+    if (dstNode != nodeId && (!p.up || p.channel == null)) {
+      return drop(DropReason.NODE_DOWN, payload);
+    }
+    int mask = faults.decide(nodeId, dstNode);
+    if (mask != 0) {
+      return sendFaulty(p, route, tag, payload, mask);
+    }
+    return transmit(p, route, tag, payload, clock.nowNanos(), 0);
+  }
+
+  private boolean sendFaulty(Peer p, Route route, int tag, ByteBuf payload, int mask) {
+    if ((mask & FaultAction.DOWN.bit()) != 0) {
+      return drop(DropReason.LINK_DOWN, payload);
+    }
+    if ((mask & FaultAction.DROP.bit()) != 0) {
+      drop(DropReason.FAULT_DROP, payload);
+      return true;
+    }
+    if ((mask & FaultAction.CORRUPT.bit()) != 0) {
+      ByteBuf copy = alloc.directBuffer(payload.readableBytes()).writeBytes(payload);
+      payload.release();
+      payload = copy;
+      faults.corrupt(nodeId, p.id, payload);
+    }
+    long now = clock.nowNanos();
+    long delay = (mask & FaultAction.DELAY.bit()) != 0 ? faults.delayNanos(nodeId, p.id) : 0;
+    if ((mask & FaultAction.DUPLICATE.bit()) != 0) {
+      ByteBuf dup = alloc.directBuffer(payload.readableBytes()).writeBytes(payload, payload.readerIndex(), payload.readableBytes());
+      transmit(p, route, tag, dup, now, delay);
+    }
+    if ((mask & FaultAction.REORDER.bit()) != 0) {
+      ByteBuf frame = encode(route, tag, payload, now, delay);
+      synchronized (p) {
+        if (p.heldFrame == null) {
+          p.heldFrame = frame;
+          ByteBuf expected = frame;
+          p.heldTimer = loop.schedule(() -> flushHeld(p, expected), faults.reorderWindowNanos(), TimeUnit.NANOSECONDS);
+          return true;
+        }
+      }
+      return write(p, frame, delay);
+    }
+    return transmit(p, route, tag, payload, now, delay);
+  }
+
+  private ByteBuf encode(Route route, int tag, ByteBuf payload, long sendTime, long delay) {
+    int len = payload.readableBytes();
+    long arrival = model.traverse(route, len, sendTime) + delay;
+    if (len <= COPY_LIMIT) {
+      ByteBuf b = alloc.directBuffer(FrameHeader.LENGTH + len);
+      FrameHeader.write(b, route.hops(), nodeId, route.dst(), tag, len, sendTime, arrival);
+      b.writeBytes(payload, payload.readerIndex(), len);
+      payload.release();
+      return b;
+    }
+    ByteBuf h = alloc.directBuffer(FrameHeader.LENGTH);
+    FrameHeader.write(h, route.hops(), nodeId, route.dst(), tag, len, sendTime, arrival);
+    CompositeByteBuf c = alloc.compositeDirectBuffer(2);
+    c.addComponents(true, h, payload);
+    return c;
+  }
+
+  private boolean transmit(Peer p, Route route, int tag, ByteBuf payload, long sendTime, long delay) {
+    if (route.dst() == nodeId) {
+      // To self: no socket; delivered on the event loop like any frame.
+      long arrival = sendTime + delay;
+      int len = payload.readableBytes();
+      metrics.sent(len);
+      loop.execute(() -> {
+        header.set(0, nodeId, nodeId, tag, len, sendTime, arrival);
+        deliver(payload);
+      });
+      return true;
+    }
+    return write(p, encode(route, tag, payload, sendTime, delay), delay);
+  }
+
+  private boolean write(Peer p, ByteBuf frame, long delay) {
+    Channel ch = p.channel;
+    if (ch == null || !p.up) {
+      return dropFrame(DropReason.NODE_DOWN, frame);
+    }
+    if (!ch.isWritable() && ch.bytesBeforeWritable() + highWater / 2 > maxPending) {
+      return dropFrame(DropReason.BACKPRESSURE, frame);
+    }
+    metrics.sent(frame.readableBytes() - FrameHeader.LENGTH);
+    if (delay > 0 && !clock.isModelled()) {
+      loop.schedule(() -> ch.writeAndFlush(frame, ch.voidPromise()), delay, TimeUnit.NANOSECONDS);
+    } else {
+      ch.writeAndFlush(frame, ch.voidPromise());
+    }
+    flushHeldAfter(p);
+    return true;
+  }
+
+  private boolean dropFrame(DropReason r, ByteBuf frame) {
+    metrics.drop(r, frame.readableBytes() - FrameHeader.LENGTH);
+    frame.release();
+    return false;
+  }
+
+  private void flushHeldAfter(Peer p) {
+    if (p.heldFrame == null) {
+      return;
+    }
+    ByteBuf h;
+    synchronized (p) {
+      h = p.heldFrame;
+      p.heldFrame = null;
+      if (p.heldTimer != null) {
+        p.heldTimer.cancel(false);
+        p.heldTimer = null;
+      }
+    }
+    if (h != null) {
+      Channel ch = p.channel;
+      if (ch == null || !p.up) {
+        dropFrame(DropReason.NODE_DOWN, h);
+      } else {
+        ch.writeAndFlush(h, ch.voidPromise());
+      }
+    }
+  }
+
+  private void flushHeld(Peer p, ByteBuf expected) {
+    synchronized (p) {
+      if (p.heldFrame != expected) {
+        return;
+      }
+    }
+    flushHeldAfter(p);
+  }
+
+  private void releaseHeld(Peer p) {
+    ByteBuf h;
+    synchronized (p) {
+      h = p.heldFrame;
+      p.heldFrame = null;
+    }
+    if (h != null) {
+      dropFrame(DropReason.NODE_DOWN, h);
+    }
+  }
+
+  @Override
+  public boolean isWritable(int dstNode) {
+    Peer[] ps = peers;
+    if (!open || dstNode < 1 || dstNode >= ps.length) {
+      return false;
+    }
+    if (dstNode == nodeId) {
+      return true;
+    }
+    Peer p = ps[dstNode];
+    Channel ch = p.channel;
+    return p.up && ch != null && ch.isWritable();
+  }
+
+  @Override
+  public int nodeId() {
+    return nodeId;
+  }
+
+  @Override
+  public int rank() {
+    return options.rank();
+  }
+
+  @Override
+  public int size() {
+    return options.size();
+  }
+
+  @Override
+  public NodeDirectory directory() {
+    return directory;
+  }
+
+  @Override
+  public Topology topology() {
+    return topology;
+  }
+
+  @Override
+  public NodeClock clock() {
+    return clock;
+  }
+
+  @Override
+  public FabricScheduler scheduler() {
+    return scheduler;
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return alloc;
+  }
+
+  @Override
+  public int mtu() {
+    return options.mtu();
+  }
+
+  @Override
+  public FabricMetrics metrics() {
+    return metrics;
+  }
+
+  @Override
+  public FabricOptions options() {
+    return options;
+  }
+
+  @Override
+  public boolean isOpen() {
+    return open;
+  }
+
+  /** @return the fault injector of this node's outgoing frames */
+  public FaultInjector faults() {
+    return faults;
+  }
+
+  /** @return this node's link model (its own view of link queueing) */
+  public LinkModel linkModel() {
+    return model;
+  }
+
+  /** @return the coordinator this process runs, or null if it runs none */
+  public Coordinator embeddedCoordinator() {
+    return embedded;
+  }
+
+  /** @return {@code epoll} or {@code nio} */
+  public String ioName() {
+    return transports.name();
+  }
+
+  /**
+   * @param dstNode a peer
+   * @return {@code tcp} or {@code uds}: the socket family of the connection to it, or {@code none}
+   */
+  public String transportTo(int dstNode) {
+    Peer[] ps = peers;
+    if (dstNode < 1 || dstNode >= ps.length || ps[dstNode].channel == null) {
+      return "none";
+    }
+    return ps[dstNode].channel.remoteAddress() instanceof InetSocketAddress ? "tcp" : "uds";
+  }
+
+  @Override
+  public void setReceiver(FrameReceiver receiver) {
+    this.receiver = receiver;
+  }
+
+  @Override
+  public void addPeerListener(PeerListener listener) {
+    peerListeners.add(listener);
+  }
+
+  @Override
+  public void removePeerListener(PeerListener listener) {
+    peerListeners.remove(listener);
+  }
+
+  @Override
+  public void addWritabilityListener(WritabilityListener listener) {
+    writabilityListeners.add(listener);
+  }
+
+  @Override
+  public void removeWritabilityListener(WritabilityListener listener) {
+    writabilityListeners.remove(listener);
+  }
+
+  private CoordinatorClient client(String what) {
+    if (!open) {
+      throw new FabricException(what + ": node " + nodeId + " is closed");
+    }
+    return client;
+  }
+
+  @Override
+  public void kvPut(String key, byte[] value) {
+    client("kvPut key='" + key + "'").put(key, value, Duration.ofMillis(options.getLong(FabricOptions.JOIN_TIMEOUT_MS)));
+  }
+
+  @Override
+  public byte[] kvGet(String key, Duration timeout) {
+    return client("kvGet key='" + key + "'").get(key, timeout);
+  }
+
+  @Override
+  public void barrier(String name, Duration timeout) {
+    client("barrier '" + name + "'").barrier(name, timeout);
+  }
+
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (!open) {
+        return;
+      }
+      open = false;
+    }
+    RuntimeException failure = null;
+    if (client != null) {
+      try {
+        client.close();
+      } catch (RuntimeException e) {
+        failure = e;
+      }
+    }
+    for (Peer p : peers) {
+      if (p != null) {
+        releaseHeld(p);
+        if (p.channel != null) {
+          p.channel.close();
+        }
+      }
+    }
+    for (Channel s : servers) {
+      s.close();
+    }
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+    if (!loop.inEventLoop()) {
+      group.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+    if (embedded != null) {
+      embedded.close();
+    }
+    if (udsPath != null) {
+      try {
+        Files.deleteIfExists(udsPath);
+      } catch (IOException e) {
+        RuntimeException r = new FabricException("cannot delete " + udsPath, e);
+        if (failure == null) {
+          failure = r;
+        } else {
+          failure.addSuppressed(r);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "NettyNode{id=" + nodeId + ", rank=" + options.rank() + "/" + options.size() + ", io=" + transports.name()
+        + ", peers=" + Arrays.toString(Arrays.stream(peers).filter(p -> p != null).mapToInt(p -> p.id).toArray()) + "}";
+  }
+
+  /** Tasks and timers on the node's event loop (wall time). */
+  private final class Scheduler implements FabricScheduler {
+    @Override
+    public FabricTimer schedule(long delayNanos, Runnable task) {
+      if (delayNanos < 0) {
+        throw new IllegalArgumentException("schedule delayNanos=" + delayNanos + " must not be negative");
+      }
+      ScheduledFuture<?> f = loop.schedule(() -> run(task), delayNanos, TimeUnit.NANOSECONDS);
+      return () -> f.cancel(false);
+    }
+
+    @Override
+    public void execute(Runnable task) {
+      loop.execute(() -> run(task));
+    }
+
+    private void run(Runnable task) {
+      if (!open) {
+        return;
+      }
+      try {
+        task.run();
+      } catch (RuntimeException | Error e) {
+        LOG.warn("node {}: fabric task threw", nodeId, e);
+      }
+    }
+
+    @Override
+    public boolean inFabricThread() {
+      return loop.inEventLoop();
+    }
+  }
+}
