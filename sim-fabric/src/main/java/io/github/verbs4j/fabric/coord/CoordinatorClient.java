@@ -313,10 +313,10 @@ public final class CoordinatorClient implements AutoCloseable {
     if (closed) {
       return;
     }
+    closed = true;
     if (lostCause == null) {
       send(BYE, 0, null);
     }
-    closed = true;
     heartbeat.shutdownNow();
     try {
       socket.close();

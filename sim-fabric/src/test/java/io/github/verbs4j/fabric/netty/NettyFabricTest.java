@@ -1,0 +1,196 @@
+package io.github.verbs4j.fabric.netty;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.github.verbs4j.fabric.DropReason;
+import io.github.verbs4j.fabric.Fabric;
+import io.github.verbs4j.fabric.FabricException;
+import io.github.verbs4j.fabric.FabricNode;
+import io.github.verbs4j.fabric.FabricOptions;
+import io.github.verbs4j.fabric.FabricTimeoutException;
+import io.github.verbs4j.fabric.PeerListener;
+import io.github.verbs4j.fabric.testing.EmbeddedCoordinator;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+/** Three netty nodes in one JVM, over TCP or Unix domain sockets, epoll or NIO. */
+class NettyFabricTest {
+  private final List<FabricNode> nodes = new ArrayList<>();
+  private EmbeddedCoordinator coordinator;
+
+  @AfterEach
+  void close() {
+    nodes.forEach(FabricNode::close);
+    if (coordinator != null) {
+      coordinator.close();
+    }
+  }
+
+  private List<FabricNode> open(int n, Map<String, String> extra) throws Exception {
+    coordinator = EmbeddedCoordinator.start(Duration.ofSeconds(3));
+    List<CompletableFuture<FabricNode>> fs = new ArrayList<>();
+    for (int r = 0; r < n; r++) {
+      Map<String, String> s = new HashMap<>(coordinator.settings(r, n));
+      s.putAll(extra);
+      s.put("verbs.fabric.join-timeout-ms", "20000");
+      FabricOptions o = FabricOptions.from(s, Map.of());
+      fs.add(CompletableFuture.supplyAsync(() -> Fabric.open(o, new SimpleMeterRegistry())));
+    }
+    for (CompletableFuture<FabricNode> f : fs) {
+      nodes.add(f.get(30, TimeUnit.SECONDS));
+    }
+    return nodes;
+  }
+
+  record Got(int src, int tag, int hops, byte[] bytes) {}
+
+  @ParameterizedTest
+  @CsvSource({"tcp,auto", "uds,auto", "tcp,nio", "uds,nio"})
+  void framesFlowBetweenAllPairsByteExact(String transport, String io) throws Exception {
+    List<FabricNode> ns = open(3, Map.of("verbs.fabric.transport", transport, "verbs.fabric.io", io));
+    Map<Integer, List<Got>> got = new ConcurrentHashMap<>();
+    for (FabricNode n : ns) {
+      List<Got> l = new CopyOnWriteArrayList<>();
+      got.put(n.nodeId(), l);
+      n.setReceiver((h, p) -> {
+        l.add(new Got(h.src(), h.tag(), h.hops(), ByteBufUtil.getBytes(p)));
+        p.release();
+      });
+      assertEquals(n.rank() + 1, n.nodeId());
+      assertEquals(3, n.directory().nodes().size());
+    }
+    for (FabricNode n : ns) {
+      for (FabricNode m : ns) {
+        if (n != m) {
+          assertEquals(transport, ((NettyNode) n).transportTo(m.nodeId()), "transport " + n.nodeId() + "->" + m.nodeId());
+        }
+      }
+    }
+    Random rnd = new Random(5);
+    Map<String, List<byte[]>> sent = new HashMap<>();
+    int[] sizes = {0, 1, 8, 100, 8192, 8193, 65536, 300_000};
+    for (int round = 0; round < sizes.length; round++) {
+      for (FabricNode n : ns) {
+        for (FabricNode m : ns) {
+          byte[] p = new byte[sizes[round]];
+          rnd.nextBytes(p);
+          sent.computeIfAbsent(n.nodeId() + ">" + m.nodeId(), k -> new ArrayList<>()).add(p);
+          ByteBuf b = n.alloc().directBuffer(p.length).writeBytes(p);
+          assertTrue(n.send(m.nodeId(), round, b));
+        }
+      }
+    }
+    await().atMost(20, TimeUnit.SECONDS).until(() -> got.values().stream().mapToInt(List::size).sum() == 9 * sizes.length);
+    for (FabricNode m : ns) {
+      for (FabricNode n : ns) {
+        List<Got> from = got.get(m.nodeId()).stream().filter(g -> g.src() == n.nodeId()).toList();
+        List<byte[]> exp = sent.get(n.nodeId() + ">" + m.nodeId());
+        assertEquals(exp.size(), from.size());
+        for (int i = 0; i < exp.size(); i++) {
+          assertArrayEquals(exp.get(i), from.get(i).bytes(), n.nodeId() + "->" + m.nodeId() + " #" + i);
+          assertEquals(i, from.get(i).tag(), "in order");
+          assertEquals(n == m ? 0 : 2, from.get(i).hops());
+        }
+      }
+      assertEquals(0, m.metrics().totalDrops());
+    }
+  }
+
+  @Test
+  void keyValueBarrierAndPeerDownWhenANodeCloses() throws Exception {
+    List<FabricNode> ns = open(3, Map.of());
+    FabricNode a = ns.get(0);
+    FabricNode c = ns.get(2);
+    CompletableFuture<Void> bar = CompletableFuture.runAsync(() -> ns.get(1).barrier("x", Duration.ofSeconds(10)));
+    c.kvPut("qpn/2", new byte[] {42});
+    assertArrayEquals(new byte[] {42}, a.kvGet("qpn/2", Duration.ofSeconds(10)));
+    CompletableFuture<Void> bar2 = CompletableFuture.runAsync(() -> c.barrier("x", Duration.ofSeconds(10)));
+    a.barrier("x", Duration.ofSeconds(10));
+    bar.get(10, TimeUnit.SECONDS);
+    bar2.get(10, TimeUnit.SECONDS);
+    FabricTimeoutException t = assertThrows(FabricTimeoutException.class, () -> a.kvGet("nope", Duration.ofMillis(100)));
+    assertTrue(t.getMessage().contains("'nope'"), t.getMessage());
+    List<Integer> down = new CopyOnWriteArrayList<>();
+    a.addPeerListener(new PeerListener() {
+      @Override
+      public void onPeerDown(int nodeId) {
+        down.add(nodeId);
+      }
+    });
+    c.close();
+    await().atMost(10, TimeUnit.SECONDS).until(() -> down.contains(3));
+    assertFalse(a.isWritable(3));
+    assertFalse(a.send(3, a.alloc().buffer().writeInt(1)));
+    assertEquals(1, a.metrics().drops(DropReason.NODE_DOWN));
+    assertFalse(a.send(99, a.alloc().buffer().writeInt(1)));
+    assertEquals(1, a.metrics().drops(DropReason.UNKNOWN_NODE));
+    assertThrows(FabricException.class, () -> c.kvPut("k", new byte[0]));
+    assertFalse(c.send(1, a.alloc().buffer().writeInt(1)));
+  }
+
+  @Test
+  void embeddedCoordinatorSchemeAndModelledTime() throws Exception {
+    // rank 0 runs the coordinator: a single-rank job with verbs.coordinator empty
+    Map<String, String> s = Map.of("verbs.fabric", "netty", "verbs.time", "modelled", "verbs.topology", "peach2:rings=1,nodesPerRing=4",
+        "verbs.link.latency-ns", "100", "verbs.link.forward-ns", "50", "verbs.link.bandwidth-mb-s", "1000");
+    FabricNode n = Fabric.open(FabricOptions.from(s, Map.of()), new SimpleMeterRegistry());
+    nodes.add(n);
+    assertNotNull(((NettyNode) n).embeddedCoordinator());
+    assertEquals(1, n.nodeId());
+    List<Long> arrivals = new CopyOnWriteArrayList<>();
+    n.setReceiver((h, p) -> {
+      arrivals.add(h.arrivalTimeNanos());
+      p.release();
+    });
+    n.clock().charge(1000);
+    n.send(1, n.alloc().buffer().writeZero(968));
+    await().atMost(10, TimeUnit.SECONDS).until(() -> arrivals.size() == 1);
+    assertEquals(1000, arrivals.get(0), "to self: arrival = send time");
+    n.kvPut("k", new byte[] {1});
+    n.barrier("solo", Duration.ofSeconds(5));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> Fabric.open(FabricOptions.from(Map.of("verbs.fabric", "netty", "verbs.size", "2"), Map.of()), new SimpleMeterRegistry()));
+    assertTrue(e.getMessage().contains("verbs.coordinator"), e.getMessage());
+  }
+
+  @Test
+  void modelledArrivalOnARingAndFaultsAtTheSender() throws Exception {
+    List<FabricNode> ns = open(3, Map.of("verbs.time", "modelled", "verbs.topology", "peach2:rings=1,nodesPerRing=4",
+        "verbs.link.latency-ns", "100", "verbs.link.forward-ns", "50", "verbs.link.bandwidth-mb-s", "1000",
+        "verbs.fault.script", "1-3:drop@1"));
+    List<Long> arrivals = new CopyOnWriteArrayList<>();
+    List<Integer> hops = new CopyOnWriteArrayList<>();
+    ns.get(2).setReceiver((h, p) -> {
+      arrivals.add(h.arrivalTimeNanos());
+      hops.add(h.hops());
+      p.release();
+    });
+    for (int i = 0; i < 3; i++) {
+      assertTrue(ns.get(0).send(3, ns.get(0).alloc().buffer().writeZero(968)));
+    }
+    await().atMost(10, TimeUnit.SECONDS).until(() -> arrivals.size() == 2);
+    // node 1 -> 3 on a ring of 4: 2 hops east; 0 + 2x100 + 50 + 1000 = 1250; frame #1 is dropped at
+    // the sender and occupies no link; frame #2 queues behind #0 on the first link (busy until
+    // 1000): 1000 + 100 + 50 + 100 + 1000 = 2250
+    assertEquals(List.of(1250L, 2250L), arrivals);
+    assertEquals(List.of(2, 2), hops);
+    assertEquals(2250, ns.get(2).clock().nowNanos());
+    assertEquals(1, ns.get(0).metrics().drops(DropReason.FAULT_DROP));
+  }
+}
