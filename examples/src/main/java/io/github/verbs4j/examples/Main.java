@@ -1,0 +1,81 @@
+package io.github.verbs4j.examples;
+
+import io.github.verbs4j.examples.common.CompletionError;
+import io.github.verbs4j.examples.common.WaitTimeoutException;
+import io.github.verbs4j.examples.himeno.HimenoCommand;
+import io.github.verbs4j.examples.launcher.ParentWatch;
+import io.github.verbs4j.examples.launcher.ProbeCommand;
+import io.github.verbs4j.examples.launcher.RunCommand;
+import io.github.verbs4j.examples.perftest.AtomicLat;
+import io.github.verbs4j.examples.perftest.PlotCommand;
+import io.github.verbs4j.examples.perftest.ReadBw;
+import io.github.verbs4j.examples.perftest.ReadLat;
+import io.github.verbs4j.examples.perftest.SendBw;
+import io.github.verbs4j.examples.perftest.SendLat;
+import io.github.verbs4j.examples.perftest.WriteBw;
+import io.github.verbs4j.examples.perftest.WriteLat;
+import io.github.verbs4j.verbs.VerbsException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code verbs4j} command. {@code verbs4j run -n N <program>} starts a job of N processes;
+ * without {@code run}, a program runs as one rank of a job whose rank and size come from the
+ * configuration ({@code verbs.rank}/{@code verbs.size}) or from Slurm / Open MPI.
+ *
+ * <p>Exit codes: 0 success, 1 a failure while running (the message goes to stderr), 2 a bad
+ * argument (picocli names it and prints the usage).
+ */
+@Command(name = "verbs4j", mixinStandardHelpOptions = true, versionProvider = Version.class,
+    description = "verbs4j: the launcher, perftest-style benchmarks and Himeno over the verbs4j simulated fabric.",
+    subcommands = {RunCommand.class, SendLat.class, WriteLat.class, ReadLat.class, AtomicLat.class, SendBw.class,
+        WriteBw.class, ReadBw.class, HimenoCommand.class, PlotCommand.class, ProbeCommand.class, HelpCommand.class})
+public final class Main implements Runnable {
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "Missing required subcommand");
+  }
+
+  /**
+   * @return the configured command line, for {@link #main} and tests
+   */
+  public static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
+    cl.getSubcommands().get("run").setStopAtPositional(true);
+    cl.setExecutionExceptionHandler((e, cmd, parseResult) -> {
+      PrintWriter err = cmd.getErr();
+      if (e instanceof CompletionError) {
+        err.println(e.getMessage());
+      } else if (e instanceof VerbsException || e instanceof IllegalArgumentException
+          || e instanceof IllegalStateException || e instanceof WaitTimeoutException
+          || e instanceof UncheckedIOException) {
+        err.println(cmd.getCommandName() + ": " + e.getMessage());
+      } else {
+        err.println(cmd.getCommandName() + ": " + e);
+        e.printStackTrace(err);
+      }
+      err.flush();
+      return 1;
+    });
+    return cl;
+  }
+
+  /**
+   * Runs the command and exits with its code.
+   *
+   * @param args the arguments
+   */
+  public static void main(String[] args) {
+    ParentWatch.startFromSystemProperty();
+    System.exit(commandLine().execute(args));
+  }
+}

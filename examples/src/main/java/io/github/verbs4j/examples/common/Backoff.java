@@ -1,0 +1,66 @@
+package io.github.verbs4j.examples.common;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * How a polling loop waits when it found nothing to do: spin, then yield, then park with an
+ * exponentially growing pause (Agrona's {@code BackoffIdleStrategy}). On a two-core machine a pure
+ * spin loop starves the provider's own threads, so every loop in the examples backs off.
+ *
+ * <p>Call {@link #idle()} after an empty poll and {@link #reset()} after useful work. Not
+ * thread-safe; one per loop.
+ */
+public final class Backoff {
+  private final int maxSpins;
+  private final int maxYields;
+  private final long minParkNanos;
+  private final long maxParkNanos;
+  private int spins;
+  private int yields;
+  private long parkNanos;
+
+  /**
+   * @param maxSpins busy spins before yielding
+   * @param maxYields yields before parking
+   * @param minParkNanos first park
+   * @param maxParkNanos longest park
+   */
+  public Backoff(int maxSpins, int maxYields, long minParkNanos, long maxParkNanos) {
+    this.maxSpins = maxSpins;
+    this.maxYields = maxYields;
+    this.minParkNanos = minParkNanos;
+    this.maxParkNanos = maxParkNanos;
+    this.parkNanos = minParkNanos;
+  }
+
+  /** @return the back-off for latency loops: 100 spins, 50 yields, then 1 µs..100 µs parks */
+  public static Backoff forLatency() {
+    return new Backoff(100, 50, 1_000, 100_000);
+  }
+
+  /** @return the back-off for loops that may wait long: 20 spins, 10 yields, then 10 µs..1 ms parks */
+  public static Backoff forWaiting() {
+    return new Backoff(20, 10, 10_000, 1_000_000);
+  }
+
+  /** One idle step. */
+  public void idle() {
+    if (spins < maxSpins) {
+      spins++;
+      Thread.onSpinWait();
+    } else if (yields < maxYields) {
+      yields++;
+      Thread.yield();
+    } else {
+      LockSupport.parkNanos(parkNanos);
+      parkNanos = Math.min(parkNanos * 2, maxParkNanos);
+    }
+  }
+
+  /** Starts over with spinning (after work was found). */
+  public void reset() {
+    spins = 0;
+    yields = 0;
+    parkNanos = minParkNanos;
+  }
+}

@@ -1,0 +1,169 @@
+package io.github.verbs4j.examples.himeno;
+
+import io.github.verbs4j.examples.common.DurationConverter;
+import io.github.verbs4j.examples.common.ValidatesOptions;
+import io.github.verbs4j.examples.mp.Communicator;
+import io.github.verbs4j.examples.mp.MpConfig;
+import io.github.verbs4j.examples.mp.ReduceOp;
+import io.github.verbs4j.examples.mp.VerbsCommunicator;
+import io.github.verbs4j.verbs.Context;
+import io.github.verbs4j.verbs.Verbs;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code verbs4j himeno}: the Himeno benchmark on the message-passing layer, on every rank of the
+ * job; rank 0 prints the residual and the time split into calculation, halo exchange and allreduce
+ * (the slowest rank's time for each).
+ */
+@Command(name = "himeno", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"The Himeno benchmark (Jacobi iteration, original 19-point stencil) over i x j ranks, with halo "
+        + "exchange and residual allreduce on the verbs message-passing layer.",
+        "Rank 0 prints gosa (the residual), MFLOPS and the time split into calculation, halo exchange and "
+            + "allreduce. The residual is summed exactly, so it is bit-identical for every decomposition and "
+            + "provider."})
+public final class HimenoCommand implements Callable<Integer>, ValidatesOptions {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = {"-s", "--size"}, paramLabel = "SIZE", defaultValue = "SMALL",
+      description = "Problem size: ${COMPLETION-CANDIDATES} (i x j x k = 16x16x32, 64x64x128, 128x128x256, "
+          + "256x256x512; default: ${DEFAULT-VALUE}).")
+  HimenoSize size;
+
+  @Option(names = {"-n", "--iterations"}, paramLabel = "N",
+      description = "Jacobi iterations (default: 1000; tiny: 100).")
+  Integer iterations;
+
+  @Option(names = "--grid", paramLabel = "IxJ",
+      description = "Process grid, e.g. 2x2 (default: as balanced as possible, i >= j).")
+  String grid;
+
+  @Option(names = "--eager-limit", paramLabel = "BYTES", defaultValue = "8192",
+      description = "Messages up to this size go eagerly, longer ones by rendezvous (default: ${DEFAULT-VALUE}).")
+  int eagerLimit;
+
+  @Option(names = "--rendezvous", paramLabel = "MODE", defaultValue = "WRITE",
+      description = "How rendezvous data moves: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+  MpConfig.Rendezvous rendezvous;
+
+  @Option(names = "--check", description = "Rank 0 also runs the serial reference and compares the residual.")
+  boolean check;
+
+  @Option(names = "--mp-timeout", paramLabel = "DURATION", defaultValue = "120s", converter = DurationConverter.class,
+      description = "Longest wait for one message (default: ${DEFAULT-VALUE}).")
+  Duration timeout;
+
+  private PrintStream out = System.out;
+
+  @Override
+  public void validateOptions() {
+    if (iterations != null && iterations < 1) {
+      throw new ParameterException(spec.commandLine(), "--iterations=" + iterations + " must be at least 1");
+    }
+    if (eagerLimit < 0 || eagerLimit > (1 << 20)) {
+      throw new ParameterException(spec.commandLine(), "--eager-limit=" + eagerLimit
+          + " must be between 0 and 1048576");
+    }
+    if (grid != null) {
+      parseGrid(grid);
+    }
+  }
+
+  private int[] parseGrid(String g) {
+    String[] f = g.toLowerCase(Locale.ROOT).split("x");
+    try {
+      if (f.length == 2) {
+        int[] dims = {Integer.parseInt(f[0].trim()), Integer.parseInt(f[1].trim())};
+        if (dims[0] >= 1 && dims[1] >= 1) {
+          return dims;
+        }
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new ParameterException(spec.commandLine(), "--grid=" + g + " must look like 2x2 (positive i x j)");
+  }
+
+  @Override
+  public Integer call() {
+    validateOptions();
+    VerbsConfig config = VerbsConfig.load();
+    MpConfig mp = MpConfig.defaults().withEagerLimit(eagerLimit).withRendezvous(rendezvous).withTimeout(timeout);
+    try (Context ctx = Verbs.open(config); Communicator comm = VerbsCommunicator.open(ctx, mp)) {
+      run(comm, "modelled".equals(config.get(VerbsConfig.TIME)),
+          ctx.device().provider() + ", fabric " + config.get(VerbsConfig.FABRIC));
+    }
+    return 0;
+  }
+
+  /**
+   * Runs the benchmark on {@code comm} and prints rank 0's report.
+   *
+   * @param comm the communicator
+   * @param modelled whether the fabric models time
+   * @param where the provider and fabric, for the report
+   * @return the residual
+   */
+  float run(Communicator comm, boolean modelled, String where) {
+    int[] dims = grid != null ? parseGrid(grid) : Decomposition.dims(comm.size());
+    if (dims[0] * dims[1] != comm.size()) {
+      throw new ParameterException(spec.commandLine(), "--grid=" + grid + " needs " + dims[0] * dims[1]
+          + " ranks, the job has " + comm.size());
+    }
+    int iters = iterations != null ? iterations : size.defaultIterations();
+    HimenoSolver solver = new HimenoSolver(comm, size, dims[0], dims[1], modelled);
+    comm.barrier();
+    long start = System.nanoTime();
+    HimenoResult r = solver.run(iters);
+    double total = (System.nanoTime() - start) / 1e9;
+    double[] times = {total, r.calcNanos() / 1e9, r.haloNanos() / 1e9, r.allreduceNanos() / 1e9,
+        r.haloModelNanos() / 1e9, r.allreduceModelNanos() / 1e9};
+    comm.allreduce(times, ReduceOp.MAX);
+    if (comm.rank() == 0) {
+      report(comm.size(), dims, iters, r.gosa(), times, modelled, where);
+      if (check) {
+        float serial = new SerialHimeno(size).jacobi(iters);
+        boolean same = Float.floatToRawIntBits(serial) == Float.floatToRawIntBits(r.gosa());
+        out.printf(Locale.ROOT, " Serial reference   : %e (%s)%n", serial, same ? "identical" : "DIFFERENT");
+        if (!same) {
+          throw new IllegalStateException("the residual " + r.gosa() + " differs from the serial reference " + serial);
+        }
+      }
+      out.flush();
+    }
+    return r.gosa();
+  }
+
+  private void report(int ranks, int[] dims, int iters, float gosa, double[] t, boolean modelled, String where) {
+    double flop = (double) (size.kmax() - 2) * (size.jmax() - 2) * (size.imax() - 2) * HimenoGrid.FLOPS_PER_POINT
+        * iters;
+    out.printf(Locale.ROOT, "Himeno benchmark: size %s (%d x %d x %d), %d iterations, %d rank%s as %d x %d (i x j)%n",
+        size, size.imax(), size.jmax(), size.kmax(), iters, ranks, ranks == 1 ? "" : "s", dims[0], dims[1]);
+    out.printf(Locale.ROOT, " Provider           : %s%n", where);
+    out.printf(Locale.ROOT, " Gosa               : %e (float bits 0x%08x)%n", gosa, Float.floatToRawIntBits(gosa));
+    out.printf(Locale.ROOT, " MFLOPS measured    : %f%n", flop / t[0] * 1e-6);
+    out.printf(Locale.ROOT, " Time [s]           :      total       calc  halo exch.  allreduce%n");
+    out.printf(Locale.ROOT, "  wall (max of ranks): %10.4f %10.4f  %10.4f %10.4f%n", t[0], t[1], t[2], t[3]);
+    if (modelled) {
+      out.printf(Locale.ROOT, "  modelled           : %10s %10s  %10.4f %10.4f%n", "-", "-", t[4], t[5]);
+    }
+  }
+
+  /**
+   * Redirects the report (tests).
+   *
+   * @param stream where rank 0 prints
+   */
+  void output(PrintStream stream) {
+    this.out = stream;
+  }
+}

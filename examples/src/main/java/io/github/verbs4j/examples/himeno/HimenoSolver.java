@@ -1,0 +1,197 @@
+package io.github.verbs4j.examples.himeno;
+
+import io.github.verbs4j.examples.mp.Communicator;
+import io.github.verbs4j.examples.mp.ReduceOp;
+import io.github.verbs4j.examples.mp.Request;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+
+/**
+ * The MPI Himeno benchmark on a {@link Communicator}: each iteration computes the Jacobi step on
+ * this rank's block, exchanges halo planes with the j neighbours and then the i neighbours (the
+ * i planes carry the freshly received j halos, so diagonal corners are right, as in the
+ * original's {@code sendp2}/{@code sendp3}), and allreduces the residual. Halo planes are packed
+ * into communicator-registered buffers. Times are kept per phase: calculation, halo exchange and
+ * allreduce.
+ */
+public final class HimenoSolver {
+  private static final int TAG_J_DOWN = 1;
+  private static final int TAG_J_UP = 2;
+  private static final int TAG_I_LEFT = 3;
+  private static final int TAG_I_RIGHT = 4;
+
+  private final Communicator comm;
+  private final Decomposition d;
+  private final HimenoGrid grid;
+  private final boolean modelled;
+  private final Face jFace;
+  private final Face iFace;
+
+  /** Registered buffers for one direction's four planes. */
+  private static final class Face {
+    final int floats;
+    final ByteBuffer sendLow;
+    final ByteBuffer sendHigh;
+    final ByteBuffer recvLow;
+    final ByteBuffer recvHigh;
+    final FloatBuffer sendLowF;
+    final FloatBuffer sendHighF;
+    final FloatBuffer recvLowF;
+    final FloatBuffer recvHighF;
+
+    Face(Communicator comm, int floats) {
+      this.floats = floats;
+      sendLow = comm.allocate(floats * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+      sendHigh = comm.allocate(floats * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+      recvLow = comm.allocate(floats * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+      recvHigh = comm.allocate(floats * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+      sendLowF = sendLow.asFloatBuffer();
+      sendHighF = sendHigh.asFloatBuffer();
+      recvLowF = recvLow.asFloatBuffer();
+      recvHighF = recvHigh.asFloatBuffer();
+    }
+  }
+
+  /**
+   * @param comm the communicator (its size must be ndx · ndy)
+   * @param size the problem size
+   * @param ndx processes along i
+   * @param ndy processes along j
+   * @param modelled also keep modelled times of the communication phases
+   */
+  public HimenoSolver(Communicator comm, HimenoSize size, int ndx, int ndy, boolean modelled) {
+    if (ndx * ndy != comm.size()) {
+      throw new IllegalArgumentException("a " + ndx + " x " + ndy + " process grid needs " + ndx * ndy
+          + " ranks, the job has " + comm.size());
+    }
+    this.comm = comm;
+    this.d = Decomposition.of(size, ndx, ndy, comm.rank());
+    this.grid = new HimenoGrid(d);
+    this.modelled = modelled;
+    this.jFace = ndy > 1 ? new Face(comm, d.imax() * d.kmax()) : null;
+    this.iFace = ndx > 1 ? new Face(comm, d.jmax() * d.kmax()) : null;
+  }
+
+  /** @return this rank's block */
+  public Decomposition decomposition() {
+    return d;
+  }
+
+  /** @return this rank's arrays */
+  public HimenoGrid grid() {
+    return grid;
+  }
+
+  /**
+   * Runs {@code iterations} Jacobi iterations.
+   *
+   * @param iterations how many
+   * @return gosa of the last iteration and this rank's times
+   */
+  public HimenoResult run(int iterations) {
+    ExactSum sum = new ExactSum();
+    long[] limbs = new long[ExactSum.LIMBS + 1];
+    long calc = 0;
+    long halo = 0;
+    long reduce = 0;
+    long haloModel = 0;
+    long reduceModel = 0;
+    float gosa = 0;
+    for (int n = 0; n < iterations; n++) {
+      long t0 = System.nanoTime();
+      sum.clear();
+      grid.step(sum);
+      long t1 = System.nanoTime();
+      long m1 = modelled ? comm.nowNanos() : 0;
+      exchangeHalos();
+      long t2 = System.nanoTime();
+      long m2 = modelled ? comm.nowNanos() : 0;
+      sum.exportTo(limbs);
+      comm.allreduce(limbs, ReduceOp.SUM);
+      gosa = ExactSum.toFloat(limbs);
+      long t3 = System.nanoTime();
+      long m3 = modelled ? comm.nowNanos() : 0;
+      calc += t1 - t0;
+      halo += t2 - t1;
+      reduce += t3 - t2;
+      haloModel += m2 - m1;
+      reduceModel += m3 - m2;
+    }
+    return new HimenoResult(gosa, iterations, calc, halo, reduce, modelled ? haloModel : -1,
+        modelled ? reduceModel : -1);
+  }
+
+  /** {@code sendp}: j direction first (full i range), then i direction (whole planes). */
+  void exchangeHalos() {
+    int imax = d.imax();
+    int jmax = d.jmax();
+    int kmax = d.kmax();
+    float[] p = grid.p;
+    if (jFace != null) {
+      Face f = jFace;
+      if (d.down() >= 0) {
+        for (int i = 0; i < imax; i++) {
+          f.sendLowF.put(i * kmax, p, (i * jmax + 1) * kmax, kmax);
+        }
+      }
+      if (d.up() >= 0) {
+        for (int i = 0; i < imax; i++) {
+          f.sendHighF.put(i * kmax, p, (i * jmax + jmax - 2) * kmax, kmax);
+        }
+      }
+      exchange(f, d.down(), d.up(), TAG_J_DOWN, TAG_J_UP);
+      if (d.up() >= 0) {
+        for (int i = 0; i < imax; i++) {
+          f.recvHighF.get(i * kmax, p, (i * jmax + jmax - 1) * kmax, kmax);
+        }
+      }
+      if (d.down() >= 0) {
+        for (int i = 0; i < imax; i++) {
+          f.recvLowF.get(i * kmax, p, (i * jmax) * kmax, kmax);
+        }
+      }
+    }
+    if (iFace != null) {
+      Face f = iFace;
+      int plane = jmax * kmax;
+      if (d.left() >= 0) {
+        f.sendLowF.put(0, p, plane, plane);
+      }
+      if (d.right() >= 0) {
+        f.sendHighF.put(0, p, (imax - 2) * plane, plane);
+      }
+      exchange(f, d.left(), d.right(), TAG_I_LEFT, TAG_I_RIGHT);
+      if (d.right() >= 0) {
+        f.recvHighF.get(0, p, (imax - 1) * plane, plane);
+      }
+      if (d.left() >= 0) {
+        f.recvLowF.get(0, p, 0, plane);
+      }
+    }
+  }
+
+  /**
+   * The original's four-request pattern: receive from high (tag toLow) and low (tag toHigh), send
+   * the low plane down (tag toLow) and the high plane up (tag toHigh), wait for all.
+   */
+  private void exchange(Face f, int low, int high, int tagToLow, int tagToHigh) {
+    Request[] reqs = new Request[4];
+    int n = 0;
+    if (high >= 0) {
+      reqs[n++] = comm.irecv(f.recvHigh, high, tagToLow);
+    }
+    if (low >= 0) {
+      reqs[n++] = comm.irecv(f.recvLow, low, tagToHigh);
+    }
+    if (low >= 0) {
+      reqs[n++] = comm.isend(f.sendLow, low, tagToLow);
+    }
+    if (high >= 0) {
+      reqs[n++] = comm.isend(f.sendHigh, high, tagToHigh);
+    }
+    for (int i = 0; i < n; i++) {
+      comm.wait(reqs[i]);
+    }
+  }
+}

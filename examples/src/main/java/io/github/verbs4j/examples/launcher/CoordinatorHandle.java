@@ -1,0 +1,30 @@
+package io.github.verbs4j.examples.launcher;
+
+/**
+ * A coordinator the children connect to: one the launcher started (closing it stops it) or one
+ * running elsewhere (closing does nothing).
+ */
+public interface CoordinatorHandle extends AutoCloseable {
+  /** @return {@code host:port} for {@code verbs.coordinator}, or null when the children need none */
+  String address();
+
+  /** Stops the coordinator if this launcher started it. */
+  @Override
+  void close();
+
+  /**
+   * @param address an existing coordinator's {@code host:port}, or null for none
+   * @return a handle that closes nothing
+   */
+  static CoordinatorHandle external(String address) {
+    return new CoordinatorHandle() {
+      @Override
+      public String address() {
+        return address;
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+}

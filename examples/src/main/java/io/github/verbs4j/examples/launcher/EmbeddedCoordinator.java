@@ -1,0 +1,38 @@
+package io.github.verbs4j.examples.launcher;
+
+import io.github.verbs4j.fabric.coord.Coordinator;
+import java.time.Duration;
+
+/**
+ * sim-fabric's coordinator running inside the launcher's JVM on 127.0.0.1 and an ephemeral port:
+ * it assigns node ids, publishes the node directory, and serves the job's key-value store and
+ * barriers to the ranks.
+ */
+final class EmbeddedCoordinator implements CoordinatorHandle {
+  /** A rank silent this long (no heartbeat) is declared down; generous for loaded two-core machines. */
+  static final Duration PEER_TIMEOUT = Duration.ofSeconds(15);
+
+  private final Coordinator coordinator;
+
+  private EmbeddedCoordinator(Coordinator coordinator) {
+    this.coordinator = coordinator;
+  }
+
+  /**
+   * @param ranks the job size (the coordinator learns it from the first rank that joins)
+   * @return the running coordinator
+   */
+  static EmbeddedCoordinator start(int ranks) {
+    return new EmbeddedCoordinator(Coordinator.start("127.0.0.1", 0, PEER_TIMEOUT));
+  }
+
+  @Override
+  public String address() {
+    return "127.0.0.1:" + coordinator.port();
+  }
+
+  @Override
+  public void close() {
+    coordinator.close();
+  }
+}

@@ -1,0 +1,83 @@
+package io.github.verbs4j.examples.mp;
+
+import java.time.Duration;
+
+/**
+ * Settings of the verbs communicator.
+ *
+ * @param eagerLimit messages up to this many bytes go eagerly, copied through pre-posted receive
+ *     slots; longer ones by rendezvous
+ * @param slots receive slots (and send slots) per peer; also the flow-control window
+ * @param rendezvous how a rendezvous message moves: the sender RDMA-WRITEs into the receiver's
+ *     buffer, or the receiver RDMA-READs from the sender's
+ * @param timeout the longest wait for one request
+ */
+public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duration timeout) {
+  /** Default eager limit: 8 KiB. */
+  public static final int DEFAULT_EAGER_LIMIT = 8192;
+  /** Default slots per peer. */
+  public static final int DEFAULT_SLOTS = 32;
+  /** Slots kept for credit-return messages, which need no credit themselves. */
+  static final int RESERVED_SLOTS = 4;
+
+  /** How rendezvous data moves. */
+  public enum Rendezvous {
+    /** RTS, CTS with the receiver's buffer, RDMA WRITE, FIN. */
+    WRITE,
+    /** RTS with the sender's buffer, RDMA READ by the receiver, FIN. */
+    READ
+  }
+
+  /** Checks the ranges. */
+  public MpConfig {
+    if (eagerLimit < 0 || eagerLimit > (1 << 20)) {
+      throw new IllegalArgumentException("eagerLimit=" + eagerLimit + " must be between 0 and 1048576");
+    }
+    if (slots < 2 * RESERVED_SLOTS || slots > 4096) {
+      throw new IllegalArgumentException("slots=" + slots + " must be between " + 2 * RESERVED_SLOTS + " and 4096");
+    }
+    if (rendezvous == null) {
+      throw new IllegalArgumentException("rendezvous must be WRITE or READ");
+    }
+    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("timeout=" + timeout + " must be positive");
+    }
+  }
+
+  /** @return 8 KiB eager limit, 32 slots, WRITE rendezvous, 120 s timeout */
+  public static MpConfig defaults() {
+    return new MpConfig(DEFAULT_EAGER_LIMIT, DEFAULT_SLOTS, Rendezvous.WRITE, Duration.ofSeconds(120));
+  }
+
+  /**
+   * @param limit the eager limit
+   * @return a copy with it
+   */
+  public MpConfig withEagerLimit(int limit) {
+    return new MpConfig(limit, slots, rendezvous, timeout);
+  }
+
+  /**
+   * @param mode the rendezvous mode
+   * @return a copy with it
+   */
+  public MpConfig withRendezvous(Rendezvous mode) {
+    return new MpConfig(eagerLimit, slots, mode, timeout);
+  }
+
+  /**
+   * @param t the timeout
+   * @return a copy with it
+   */
+  public MpConfig withTimeout(Duration t) {
+    return new MpConfig(eagerLimit, slots, rendezvous, t);
+  }
+
+  /**
+   * @param n slots per peer
+   * @return a copy with it
+   */
+  public MpConfig withSlots(int n) {
+    return new MpConfig(eagerLimit, n, rendezvous, timeout);
+  }
+}

@@ -1,0 +1,785 @@
+package io.github.verbs4j.examples.mp;
+
+import io.github.verbs4j.examples.common.Backoff;
+import io.github.verbs4j.examples.common.JobChannel;
+import io.github.verbs4j.examples.common.RcAddress;
+import io.github.verbs4j.examples.common.RcConnector;
+import io.github.verbs4j.verbs.Access;
+import io.github.verbs4j.verbs.CompletionQueue;
+import io.github.verbs4j.verbs.Context;
+import io.github.verbs4j.verbs.DeviceAttr;
+import io.github.verbs4j.verbs.Job;
+import io.github.verbs4j.verbs.MemoryRegion;
+import io.github.verbs4j.verbs.ProtectionDomain;
+import io.github.verbs4j.verbs.QpCap;
+import io.github.verbs4j.verbs.QpInitAttr;
+import io.github.verbs4j.verbs.QpType;
+import io.github.verbs4j.verbs.QueuePair;
+import io.github.verbs4j.verbs.RecvWr;
+import io.github.verbs4j.verbs.SendWr;
+import io.github.verbs4j.verbs.Verbs;
+import io.github.verbs4j.verbs.WcStatus;
+import io.github.verbs4j.verbs.WorkCompletion;
+import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.spi.DirectAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The communicator on verbs: one RC queue pair to every other rank, connected through the job's
+ * key-value store, and one completion queue that the calling thread polls whenever it waits.
+ *
+ * <p><b>Eager</b> (up to {@link MpConfig#eagerLimit()} bytes): the message and a {@link Wire}
+ * header are copied into a registered send slot and SENT into one of the {@link MpConfig#slots()}
+ * receive slots the peer keeps posted; the receiver copies the payload into the matching receive's
+ * buffer (or keeps a copy until one is posted) and reposts the slot at once. A send completes as
+ * soon as its data is copied. Flow control is by credits: a sender has one credit per free
+ * receive slot at the peer (minus a few reserved for credit messages); receivers return credits in
+ * the header of every message they send, or in a CREDIT message once half the window is owed, so
+ * a slot is never overrun (the QPs still retry RNR forever as a safety net).
+ *
+ * <p><b>Rendezvous</b> (longer messages): the sender announces the message (RTS). With {@link
+ * MpConfig.Rendezvous#WRITE} the receiver, once a receive matches, answers with its buffer's address
+ * and rkey (CTS), the sender RDMA-WRITEs the data there and sends FIN behind it on the same QP, and
+ * the receive completes on FIN. With {@link MpConfig.Rendezvous#READ} the RTS carries the sender's
+ * address and rkey, the receiver RDMA-READs the data and sends FIN so the sender may reuse its
+ * buffer. Buffers from {@link #allocate(int)} are used in place; other buffers go through a
+ * temporary registered bounce buffer.
+ *
+ * <p>Not thread-safe; one thread drives it.
+ */
+public final class VerbsCommunicator extends AbstractCommunicator {
+  private static final Logger LOG = LoggerFactory.getLogger(VerbsCommunicator.class);
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+  private static final Set<Access> ALL_ACCESS =
+      EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
+  /** RDMA operations one QP keeps posted at a time. */
+  private static final int RDMA_IN_FLIGHT = 8;
+  private static final int POLL_BATCH = 32;
+  private static final int WR_RECV = 1;
+  private static final int WR_SEND = 2;
+  private static final int WR_RDMA = 3;
+  /** How long close waits for its last sends to complete. */
+  private static final java.time.Duration QUIESCE = java.time.Duration.ofSeconds(5);
+
+  /** One peer: its QP, slot areas, credits and what waits to be sent to it. */
+  private static final class Peer {
+    final int rank;
+    final QueuePair qp;
+    final int recvBase;
+    final int sendBase;
+    final ArrayDeque<Integer> freeSendSlots = new ArrayDeque<>();
+    final ArrayDeque<Outgoing> pending = new ArrayDeque<>();
+    final ArrayDeque<Transfer> pendingRdma = new ArrayDeque<>();
+    int credits;
+    int owed;
+    int rdmaInFlight;
+
+    Peer(int rank, QueuePair qp, int recvBase, int sendBase) {
+      this.rank = rank;
+      this.qp = qp;
+      this.recvBase = recvBase;
+      this.sendBase = sendBase;
+    }
+  }
+
+  /** A message waiting for a credit or a send slot. */
+  private static final class Outgoing {
+    final int kind;
+    final int context;
+    final int tag;
+    final int length;
+    final int senderId;
+    final int receiverId;
+    final long addr;
+    final int rkey;
+    final Request eager;
+
+    Outgoing(int kind, int context, int tag, int length, int senderId, int receiverId, long addr, int rkey,
+        Request eager) {
+      this.kind = kind;
+      this.context = context;
+      this.tag = tag;
+      this.length = length;
+      this.senderId = senderId;
+      this.receiverId = receiverId;
+      this.addr = addr;
+      this.rkey = rkey;
+      this.eager = eager;
+    }
+  }
+
+  /** The RDMA side of one rendezvous message, at the sender or the receiver. */
+  private static final class Transfer {
+    final Request request;
+    final int peer;
+    final int tag;
+    final int length;
+    final boolean read;
+    MemoryRegion bounce;
+    long localAddr;
+    int lkey;
+    int rkey;
+    int remoteId;
+    long remoteAddr;
+    int remoteRkey;
+    boolean truncated;
+
+    Transfer(Request request, int peer, int tag, int length, boolean read) {
+      this.request = request;
+      this.peer = peer;
+      this.tag = tag;
+      this.length = length;
+      this.read = read;
+    }
+  }
+
+  private final Context ctx;
+  private final boolean ownsContext;
+  private final MpConfig config;
+  private final ProtectionDomain pd;
+  private final CompletionQueue cq;
+  private final MemoryRegion slabMr;
+  private final ByteBuffer slab;
+  private final int slots;
+  private final int slotSize;
+  private final int creditThreshold;
+  private final Peer[] peers;
+  private final Matcher matcher = new Matcher();
+  private final Map<Integer, Request> rendezvous = new HashMap<>();
+  private final Map<Integer, Request> rdma = new HashMap<>();
+  private final NavigableMap<Long, MemoryRegion> regions = new TreeMap<>();
+  private final WorkCompletion[] wcs = WorkCompletion.array(POLL_BATCH);
+  private final SendWr swr = new SendWr();
+  private final RecvWr rwr = new RecvWr();
+  private int nextId = 1;
+  private boolean closed;
+  private boolean closing;
+  private MpException broken;
+
+  /**
+   * Opens the configured device and a communicator over all ranks of its job; closing the
+   * communicator closes the device.
+   *
+   * @param config the settings
+   * @return the communicator
+   */
+  public static VerbsCommunicator open(MpConfig config) {
+    Context ctx = Verbs.open();
+    try {
+      return new VerbsCommunicator(ctx, true, config);
+    } catch (RuntimeException e) {
+      try {
+        ctx.close();
+      } catch (RuntimeException c) {
+        e.addSuppressed(c);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * A communicator over all ranks of {@code ctx}'s job. Every rank must call this, in the same
+   * order as its other communicators.
+   *
+   * @param ctx the device (stays open after the communicator closes)
+   * @param config the settings
+   * @return the communicator
+   */
+  public static VerbsCommunicator open(Context ctx, MpConfig config) {
+    return new VerbsCommunicator(ctx, false, config);
+  }
+
+  private VerbsCommunicator(Context ctx, boolean ownsContext, MpConfig config) {
+    this(ctx, ctx.job(), ownsContext, config);
+  }
+
+  private VerbsCommunicator(Context ctx, Job job, boolean ownsContext, MpConfig config) {
+    super(job.rank(), job.size(), config.timeout());
+    this.ctx = ctx;
+    this.ownsContext = ownsContext;
+    this.config = config;
+    int n = job.size();
+    DeviceAttr dev = ctx.queryDevice();
+    int others = Math.max(1, n - 1);
+    int s = Math.min(config.slots(), dev.maxQpWr() - RDMA_IN_FLIGHT);
+    s = Math.min(s, ((dev.maxCqe() - 1) / others - RDMA_IN_FLIGHT) / 2);
+    if (s < 2 * MpConfig.RESERVED_SLOTS) {
+      throw new IllegalStateException("device limits max_cqe=" + dev.maxCqe() + ", max_qp_wr=" + dev.maxQpWr()
+          + " leave fewer than " + 2 * MpConfig.RESERVED_SLOTS + " slots per peer for " + n + " ranks");
+    }
+    this.slots = s;
+    this.slotSize = (Wire.HEADER_LENGTH + config.eagerLimit() + 63) / 64 * 64;
+    this.creditThreshold = Math.max(1, (s - MpConfig.RESERVED_SLOTS) / 2);
+    List<AutoCloseable> created = new ArrayList<>();
+    try {
+      pd = ctx.allocPd();
+      created.add(pd);
+      cq = ctx.createCq(Math.max(1, others * (2 * s + RDMA_IN_FLIGHT)), null, 0);
+      created.add(cq);
+      slabMr = pd.allocateMemory(Math.max(64L, (long) (n - 1) * 2 * s * slotSize), EnumSet.of(Access.LOCAL_WRITE));
+      created.add(slabMr);
+      slab = slabMr.buffer().order(ByteOrder.LITTLE_ENDIAN);
+      peers = new Peer[n];
+      int outReads = Math.max(1, Math.min(16, Math.min(dev.maxQpRdAtom(), dev.maxQpInitRdAtom())));
+      QpCap cap = QpCap.builder().maxSendWr(s + RDMA_IN_FLIGHT).maxRecvWr(s).build();
+      int index = 0;
+      for (int r = 0; r < n; r++) {
+        if (r == rank()) {
+          continue;
+        }
+        QueuePair qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq).cap(cap).build());
+        created.add(qp);
+        Peer p = new Peer(r, qp, index * 2 * s * slotSize, (index * 2 + 1) * s * slotSize);
+        index++;
+        for (int slot = 0; slot < s; slot++) {
+          p.freeSendSlots.add(slot);
+        }
+        p.credits = s - MpConfig.RESERVED_SLOTS;
+        peers[r] = p;
+        RcConnector.toInit(qp);
+        for (int slot = 0; slot < s; slot++) {
+          postRecvSlot(p, slot);
+        }
+      }
+      connect(new JobChannel(job, "mp/" + INSTANCES.getAndIncrement(), config.timeout()), outReads);
+    } catch (RuntimeException e) {
+      for (int i = created.size() - 1; i >= 0; i--) {
+        try {
+          created.get(i).close();
+        } catch (Exception c) {
+          e.addSuppressed(c);
+        }
+      }
+      throw e;
+    }
+    LOG.debug("rank {} of {}: communicator up ({} slots of {} bytes per peer, eager limit {}, rendezvous {})",
+        rank(), n, s, slotSize, config.eagerLimit(), config.rendezvous());
+  }
+
+  /** Publishes this rank's LID, PSN and QP numbers, reads everyone's, and brings every QP to RTS. */
+  private void connect(JobChannel ch, int outReads) {
+    int n = size();
+    int lid = ctx.queryPort(1).lid();
+    int mtu = ctx.queryPort(1).activeMtu().bytes();
+    int psn = ThreadLocalRandom.current().nextInt(1 << 24);
+    StringBuilder qpns = new StringBuilder();
+    for (int r = 0; r < n; r++) {
+      qpns.append(r == 0 ? "" : ":").append(peers[r] == null ? 0 : peers[r].qp.qpNum());
+    }
+    ch.publish("conn", lid + ";" + psn + ";" + mtu + ";" + outReads + ";" + qpns);
+    for (int r = 0; r < n; r++) {
+      if (peers[r] == null) {
+        continue;
+      }
+      String[] f = ch.lookup("conn", r).split(";");
+      int[] theirQpns = Arrays.stream(f[4].split(":")).mapToInt(Integer::parseInt).toArray();
+      RcAddress remote = new RcAddress(Integer.parseInt(f[0]), theirQpns[rank()], Integer.parseInt(f[1]), 0, 0,
+          Integer.parseInt(f[3]), Integer.parseInt(f[2]));
+      RcAddress local = new RcAddress(lid, peers[r].qp.qpNum(), psn, 0, 0, outReads, mtu);
+      RcConnector.connect(peers[r].qp, local, remote, Math.min(outReads, remote.outReads()), outReads);
+    }
+    ch.barrier();
+  }
+
+  private static long wrId(int kind, int peer, int index) {
+    return (long) kind << 56 | (long) peer << 32 | (index & 0xffffffffL);
+  }
+
+  private void postRecvSlot(Peer p, int slot) {
+    rwr.wrId(wrId(WR_RECV, p.rank, slot)).sge(slabMr, p.recvBase + (long) slot * slotSize, slotSize);
+    p.qp.postRecv(rwr);
+  }
+
+  private void ensureUsable() {
+    if (closed) {
+      throw new MpException("rank " + rank() + ": the communicator is closed");
+    }
+    if (broken != null) {
+      throw new MpException("rank " + rank() + ": the communicator failed earlier: " + broken.getMessage(), broken);
+    }
+  }
+
+  @Override
+  public ByteBuffer allocate(int bytes) {
+    ensureUsable();
+    if (bytes < 1) {
+      throw new IllegalArgumentException("bytes=" + bytes + " must be at least 1");
+    }
+    MemoryRegion mr = pd.allocateMemory(bytes, ALL_ACCESS);
+    regions.put(mr.address(), mr);
+    return mr.buffer();
+  }
+
+  @Override
+  public long nowNanos() {
+    return ctx.nowNanos();
+  }
+
+  /** @return the settings */
+  public MpConfig config() {
+    return config;
+  }
+
+  @Override
+  protected Request isend(ByteBuffer data, int dest, int tag, int context) {
+    ensureUsable();
+    int len = data.remaining();
+    Request r = new Request(Request.Kind.SEND, dest, tag, context, data, len);
+    if (dest == rank()) {
+      sendToSelf(r);
+      return r;
+    }
+    Peer p = peers[dest];
+    if (len <= config.eagerLimit()) {
+      enqueue(p, new Outgoing(Wire.EAGER, context, tag, len, 0, 0, 0, 0, r));
+    } else {
+      boolean read = config.rendezvous() == MpConfig.Rendezvous.READ;
+      Transfer t = new Transfer(r, dest, tag, len, read);
+      r.id = nextId++;
+      r.transfer = t;
+      attachSource(t, data, len);
+      rendezvous.put(r.id, r);
+      enqueue(p, new Outgoing(Wire.RTS, context, tag, len, r.id, 0, read ? t.localAddr : 0, read ? t.rkey : 0, null));
+    }
+    drain(p);
+    return r;
+  }
+
+  @Override
+  protected Request irecv(ByteBuffer into, int source, int tag, int context) {
+    ensureUsable();
+    Request r = new Request(Request.Kind.RECV, source, tag, context, into, into.remaining());
+    Incoming m = matcher.takeUnexpected(r);
+    if (m == null) {
+      matcher.post(r);
+    } else if (m.data != null) {
+      deliver(r, m.source, m.tag, ByteBuffer.wrap(m.data), 0, m.length);
+    } else {
+      startReceive(r, m.source, m.tag, m.length, (Rts) m.rendezvous);
+    }
+    return r;
+  }
+
+  /** The fields of an RTS kept until a receive matches it. */
+  private record Rts(int senderId, long addr, int rkey) {}
+
+  private void sendToSelf(Request r) {
+    Request recv = matcher.takePosted(rank(), r.tag, r.context);
+    if (recv != null) {
+      deliver(recv, rank(), r.tag, r.buffer, r.buffer.position(), r.length);
+    } else {
+      byte[] copy = new byte[r.length];
+      r.buffer.get(r.buffer.position(), copy);
+      matcher.arrived(new Incoming(rank(), r.tag, r.context, r.length, copy, null));
+    }
+    r.complete(new Status(rank(), r.tag, r.length));
+  }
+
+  /** Copies a whole message into a receive, or fails it as truncated. */
+  private void deliver(Request r, int source, int tag, ByteBuffer from, int offset, int length) {
+    if (length > r.length) {
+      r.fail(truncated(r, source, tag, length));
+      return;
+    }
+    r.buffer.put(r.buffer.position(), from, offset, length);
+    r.complete(new Status(source, tag, length));
+  }
+
+  private MpException truncated(Request r, int source, int tag, int length) {
+    return new MpException("rank " + rank() + ": message of " + length + " bytes from rank " + source + " tag " + tag
+        + " is truncated: the receive buffer has " + r.length + " bytes");
+  }
+
+  private MemoryRegion registered(ByteBuffer b, int len) {
+    if (!b.isDirect() || regions.isEmpty()) {
+      return null;
+    }
+    long addr = DirectAddress.of(b) + b.position();
+    Map.Entry<Long, MemoryRegion> e = regions.floorEntry(addr);
+    if (e == null || addr + len > e.getKey() + e.getValue().length()) {
+      return null;
+    }
+    return e.getValue();
+  }
+
+  /** Where a rendezvous send's data is read from: the caller's registered buffer, or a bounce copy. */
+  private void attachSource(Transfer t, ByteBuffer data, int len) {
+    MemoryRegion mr = registered(data, len);
+    if (mr != null) {
+      t.localAddr = DirectAddress.of(data) + data.position();
+      t.lkey = mr.lkey();
+      t.rkey = mr.rkey();
+    } else {
+      t.bounce = pd.allocateMemory(len, ALL_ACCESS);
+      t.bounce.buffer().put(0, data, data.position(), len);
+      t.localAddr = t.bounce.address();
+      t.lkey = t.bounce.lkey();
+      t.rkey = t.bounce.rkey();
+    }
+  }
+
+  /** A receive matched a rendezvous announcement: ask for the data (CTS) or read it. */
+  private void startReceive(Request r, int source, int tag, int length, Rts rts) {
+    boolean read = rts.addr() != 0;
+    Transfer t = new Transfer(r, source, tag, length, read);
+    t.truncated = length > r.length;
+    t.remoteId = rts.senderId();
+    MemoryRegion mr = t.truncated ? null : registered(r.buffer, length);
+    if (mr != null) {
+      t.localAddr = DirectAddress.of(r.buffer) + r.buffer.position();
+      t.lkey = mr.lkey();
+      t.rkey = mr.rkey();
+    } else {
+      t.bounce = pd.allocateMemory(Math.max(1, length), ALL_ACCESS);
+      t.localAddr = t.bounce.address();
+      t.lkey = t.bounce.lkey();
+      t.rkey = t.bounce.rkey();
+    }
+    r.id = nextId++;
+    r.transfer = t;
+    Peer p = peers[source];
+    if (read) {
+      t.remoteAddr = rts.addr();
+      t.remoteRkey = rts.rkey();
+      p.pendingRdma.add(t);
+    } else {
+      rendezvous.put(r.id, r);
+      enqueue(p, new Outgoing(Wire.CTS, r.context, tag, length, rts.senderId(), r.id, t.localAddr, t.rkey, null));
+    }
+    drain(p);
+  }
+
+  /** A rendezvous receive has its data (FIN in WRITE mode, READ completion in READ mode). */
+  private void finishReceive(Request r) {
+    Transfer t = (Transfer) r.transfer;
+    if (t.truncated) {
+      r.fail(truncated(r, t.peer, t.tag, t.length));
+    } else {
+      if (t.bounce != null) {
+        r.buffer.put(r.buffer.position(), t.bounce.buffer(), 0, t.length);
+      }
+      r.complete(new Status(t.peer, t.tag, t.length));
+    }
+    releaseBounce(t);
+  }
+
+  private static void releaseBounce(Transfer t) {
+    if (t.bounce != null) {
+      t.bounce.close();
+      t.bounce = null;
+    }
+  }
+
+  private void enqueue(Peer p, Outgoing o) {
+    p.pending.addLast(o);
+  }
+
+  /** Posts what waits for peer {@code p} as far as credits, slots and the RDMA window allow. */
+  private int drain(Peer p) {
+    int work = 0;
+    while (p.rdmaInFlight < RDMA_IN_FLIGHT && !p.pendingRdma.isEmpty()) {
+      postRdma(p, p.pendingRdma.pollFirst());
+      work++;
+    }
+    while (!p.pending.isEmpty() && trySend(p, p.pending.peekFirst())) {
+      p.pending.pollFirst();
+      work++;
+    }
+    if (!closing && p.owed >= creditThreshold && !p.freeSendSlots.isEmpty()) {
+      trySend(p, new Outgoing(Wire.CREDIT, 0, 0, 0, 0, 0, 0, 0, null));
+      work++;
+    }
+    return work;
+  }
+
+  private boolean trySend(Peer p, Outgoing o) {
+    if (o.kind != Wire.CREDIT && p.credits == 0) {
+      return false;
+    }
+    Integer slot = p.freeSendSlots.pollFirst();
+    if (slot == null) {
+      return false;
+    }
+    int at = p.sendBase + slot * slotSize;
+    int payload = o.kind == Wire.EAGER ? o.length : 0;
+    Wire.write(slab, at, o.kind, o.context, p.owed, o.tag, o.length, o.senderId, o.receiverId, o.addr, o.rkey);
+    p.owed = 0;
+    if (payload > 0) {
+      slab.put(at + Wire.HEADER_LENGTH, o.eager.buffer, o.eager.buffer.position(), payload);
+    }
+    swr.wrId(wrId(WR_SEND, p.rank, slot)).opcode(WrOpcode.SEND).sge(slabMr, at, Wire.HEADER_LENGTH + payload)
+        .signaled(true);
+    p.qp.postSend(swr);
+    if (o.kind != Wire.CREDIT) {
+      p.credits--;
+    }
+    if (o.eager != null) {
+      o.eager.complete(new Status(p.rank, o.tag, payload));
+    }
+    return true;
+  }
+
+  private void postRdma(Peer p, Transfer t) {
+    int id = t.request.id;
+    swr.wrId(wrId(WR_RDMA, p.rank, id)).opcode(t.read ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE)
+        .rdma(t.remoteAddr, t.remoteRkey).signaled(true);
+    swr.sgList().numSge(1);
+    swr.sgList().sge(0).set(t.localAddr, t.length, t.lkey);
+    p.qp.postSend(swr);
+    p.rdmaInFlight++;
+    rdma.put(id, t.request);
+    if (!t.read) {
+      // FIN follows the WRITE on the same QP, so the receiver sees it only after the data is placed.
+      enqueue(p, new Outgoing(Wire.FIN, t.request.context, t.tag, t.length, 0, t.remoteId, 0, 0, null));
+    }
+  }
+
+  @Override
+  protected int progress() {
+    if (broken != null) {
+      throw broken;
+    }
+    int work = 0;
+    int n = cq.poll(wcs);
+    for (int i = 0; i < n; i++) {
+      handle(wcs[i]);
+    }
+    work += n;
+    for (Peer p : peers) {
+      if (p != null) {
+        work += drain(p);
+      }
+    }
+    return work;
+  }
+
+  private void handle(WorkCompletion wc) {
+    long id = wc.wrId();
+    int kind = (int) (id >>> 56);
+    int peer = (int) (id >>> 32) & 0xffff;
+    int index = (int) id;
+    if (wc.status() != WcStatus.SUCCESS && closing) {
+      // a peer that finished closing first destroyed its QP; what was still in flight does not matter now
+      LOG.debug("rank {}: completion {} from the QP to rank {} while closing", rank(), wc.status(), peer);
+      if (kind == WR_SEND) {
+        peers[peer].freeSendSlots.addLast(index);
+      } else if (kind == WR_RDMA) {
+        peers[peer].rdmaInFlight--;
+      }
+      return;
+    }
+    if (wc.status() != WcStatus.SUCCESS) {
+      broken = new MpException("rank " + rank() + ": " + (kind == WR_RECV ? "receive" : kind == WR_SEND ? "send"
+          : "RDMA") + " on the QP to rank " + peer + " completed with " + wc.status().str() + " ("
+          + wc.status().value() + ")");
+      throw broken;
+    }
+    Peer p = peers[peer];
+    switch (kind) {
+      case WR_SEND -> p.freeSendSlots.addLast(index);
+      case WR_RECV -> received(p, index);
+      case WR_RDMA -> rdmaDone(p, index);
+      default -> throw new IllegalStateException("unknown wr_id 0x" + Long.toHexString(id));
+    }
+  }
+
+  private void rdmaDone(Peer p, int requestId) {
+    p.rdmaInFlight--;
+    Request r = rdma.remove(requestId);
+    Transfer t = (Transfer) r.transfer;
+    if (t.read) {
+      finishReceive(r);
+      enqueue(p, new Outgoing(Wire.FIN, r.context, t.tag, t.length, t.remoteId, 0, 0, 0, null));
+    } else {
+      releaseBounce(t);
+      r.complete(new Status(t.peer, t.tag, t.length));
+    }
+  }
+
+  private void received(Peer p, int slot) {
+    int at = p.recvBase + slot * slotSize;
+    if (Wire.version(slab, at) != Wire.VERSION) {
+      broken = new MpException("rank " + rank() + ": message from rank " + p.rank + " has header version "
+          + Wire.version(slab, at) + ", expected " + Wire.VERSION);
+      throw broken;
+    }
+    int kind = Wire.kind(slab, at);
+    int context = Wire.context(slab, at);
+    int tag = Wire.tag(slab, at);
+    int length = Wire.length(slab, at);
+    p.credits += Wire.credits(slab, at);
+    switch (kind) {
+      case Wire.EAGER -> {
+        Request r = matcher.takePosted(p.rank, tag, context);
+        if (r != null) {
+          deliver(r, p.rank, tag, slab, at + Wire.HEADER_LENGTH, length);
+        } else {
+          byte[] copy = new byte[length];
+          slab.get(at + Wire.HEADER_LENGTH, copy);
+          matcher.arrived(new Incoming(p.rank, tag, context, length, copy, null));
+        }
+      }
+      case Wire.RTS -> {
+        Rts rts = new Rts(Wire.senderId(slab, at), Wire.addr(slab, at), Wire.rkey(slab, at));
+        Request r = matcher.takePosted(p.rank, tag, context);
+        if (r != null) {
+          startReceive(r, p.rank, tag, length, rts);
+        } else {
+          matcher.arrived(new Incoming(p.rank, tag, context, length, null, rts));
+        }
+      }
+      case Wire.CTS -> {
+        Request r = rendezvous.remove(Wire.senderId(slab, at));
+        Transfer t = (Transfer) r.transfer;
+        t.remoteId = Wire.receiverId(slab, at);
+        t.remoteAddr = Wire.addr(slab, at);
+        t.remoteRkey = Wire.rkey(slab, at);
+        p.pendingRdma.add(t);
+      }
+      case Wire.FIN -> {
+        int receiverId = Wire.receiverId(slab, at);
+        if (receiverId != 0) {
+          finishReceive(rendezvous.remove(receiverId));
+        } else {
+          Request r = rendezvous.remove(Wire.senderId(slab, at));
+          releaseBounce((Transfer) r.transfer);
+          r.complete(new Status(p.rank, r.tag, r.length));
+        }
+      }
+      case Wire.CREDIT -> {
+        // only the credits in the header
+      }
+      default -> {
+        broken = new MpException("rank " + rank() + ": message kind " + kind + " from rank " + p.rank + " is unknown");
+        throw broken;
+      }
+    }
+    postRecvSlot(p, slot);
+    if (kind != Wire.CREDIT) {
+      p.owed++;
+    }
+  }
+
+  @Override
+  protected String diagnostics() {
+    StringBuilder b = new StringBuilder("; receives posted ").append(matcher.postedCount()).append(", unexpected ")
+        .append(matcher.unexpectedCount());
+    for (Peer p : peers) {
+      if (p != null && (!p.pending.isEmpty() || p.credits == 0 || !p.pendingRdma.isEmpty())) {
+        b.append("; to rank ").append(p.rank).append(": ").append(p.pending.size()).append(" waiting, credits ")
+            .append(p.credits).append(", free slots ").append(p.freeSendSlots.size()).append(", RDMA queued ")
+            .append(p.pendingRdma.size());
+      }
+    }
+    return b.toString();
+  }
+
+  /**
+   * Meets the other ranks in a barrier, waits until everything this rank sent has left, then
+   * destroys the QPs and memory (and the device when {@link #open(MpConfig)} opened it).
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    RuntimeException failure = null;
+    if (broken == null) {
+      try {
+        barrier();
+        closing = true;
+        quiesce();
+      } catch (RuntimeException e) {
+        failure = e;
+      }
+    }
+    closed = true;
+    List<AutoCloseable> all = new ArrayList<>();
+    for (Peer p : peers) {
+      if (p != null) {
+        all.add(p.qp);
+      }
+    }
+    for (Request r : rendezvous.values()) {
+      Transfer t = (Transfer) r.transfer;
+      if (t != null && t.bounce != null) {
+        all.add(t.bounce);
+      }
+    }
+    for (Request r : rdma.values()) {
+      Transfer t = (Transfer) r.transfer;
+      if (t != null && t.bounce != null) {
+        all.add(t.bounce);
+      }
+    }
+    all.addAll(regions.values());
+    all.add(slabMr);
+    all.add(cq);
+    all.add(pd);
+    if (ownsContext) {
+      all.add(ctx);
+    }
+    for (AutoCloseable c : all) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        RuntimeException r = e instanceof RuntimeException re ? re : new IllegalStateException(e);
+        if (failure == null) {
+          failure = r;
+        } else {
+          failure.addSuppressed(r);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /**
+   * After the closing barrier: waits (at most {@link #QUIESCE}) until every posted send and RDMA
+   * operation has completed, returning no more credits and ignoring errors from peers that closed
+   * first. Every message a peer still needed was delivered before the barrier could complete.
+   */
+  private void quiesce() {
+    long deadline = System.nanoTime() + QUIESCE.toNanos();
+    Backoff backoff = Backoff.forWaiting();
+    while (true) {
+      boolean idle = true;
+      for (Peer p : peers) {
+        if (p != null && (p.freeSendSlots.size() < slots || p.rdmaInFlight > 0 || !p.pending.isEmpty())) {
+          idle = false;
+          break;
+        }
+      }
+      if (idle) {
+        return;
+      }
+      if (progress() == 0) {
+        backoff.idle();
+        if (System.nanoTime() - deadline > 0) {
+          LOG.debug("rank {}: sends still outstanding at close after {} ms{}", rank(), QUIESCE.toMillis(),
+              diagnostics());
+          return;
+        }
+      } else {
+        backoff.reset();
+      }
+    }
+  }
+}
