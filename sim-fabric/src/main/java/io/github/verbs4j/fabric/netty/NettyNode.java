@@ -280,6 +280,7 @@ public final class NettyNode implements FabricNode {
   private void connectAll(long deadline) {
     String transport = options.get(FabricOptions.TRANSPORT);
     List<ChannelFuture> futures = new ArrayList<>();
+    List<Peer> targets = new ArrayList<>();
     for (NodeInfo n : directory.nodes()) {
       if (n.nodeId() == nodeId || !n.up()) {
         continue;
@@ -312,21 +313,20 @@ public final class NettyNode implements FabricNode {
         f = b.channel(transports.tcpClient()).option(ChannelOption.TCP_NODELAY, true)
             .connect(new InetSocketAddress(tcpAddr.substring(0, c), Integer.parseInt(tcpAddr.substring(c + 1))));
       }
-      Peer p = peers[n.nodeId()];
-      f.addListener(x -> {
-        if (x.isSuccess()) {
-          p.channel = f.channel();
-        }
-      });
       futures.add(f);
+      targets.add(peers[n.nodeId()]);
     }
-    for (ChannelFuture f : futures) {
+    for (int i = 0; i < futures.size(); i++) {
+      ChannelFuture f = futures.get(i);
       if (!f.awaitUninterruptibly(left(deadline).toMillis())) {
-        throw new FabricTimeoutException("connect to " + f.channel().remoteAddress() + " timed out");
+        throw new FabricTimeoutException("connect to node " + targets.get(i).id + " timed out");
       }
       if (!f.isSuccess()) {
-        throw new FabricException("connect to a peer failed: " + f.cause(), f.cause());
+        throw new FabricException("connect to node " + targets.get(i).id + " failed: " + f.cause(), f.cause());
       }
+      // Set here, not in a listener: listeners may run after await returns, and open() must
+      // return with every peer connected.
+      targets.get(i).channel = f.channel();
     }
   }
 

@@ -17,6 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class CoordinatorTest {
+  /** Blocking calls need a thread each (the common pool may have only one thread on 2 cores). */
+  private static final java.util.concurrent.Executor THREAD_PER_TASK = r -> new Thread(r).start();
   private static final Duration T = Duration.ofSeconds(10);
   private final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -92,7 +94,7 @@ class CoordinatorTest {
     CoordinatorClient b = client(c, new Recorder(), Duration.ofMillis(100));
     a.hello(0, 2, "a", "h", "switch", T);
     b.hello(1, 2, "b", "h", "switch", T);
-    CompletableFuture<byte[]> pending = CompletableFuture.supplyAsync(() -> b.get("rkey/0", T));
+    CompletableFuture<byte[]> pending = CompletableFuture.supplyAsync(() -> b.get("rkey/0", T), THREAD_PER_TASK);
     Thread.sleep(50);
     a.put("rkey/0", new byte[] {1, 2, 3}, T);
     assertArrayEquals(new byte[] {1, 2, 3}, pending.get(10, TimeUnit.SECONDS));
@@ -116,7 +118,7 @@ class CoordinatorTest {
     assertTrue(t.getMessage().contains("ranks [1, 2] missing"), t.getMessage());
     List<CompletableFuture<Void>> f = new ArrayList<>();
     for (CoordinatorClient x : cl) {
-      f.add(CompletableFuture.runAsync(() -> x.barrier("b1", T)));
+      f.add(CompletableFuture.runAsync(() -> x.barrier("b1", T), THREAD_PER_TASK));
     }
     CompletableFuture.allOf(f.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
   }

@@ -31,6 +31,8 @@ import org.junit.jupiter.api.Test;
 
 /** Three netty nodes in one JVM, over TCP or Unix domain sockets, epoll or NIO. */
 class NettyFabricTest {
+  /** Blocking calls need a thread each (the common pool may have only one thread on 2 cores). */
+  private static final java.util.concurrent.Executor THREAD_PER_TASK = r -> new Thread(r).start();
   private final List<FabricNode> nodes = new ArrayList<>();
   private EmbeddedCoordinator coordinator;
 
@@ -50,7 +52,7 @@ class NettyFabricTest {
       s.putAll(extra);
       s.put("verbs.fabric.join-timeout-ms", "20000");
       FabricOptions o = FabricOptions.from(s, Map.of());
-      fs.add(CompletableFuture.supplyAsync(() -> Fabric.open(o, new SimpleMeterRegistry())));
+      fs.add(CompletableFuture.supplyAsync(() -> Fabric.open(o, new SimpleMeterRegistry()), THREAD_PER_TASK));
     }
     for (CompletableFuture<FabricNode> f : fs) {
       nodes.add(f.get(30, TimeUnit.SECONDS));
@@ -117,10 +119,10 @@ class NettyFabricTest {
     List<FabricNode> ns = open(3, Map.of());
     FabricNode a = ns.get(0);
     FabricNode c = ns.get(2);
-    CompletableFuture<Void> bar = CompletableFuture.runAsync(() -> ns.get(1).barrier("x", Duration.ofSeconds(10)));
+    CompletableFuture<Void> bar = CompletableFuture.runAsync(() -> ns.get(1).barrier("x", Duration.ofSeconds(10)), THREAD_PER_TASK);
     c.kvPut("qpn/2", new byte[] {42});
     assertArrayEquals(new byte[] {42}, a.kvGet("qpn/2", Duration.ofSeconds(10)));
-    CompletableFuture<Void> bar2 = CompletableFuture.runAsync(() -> c.barrier("x", Duration.ofSeconds(10)));
+    CompletableFuture<Void> bar2 = CompletableFuture.runAsync(() -> c.barrier("x", Duration.ofSeconds(10)), THREAD_PER_TASK);
     a.barrier("x", Duration.ofSeconds(10));
     bar.get(10, TimeUnit.SECONDS);
     bar2.get(10, TimeUnit.SECONDS);
