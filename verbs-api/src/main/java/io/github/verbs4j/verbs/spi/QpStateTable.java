@@ -123,8 +123,9 @@ public final class QpStateTable {
       rule(from, RTS, DCI, 0, m(CUR_STATE, MIN_RNR_TIMER));
     }
     rule(RTS, RTS, RAW_PACKET, 0, m(RATE_LIMIT));
-    // RTS -> SQD
-    for (QpType t : new QpType[] {UD, UC, RC, XRC_SEND, XRC_RECV, DCI}) {
+    rule(SQD, RTS, RAW_PACKET, 0, m(RATE_LIMIT));
+    // RTS -> SQD: every type that reaches RTS (§2.3 "all")
+    for (QpType t : new QpType[] {UD, UC, RC, XRC_SEND, XRC_RECV, RAW_PACKET, DCI}) {
       rule(RTS, SQD, t, 0, m(EN_SQD_ASYNC_NOTIFY));
     }
     // SQD -> SQD
@@ -137,6 +138,7 @@ public final class QpStateTable {
     rule(SQD, SQD, XRC_RECV, 0, m(PORT, AV, TIMEOUT, MAX_DEST_RD_ATOMIC, ALT_PATH, ACCESS_FLAGS, PKEY_INDEX,
         MIN_RNR_TIMER, PATH_MIG_STATE));
     rule(SQD, SQD, DCI, 0, m(PKEY_INDEX, TIMEOUT, RETRY_CNT, RNR_RETRY, MAX_QP_RD_ATOMIC, MIN_RNR_TIMER));
+    rule(SQD, SQD, RAW_PACKET, 0, 0);
     // SQE -> RTS (UD/UC only: RC never enters SQE)
     rule(SQE, RTS, UD, 0, m(CUR_STATE, QKEY));
     rule(SQE, RTS, UC, 0, m(CUR_STATE, ACCESS_FLAGS));

@@ -13,8 +13,8 @@ import io.github.verbs4j.verbs.VerbsException;
 
 /**
  * A shared receive queue in software, shared by every provider: FIFO consumption by attached QPs,
- * the one-shot limit event ({@code srq_limit}, rxe: "if (limit && count < limit) { limit = 0;
- * event }"), resize when the provider has {@link Capability#SRQ_RESIZE}.
+ * the one-shot limit event ({@code srq_limit}, rxe: {@code if (limit && count < limit) limit = 0, event}),
+ * resize when the provider has {@link Capability#SRQ_RESIZE}.
  */
 public class SoftSharedReceiveQueue extends ReceiveQueue implements SharedReceiveQueue {
   private final AbstractProtectionDomain pd;
