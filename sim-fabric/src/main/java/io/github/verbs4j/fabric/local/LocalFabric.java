@@ -305,6 +305,25 @@ public final class LocalFabric implements AutoCloseable {
   }
 
   /**
+   * Deterministic mode, as an agent's duty cycle: runs up to 256 events.
+   *
+   * @return events run (0 when idle)
+   * @throws IllegalStateException in the threaded mode
+   */
+  public int doWork() {
+    requireDeterministic("doWork()");
+    int n = 0;
+    synchronized (this) {
+      DeterministicLoop.Event e;
+      while (n < 256 && (e = loop.poll()) != null) {
+        run(e);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
    * Deterministic mode: runs events until none is left.
    *
    * @return the number of events run

@@ -30,14 +30,24 @@ import java.util.Arrays;
 public final class LinkModel {
   private static final int DEPTH_RING = 256;
 
+  /** Mutable state of one directed link, guarded by the model's lock. */
+  private static final class LinkState {
+    LinkParams params;
+    long busyUntil;
+    long queueingNanos;
+    long frames;
+    long bytes;
+    int depth;
+    // End times of frames on or queued for the link. They never decrease (each frame starts after
+    // the previous one ends), so the ones that have finished are always at the head.
+    final long[] ends = new long[DEPTH_RING];
+    int head;
+    int size;
+  }
+
   private final LinkParams defaults;
-  private LinkParams[] params;
-  private long[] busyUntil;
-  private long[] queueingNanos;
-  private long[] frames;
-  private long[] bytes;
-  private long[][] inFlightEnds;
-  private int[] depth;
+  private LinkState[] links;
+  private volatile boolean overrides;
 
   /**
    * @param defaults parameters of every link not set by {@link #setParams}
@@ -45,14 +55,7 @@ public final class LinkModel {
    */
   public LinkModel(LinkParams defaults, int links) {
     this.defaults = defaults;
-    int n = Math.max(links, 4);
-    params = new LinkParams[n];
-    busyUntil = new long[n];
-    queueingNanos = new long[n];
-    frames = new long[n];
-    bytes = new long[n];
-    inFlightEnds = new long[n][];
-    depth = new int[n];
+    this.links = new LinkState[Math.max(links, 4)];
   }
 
   /** @return the default parameters */
@@ -67,8 +70,8 @@ public final class LinkModel {
    * @param p its parameters
    */
   public synchronized void setParams(int linkId, LinkParams p) {
-    ensure(linkId);
-    params[linkId] = p;
+    state(linkId).params = p;
+    overrides = true;
   }
 
   /**
@@ -76,22 +79,23 @@ public final class LinkModel {
    * @return its parameters
    */
   public synchronized LinkParams params(int linkId) {
-    ensure(linkId);
-    LinkParams p = params[linkId];
+    return paramsOf(state(linkId));
+  }
+
+  private LinkParams paramsOf(LinkState st) {
+    LinkParams p = st.params;
     return p != null ? p : defaults;
   }
 
-  private void ensure(int linkId) {
-    if (linkId >= busyUntil.length) {
-      int n = Math.max(linkId + 1, busyUntil.length * 2);
-      params = Arrays.copyOf(params, n);
-      busyUntil = Arrays.copyOf(busyUntil, n);
-      queueingNanos = Arrays.copyOf(queueingNanos, n);
-      frames = Arrays.copyOf(frames, n);
-      bytes = Arrays.copyOf(bytes, n);
-      inFlightEnds = Arrays.copyOf(inFlightEnds, n);
-      depth = Arrays.copyOf(depth, n);
+  private LinkState state(int linkId) {
+    if (linkId >= links.length) {
+      links = Arrays.copyOf(links, Math.max(linkId + 1, links.length * 2));
     }
+    LinkState st = links[linkId];
+    if (st == null) {
+      st = links[linkId] = new LinkState();
+    }
+    return st;
   }
 
   /**
@@ -100,13 +104,17 @@ public final class LinkModel {
    * @param route a route
    * @return bytes ({@link LinkParams#mtu()} of the default for a 0-hop route)
    */
-  public synchronized int mtu(Route route) {
-    int m = defaults.mtu();
-    for (int i = 0; i < route.hops(); i++) {
-      LinkParams p = params(route.link(i));
-      m = Math.min(m, p.mtu());
+  public int mtu(Route route) {
+    if (!overrides) {
+      return defaults.mtu();
     }
-    return m;
+    synchronized (this) {
+      int m = defaults.mtu();
+      for (int i = 0; i < route.hops(); i++) {
+        m = Math.min(m, paramsOf(state(route.link(i))).mtu());
+      }
+      return m;
+    }
   }
 
   /**
@@ -126,11 +134,11 @@ public final class LinkModel {
     long maxSer = 0;
     long head = sendTime;
     for (int i = 0; i < n; i++) {
-      int l = route.link(i);
-      LinkParams p = params(l);
+      LinkState st = state(route.link(i));
+      LinkParams p = paramsOf(st);
       long ser = p.serializationNanos(wire);
       maxSer = Math.max(maxSer, ser);
-      long start = acquire(l, head, ser, wire);
+      long start = acquire(st, head, ser, wire);
       head = start + p.latencyNs() + (i < n - 1 ? p.forwardNs() : 0);
     }
     return head + maxSer;
@@ -148,8 +156,9 @@ public final class LinkModel {
    */
   public synchronized long hop(int linkId, long headTime, int payloadBytes, boolean last) {
     long wire = (long) payloadBytes + FrameHeader.LENGTH;
-    LinkParams p = params(linkId);
-    long start = acquire(linkId, headTime, p.serializationNanos(wire), wire);
+    LinkState st = state(linkId);
+    LinkParams p = paramsOf(st);
+    long start = acquire(st, headTime, p.serializationNanos(wire), wire);
     return start + p.latencyNs() + (last ? 0 : p.forwardNs());
   }
 
@@ -164,31 +173,30 @@ public final class LinkModel {
     long wire = (long) payloadBytes + FrameHeader.LENGTH;
     long m = 0;
     for (int i = 0; i < route.hops(); i++) {
-      m = Math.max(m, params(route.link(i)).serializationNanos(wire));
+      m = Math.max(m, paramsOf(state(route.link(i))).serializationNanos(wire));
     }
     return m;
   }
 
-  private long acquire(int l, long head, long ser, long wire) {
-    ensure(l);
-    long start = Math.max(head, busyUntil[l]);
-    queueingNanos[l] += start - head;
-    busyUntil[l] = start + ser;
-    frames[l]++;
-    bytes[l] += wire;
+  private static long acquire(LinkState st, long head, long ser, long wire) {
+    long start = Math.max(head, st.busyUntil);
+    st.queueingNanos += start - head;
+    st.busyUntil = start + ser;
+    st.frames++;
+    st.bytes += wire;
     // Queue depth in modelled time: frames still on or waiting for the link when this one arrives.
-    long[] ring = inFlightEnds[l];
-    if (ring == null) {
-      ring = inFlightEnds[l] = new long[DEPTH_RING];
+    long[] ends = st.ends;
+    while (st.size > 0 && ends[st.head] <= head) {
+      st.head = (st.head + 1) % DEPTH_RING;
+      st.size--;
     }
-    int d = 0;
-    for (long end : ring) {
-      if (end > head) {
-        d++;
-      }
+    st.depth = st.size;
+    if (st.size == DEPTH_RING) {
+      st.head = (st.head + 1) % DEPTH_RING;
+      st.size--;
     }
-    depth[l] = d;
-    ring[(int) (frames[l] % DEPTH_RING)] = start + ser;
+    ends[(st.head + st.size) % DEPTH_RING] = start + ser;
+    st.size++;
     return start;
   }
 
@@ -197,8 +205,7 @@ public final class LinkModel {
    * @return the modelled time until which the link is busy
    */
   public synchronized long busyUntil(int linkId) {
-    ensure(linkId);
-    return busyUntil[linkId];
+    return state(linkId).busyUntil;
   }
 
   /**
@@ -206,8 +213,7 @@ public final class LinkModel {
    * @return total modelled queueing on the link, ns
    */
   public synchronized long queueingNanos(int linkId) {
-    ensure(linkId);
-    return queueingNanos[linkId];
+    return state(linkId).queueingNanos;
   }
 
   /**
@@ -215,8 +221,7 @@ public final class LinkModel {
    * @return frames that crossed (or are crossing) the link
    */
   public synchronized long frames(int linkId) {
-    ensure(linkId);
-    return frames[linkId];
+    return state(linkId).frames;
   }
 
   /**
@@ -224,17 +229,15 @@ public final class LinkModel {
    * @return wire bytes that crossed the link
    */
   public synchronized long bytes(int linkId) {
-    ensure(linkId);
-    return bytes[linkId];
+    return state(linkId).bytes;
   }
 
   /**
    * @param linkId a link
-   * @return frames on or queued for the link (modelled) when the last frame reached it, including
-   *     that frame's predecessors only
+   * @return frames on or queued for the link (modelled) when the last frame reached it (at most
+   *     255)
    */
   public synchronized int queueDepth(int linkId) {
-    ensure(linkId);
-    return depth[linkId];
+    return state(linkId).depth;
   }
 }

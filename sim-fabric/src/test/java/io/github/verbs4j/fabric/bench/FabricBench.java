@@ -36,7 +36,7 @@ import java.util.concurrent.locks.LockSupport;
  * <pre>
  * mvn -q -pl sim-fabric test-compile dependency:build-classpath -Dmdep.outputFile=target/cp.txt
  * java -Dio.netty.leakDetection.level=disabled -cp sim-fabric/target/test-classes:sim-fabric/target/classes:$(cat sim-fabric/target/cp.txt) \
- *   io.github.verbs4j.fabric.bench.FabricBench [--transports tcp,uds] [--batches 5] [--batch-ms 400] [--out docs/bench-raw.md]
+ *   io.github.verbs4j.fabric.bench.FabricBench [--transports tcp,uds] [--batches 5] [--batch-ms 400] [--sizes 8,64,4096,65536,1048576] [--out file]
  * </pre>
  *
  * Ping-pong is driven from the event loops (each reply sends the next ping), one-way latency = round
@@ -45,7 +45,7 @@ import java.util.concurrent.locks.LockSupport;
  * table: median of batch medians with the min..max of the batch medians.
  */
 public final class FabricBench {
-  static final int[] SIZES = {8, 64, 4096, 65536, 1 << 20};
+  static int[] sizes = {8, 64, 4096, 65536, 1 << 20};
   static final int TAG_PING = 1;
   static final int TAG_DATA = 2;
   static final int TAG_END = 3;
@@ -67,6 +67,9 @@ public final class FabricBench {
     }
     List<String> transports = List.of(a.getOrDefault("--transports", "tcp,uds").split(","));
     int batches = Integer.parseInt(a.getOrDefault("--batches", "5"));
+    if (a.containsKey("--sizes")) {
+      sizes = Arrays.stream(a.get("--sizes").split(",")).mapToInt(Integer::parseInt).toArray();
+    }
     long batchMs = Long.parseLong(a.getOrDefault("--batch-ms", "400"));
     StringBuilder out = new StringBuilder();
     out.append("java ").append(System.getProperty("java.version")).append(", ").append(Runtime.getRuntime().availableProcessors())
@@ -194,7 +197,7 @@ public final class FabricBench {
     boolean uds = transport.equals("uds");
     String coord = "embedded:127.0.0.1:" + freePort();
     try (ChildJvm child = ChildJvm.builder(FabricBench.class).name("bench-" + transport)
-        .property("io.netty.leakDetection.level", "disabled").jvmArg("-XX:+UseParallelGC")
+        .property("io.netty.leakDetection.level", "disabled").fastStartup(false)
         .args("--child", transport, "--coord", coord).start()) {
       FabricNode node = Fabric.open(options(transport, coord, 0), new SimpleMeterRegistry());
       MultiThreadIoEventLoopGroup g = RawNetty.group(t, "raw-driver");
@@ -250,7 +253,7 @@ public final class FabricBench {
         sb.append("\n### ").append(transport).append(" (").append(t.name()).append(")\n\n");
         sb.append("| size | raw latency µs | fabric latency µs | ratio | raw GB/s [Mmsg/s] | fabric GB/s [Mmsg/s] | ratio |\n");
         sb.append("|---:|---:|---:|---:|---:|---:|---:|\n");
-        for (int size : SIZES) {
+        for (int size : sizes) {
           ByteBuf payload = node.alloc().directBuffer(size).writeZero(size);
           double[][] lat = new double[2][batches];
           double[][] bw = new double[2][batches];

@@ -108,8 +108,14 @@ public final class FabricChildMain {
       for (int seq = 0; seq < FRAMES; seq++) {
         for (int dst = 1; dst <= node.size(); dst++) {
           if (dst != node.nodeId()) {
-            while (!node.isWritable(dst)) {
-              Thread.onSpinWait();
+            for (int k = 0; !node.isWritable(dst); k++) {
+              if (k < 100) {
+                Thread.onSpinWait();
+              } else if (k < 200) {
+                Thread.yield();
+              } else {
+                java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+              }
             }
             node.send(dst, 0, hello(node, seq));
           }

@@ -52,6 +52,7 @@ public final class ChildJvm implements AutoCloseable {
     private final List<String> args = new ArrayList<>();
     private String name;
     private Path logDir = Path.of("target", "child-jvms");
+    private boolean fastStartup = true;
 
     private Builder(String mainClass) {
       this.mainClass = mainClass;
@@ -105,6 +106,16 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     /**
+     * @param fast true (default) adds {@code -XX:+UseSerialGC -XX:TieredStopAtLevel=1} for quick
+     *     start-up on small CI machines; false for benchmarks
+     * @return this
+     */
+    public Builder fastStartup(boolean fast) {
+      this.fastStartup = fast;
+      return this;
+    }
+
+    /**
      * @param dir where logs go (default {@code target/child-jvms})
      * @return this
      */
@@ -125,8 +136,10 @@ public final class ChildJvm implements AutoCloseable {
       List<String> cmd = new ArrayList<>();
       cmd.add(java);
       cmd.add("--enable-native-access=ALL-UNNAMED");
-      cmd.add("-XX:+UseSerialGC");
-      cmd.add("-XX:TieredStopAtLevel=1");
+      if (fastStartup) {
+        cmd.add("-XX:+UseSerialGC");
+        cmd.add("-XX:TieredStopAtLevel=1");
+      }
       cmd.addAll(jvmArgs);
       properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
       cmd.add("-cp");

@@ -49,7 +49,11 @@ class ModelledTimeTest {
         arrival[0] = h.arrivalTimeNanos();
       });
       n[1].send(4, Unpooled.buffer().writeZero(PAYLOAD));
-      f.runUntilIdle();
+      int events = 0;
+      for (int w; (w = f.doWork()) > 0; ) {
+        events += w;
+      }
+      assertEquals(4, events, "three hops and one delivery");
       // 0 + 3 x 100 (latency) + 2 x 50 (forwarding at boards 2 and 3) + 1000 (serialisation)
       assertEquals(1400, arrival[0]);
       assertEquals(1400, n[4].clock().nowNanos());
