@@ -64,7 +64,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class VerbsCommunicator extends AbstractCommunicator {
   private static final Logger LOG = LoggerFactory.getLogger(VerbsCommunicator.class);
-  private static final AtomicInteger INSTANCES = new AtomicInteger();
+  /** Communicators created per job so far: every rank numbers its communicators alike. */
+  private static final Map<Job, AtomicInteger> INSTANCES = java.util.Collections.synchronizedMap(
+      new java.util.WeakHashMap<>());
   private static final Set<Access> ALL_ACCESS =
       EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
   /** RDMA operations one QP keeps posted at a time. */
@@ -256,7 +258,8 @@ public final class VerbsCommunicator extends AbstractCommunicator {
           postRecvSlot(p, slot);
         }
       }
-      connect(new JobChannel(job, "mp/" + INSTANCES.getAndIncrement(), config.timeout()), outReads);
+      int id = INSTANCES.computeIfAbsent(job, j -> new AtomicInteger()).getAndIncrement();
+      connect(new JobChannel(job, "mp/" + id, config.timeout()), outReads);
     } catch (RuntimeException e) {
       for (int i = created.size() - 1; i >= 0; i--) {
         try {
