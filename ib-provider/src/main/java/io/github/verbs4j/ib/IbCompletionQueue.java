@@ -1,0 +1,42 @@
+package io.github.verbs4j.ib;
+
+import io.github.verbs4j.verbs.WorkCompletion;
+import io.github.verbs4j.verbs.spi.SoftCompletionChannel;
+import io.github.verbs4j.verbs.spi.SoftCompletionQueue;
+import io.micrometer.core.instrument.Meter;
+
+/**
+ * A completion queue of {@code sim_ib0}: the SPI ring (notification, solicited-only, overrun to
+ * CQ_ERR), reported by the memory gauge. With {@code verbs.ib.threading=caller} a poll first runs
+ * the engine on the polling thread, so a program that only polls still makes progress.
+ */
+final class IbCompletionQueue extends SoftCompletionQueue {
+  /** Bytes of one preallocated completion slot. */
+  static final int SLOT_BYTES = 96;
+
+  private final IbContext ctx;
+  private final boolean caller;
+  private final Meter gauge;
+
+  IbCompletionQueue(IbContext ctx, int cqe, SoftCompletionChannel channel) {
+    super(ctx, cqe, channel);
+    this.ctx = ctx;
+    this.caller = ctx.callerThreading();
+    this.gauge = ctx.metrics().memoryGauge("cq", "0x" + Integer.toHexString(System.identityHashCode(this)), this,
+        q -> 64.0 + (double) q.cqe() * SLOT_BYTES);
+  }
+
+  @Override
+  public int poll(WorkCompletion[] wcs, int max) {
+    if (caller) {
+      ctx.engine().runInline();
+    }
+    return super.poll(wcs, max);
+  }
+
+  @Override
+  public void close() {
+    super.close();
+    ctx.metrics().remove(gauge);
+  }
+}

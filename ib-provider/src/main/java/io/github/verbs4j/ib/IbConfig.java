@@ -1,0 +1,187 @@
+package io.github.verbs4j.ib;
+
+import io.github.verbs4j.fabric.FabricOptions;
+import io.github.verbs4j.ib.engine.IbParams;
+import io.github.verbs4j.verbs.config.ConfigKey;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The {@code verbs.ib.*} configuration keys, each next to its default and one line of doc, and
+ * their translation into {@link IbParams}. {@link #keys()} also lists the fabric's own keys (as
+ * {@link ConfigKey}s validated by sim-fabric), so {@code Verbs.open} validates the whole
+ * configuration once.
+ */
+public final class IbConfig {
+  private static final List<ConfigKey> OWN = new ArrayList<>();
+
+  private static ConfigKey add(ConfigKey k) {
+    OWN.add(k);
+    return k;
+  }
+
+  /** Engine threading. */
+  public static final ConfigKey THREADING = add(ConfigKey.choice("verbs.ib.threading", "dedicated",
+      "engine threading: dedicated (one engine thread per device, spin-yield-park when idle) or caller "
+          + "(engine work runs on the posting, polling, packet-delivering thread; deterministic with "
+          + "verbs.fabric.mode=deterministic)", "dedicated", "caller"));
+  /** Port MTU. */
+  public static final ConfigKey MTU = add(ConfigKey.choice("verbs.ib.mtu", "4096",
+      "port MTU in bytes (max and active MTU; the UD MTU): 256, 512, 1024, 2048 or 4096", "256", "512", "1024",
+      "2048", "4096"));
+  /** ICRC on or off. */
+  public static final ConfigKey ICRC = add(ConfigKey.bool("verbs.ib.icrc", true,
+      "packets carry a CRC-32 ICRC and receivers drop packets that fail it (counted in verbs4j.ib.crc.drops)"));
+  /** RC window. */
+  public static final ConfigKey MAX_UNACKED_PSNS = add(ConfigKey.longRange("verbs.ib.max-unacked-psns", 128,
+      "RC/DC window: most PSNs a requester sends beyond the last acknowledged one", 1, 1 << 20));
+  /** AckReq cadence. */
+  public static final ConfigKey ACK_REQ_EVERY = add(ConfigKey.longRange("verbs.ib.ack-req-every", 64,
+      "the requester sets AckReq at the end of each message and every this many packets", 1, 1 << 16));
+  /** Requester budget. */
+  public static final ConfigKey REQUESTER_BUDGET = add(ConfigKey.longRange("verbs.ib.requester-budget", 64,
+      "packets a requester sends per QP per engine duty cycle", 1, 1 << 16));
+  /** Responder budget. */
+  public static final ConfigKey RESPONDER_BUDGET = add(ConfigKey.longRange("verbs.ib.responder-budget", 32,
+      "READ response packets a responder sends per QP per engine duty cycle", 1, 1 << 16));
+  /** Receive budget. */
+  public static final ConfigKey RECEIVE_BUDGET = add(ConfigKey.longRange("verbs.ib.receive-budget", 256,
+      "received packets the engine processes per duty cycle", 1, 1 << 20));
+  /** Inbound queue. */
+  public static final ConfigKey INBOUND_QUEUE = add(ConfigKey.longRange("verbs.ib.inbound-queue", 65536,
+      "received packets waiting for the engine; beyond it packets are dropped (drops reason=inbound_full)", 16,
+      1 << 24));
+  /** DCT contexts. */
+  public static final ConfigKey DCT_CONTEXTS = add(ConfigKey.longRange("verbs.ib.dct-contexts", 1024,
+      "responder contexts a DCT keeps, one per active DCI; the least recently used is evicted", 1, 1 << 20));
+  /** Fail fast. */
+  public static final ConfigKey FAIL_FAST = add(ConfigKey.bool("verbs.ib.fail-fast", true,
+      "when the fabric reports a peer down, connections to it fail after one more local ACK timeout "
+          + "(RETRY_EXC_ERR) instead of retry_cnt more"));
+  /** Idle spins. */
+  public static final ConfigKey IDLE_SPINS = add(ConfigKey.longRange("verbs.ib.idle.spins", 200,
+      "dedicated engine: busy spins before it starts yielding", 0, 1 << 24));
+  /** Idle yields. */
+  public static final ConfigKey IDLE_YIELDS = add(ConfigKey.longRange("verbs.ib.idle.yields", 50,
+      "dedicated engine: yields before it starts parking", 0, 1 << 24));
+  /** Shortest park. */
+  public static final ConfigKey IDLE_MIN_PARK_NS = add(ConfigKey.longRange("verbs.ib.idle.min-park-ns", 10_000,
+      "dedicated engine: first park, ns (doubles each idle cycle)", 1_000, 1_000_000_000));
+  /** Longest park. */
+  public static final ConfigKey IDLE_MAX_PARK_NS = add(ConfigKey.longRange("verbs.ib.idle.max-park-ns", 1_000_000,
+      "dedicated engine: longest park, ns (never past the next timer; a post or packet unparks it)", 1_000,
+      1_000_000_000));
+  /** Modelled per-packet cost. */
+  public static final ConfigKey MODEL_PACKET_NS = add(ConfigKey.longRange("verbs.ib.model.packet-ns", 100,
+      "modelled HCA processing cost per packet sent or received, ns (verbs.time=modelled)", 0, 1_000_000_000));
+  /** Modelled DMA bandwidth. */
+  public static final ConfigKey MODEL_DMA_MB_S = add(ConfigKey.longRange("verbs.ib.model.dma-mb-s", 25_000,
+      "modelled DMA bandwidth between host memory and HCA, MB/s (verbs.time=modelled)", 1, 1_000_000_000));
+  /** Max QPs. */
+  public static final ConfigKey MAX_QP = add(ConfigKey.longRange("verbs.ib.max-qp", 16384,
+      "device limit max_qp", 1, 1 << 20));
+  /** Max WRs per queue. */
+  public static final ConfigKey MAX_QP_WR = add(ConfigKey.longRange("verbs.ib.max-qp-wr", 16384,
+      "device limit max_qp_wr (send and receive queue depth)", 1, 1 << 20));
+  /** Max CQ entries. */
+  public static final ConfigKey MAX_CQE = add(ConfigKey.longRange("verbs.ib.max-cqe", 65536,
+      "device limit max_cqe (each entry is preallocated)", 1, 1 << 22));
+  /** Max inline. */
+  public static final ConfigKey MAX_INLINE = add(ConfigKey.longRange("verbs.ib.max-inline-data", 256,
+      "device limit on max_inline_data", 0, 1 << 16));
+  /** Max rd/atomic. */
+  public static final ConfigKey MAX_RD_ATOMIC = add(ConfigKey.longRange("verbs.ib.max-rd-atomic", 16,
+      "device limits max_qp_rd_atom and max_qp_init_rd_atom (replay cache entries per QP)", 1, 255));
+  /** Job namespace. */
+  public static final ConfigKey JOB = add(ConfigKey.string("verbs.ib.job", "",
+      "namespace prefixed to Job keys and barrier names, so several jobs can share one coordinator"));
+
+  private static final List<ConfigKey> ALL;
+
+  static {
+    List<ConfigKey> all = new ArrayList<>(OWN);
+    for (FabricOptions.Key k : FabricOptions.ownKeys()) {
+      all.add(new ConfigKey(k.name(), k.defaultValue(), k.description(), IbConfig::checkFabricKey));
+    }
+    ALL = Collections.unmodifiableList(all);
+  }
+
+  private IbConfig() {}
+
+  private static void checkFabricKey(String key, String value) {
+    FabricOptions.from(Map.of(key, value), Map.of());
+  }
+
+  /** @return every key the ib provider accepts beyond the core keys: its own, then the fabric's */
+  public static List<ConfigKey> keys() {
+    return ALL;
+  }
+
+  /** @return the {@code verbs.ib.*} keys */
+  public static List<ConfigKey> ibKeys() {
+    return Collections.unmodifiableList(OWN);
+  }
+
+  /**
+   * The HCA parameters a configuration asks for.
+   *
+   * @param c a validated configuration
+   * @return the parameters
+   */
+  public static IbParams params(VerbsConfig c) {
+    int maxRd = c.getInt(MAX_RD_ATOMIC);
+    return IbParams.builder()
+        .threading(IbParams.Threading.valueOf(c.get(THREADING).toUpperCase(Locale.ROOT)))
+        .portMtu(c.getInt(MTU))
+        .icrc(c.getBoolean(ICRC))
+        .maxUnackedPsns(c.getInt(MAX_UNACKED_PSNS))
+        .ackReqEvery(c.getInt(ACK_REQ_EVERY))
+        .requesterBudget(c.getInt(REQUESTER_BUDGET))
+        .responderBudget(c.getInt(RESPONDER_BUDGET))
+        .receiveBudget(c.getInt(RECEIVE_BUDGET))
+        .inboundQueue(c.getInt(INBOUND_QUEUE))
+        .dctContexts(c.getInt(DCT_CONTEXTS))
+        .failFastOnPeerDown(c.getBoolean(FAIL_FAST))
+        .idleSpins(c.getInt(IDLE_SPINS))
+        .idleYields(c.getInt(IDLE_YIELDS))
+        .idleMinParkNanos(c.getLong(IDLE_MIN_PARK_NS))
+        .idleMaxParkNanos(c.getLong(IDLE_MAX_PARK_NS))
+        .modelPacketNanos(c.getLong(MODEL_PACKET_NS))
+        .modelDmaMbPerSec(c.getLong(MODEL_DMA_MB_S))
+        .maxQp(c.getInt(MAX_QP))
+        .maxQpWr(c.getInt(MAX_QP_WR))
+        .maxCqe(c.getInt(MAX_CQE))
+        .maxInlineData(c.getInt(MAX_INLINE))
+        .maxQpRdAtom(maxRd)
+        .maxQpInitRdAtom(maxRd)
+        .build();
+  }
+
+  /**
+   * The settings the fabric reads, resolved from every configuration source (overrides, system
+   * properties, environment, file).
+   *
+   * @param c the configuration
+   * @return fabric settings for {@link FabricOptions#from(Map, Map)}
+   */
+  public static Map<String, String> fabricSettings(VerbsConfig c) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (ConfigKey k : VerbsConfig.CORE_KEYS) {
+      if (c.isSet(k)) {
+        m.put(k.name(), c.get(k));
+      }
+    }
+    for (FabricOptions.Key fk : FabricOptions.keys()) {
+      ConfigKey k = ConfigKey.string(fk.name(), fk.defaultValue(), fk.description());
+      if (c.isSet(k)) {
+        m.put(k.name(), c.get(k));
+      }
+    }
+    return m;
+  }
+}

@@ -1,0 +1,186 @@
+package io.github.verbs4j.ib;
+
+import io.github.verbs4j.fabric.FabricNode;
+import io.github.verbs4j.ib.engine.IbCounters;
+import io.github.verbs4j.ib.engine.IbDevice;
+import io.github.verbs4j.ib.engine.IbParams;
+import io.github.verbs4j.ib.engine.MemoryDirectory;
+import io.github.verbs4j.ib.engine.PacketPort;
+import io.github.verbs4j.verbs.AsyncEvent;
+import io.github.verbs4j.verbs.AsyncEventType;
+import io.github.verbs4j.verbs.Device;
+import io.github.verbs4j.verbs.DeviceAttr;
+import io.github.verbs4j.verbs.Job;
+import io.github.verbs4j.verbs.LinkLayer;
+import io.github.verbs4j.verbs.Mtu;
+import io.github.verbs4j.verbs.PortAttr;
+import io.github.verbs4j.verbs.PortState;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.github.verbs4j.verbs.spi.AbstractContext;
+import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
+import io.github.verbs4j.verbs.spi.SoftCompletionChannel;
+import io.github.verbs4j.verbs.spi.SoftCompletionQueue;
+import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * An open {@code sim_ib0}: the {@link IbDevice} engine on a {@link PacketPort}, its meters, its
+ * job, and the device-wide memory directory (keys and addresses of every region).
+ *
+ * <p>Thread-safe as {@link AbstractContext}. Closing it (after every child) stops the engine and
+ * leaves the fabric.
+ */
+public final class IbContext extends AbstractContext implements MemoryDirectory {
+  private final IbParams params;
+  private final PacketPort port;
+  private final FabricNode node;
+  private final IbDevice engine;
+  private final IbMetrics metrics;
+  private final Job job;
+  private final Set<SoftMemoryRegion> regions = ConcurrentHashMap.newKeySet();
+
+  IbContext(Device device, VerbsConfig config, DeviceAttr attr, IbParams params, PacketPort port, FabricNode node,
+      IbMetrics metricsOrNull, io.micrometer.core.instrument.MeterRegistry registry, Job job) {
+    super(device, config, attr);
+    this.params = params;
+    this.port = port;
+    this.node = node;
+    this.engine = new IbDevice(port, params);
+    this.metrics = metricsOrNull != null ? metricsOrNull
+        : new IbMetrics(registry, engine.counters(), device.name(), port.localLid());
+    this.job = job;
+    engine.start();
+    // The port is up once the node has joined the fabric (CONFORMANCE.md: PORT_ACTIVE is raised).
+    raiseAsyncEvent(AsyncEvent.ofPort(AsyncEventType.PORT_ACTIVE, 1));
+  }
+
+  /** @return the HCA engine */
+  public IbDevice engine() {
+    return engine;
+  }
+
+  /** @return the engine's counters */
+  public IbCounters counters() {
+    return engine.counters();
+  }
+
+  /** @return the fabric node, or null when the context runs on another port */
+  public FabricNode fabricNode() {
+    return node;
+  }
+
+  /** @return the parameters */
+  public IbParams params() {
+    return params;
+  }
+
+  IbMetrics metrics() {
+    return metrics;
+  }
+
+  boolean callerThreading() {
+    return params.threading == IbParams.Threading.CALLER;
+  }
+
+  @Override
+  protected PortAttr portAttr(int portNum) {
+    Mtu mtu = Mtu.ofBytes(params.portMtu);
+    return PortAttr.builder()
+        .state(PortState.ACTIVE)
+        .maxMtu(mtu)
+        .activeMtu(mtu)
+        .lid(port.localLid())
+        .smLid(1)
+        .lmc(0)
+        .gidTblLen(1)
+        .pkeyTblLen(1)
+        .qkeyViolCntr(engine.counters().get(IbCounters.Counter.DROP_QKEY_VIOLATION))
+        .linkLayer(LinkLayer.INFINIBAND)
+        .activeSpeed(32)
+        .activeWidth(2)
+        .build();
+  }
+
+  @Override
+  protected AbstractProtectionDomain newPd(int handle) {
+    return new IbProtectionDomain(this, handle);
+  }
+
+  @Override
+  protected SoftCompletionQueue newCq(int cqe, SoftCompletionChannel channel) {
+    return new IbCompletionQueue(this, cqe, channel);
+  }
+
+  @Override
+  public Job job() {
+    return job;
+  }
+
+  @Override
+  public long nowNanos() {
+    return port.nowNanos();
+  }
+
+  @Override
+  protected void closeDevice() {
+    RuntimeException failure = null;
+    try {
+      engine.close();
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    try {
+      port.close();
+    } catch (RuntimeException e) {
+      failure = addSuppressed(failure, e);
+    }
+    if (node != null) {
+      try {
+        node.close();
+      } catch (RuntimeException e) {
+        failure = addSuppressed(failure, e);
+      }
+    }
+    metrics.close();
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private static RuntimeException addSuppressed(RuntimeException first, RuntimeException next) {
+    if (first == null) {
+      return next;
+    }
+    first.addSuppressed(next);
+    return first;
+  }
+
+  void regionOpened(SoftMemoryRegion mr) {
+    regions.add(mr);
+  }
+
+  void regionClosed(SoftMemoryRegion mr) {
+    regions.remove(mr);
+  }
+
+  @Override
+  public SoftMemoryRegion byLkey(int lkey) {
+    return memoryKeys().byLkey(lkey);
+  }
+
+  @Override
+  public SoftMemoryRegion byRkey(int rkey) {
+    return memoryKeys().byRkey(rkey);
+  }
+
+  @Override
+  public SoftMemoryRegion containing(long addr, long len) {
+    for (SoftMemoryRegion mr : regions) {
+      if (mr.isValid() && mr.contains(addr, len)) {
+        return mr;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,33 @@
+package io.github.verbs4j.ib;
+
+import io.github.verbs4j.verbs.MemoryKind;
+import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import io.micrometer.core.instrument.Meter;
+import java.nio.ByteBuffer;
+
+/**
+ * A memory region of {@code sim_ib0}: the SPI region, listed in the context's memory directory
+ * (for inline sends found by address) and reported by the memory gauge (tag {@code id} = its
+ * address, since keys are assigned after construction).
+ */
+final class IbMemoryRegion extends SoftMemoryRegion {
+  private final IbContext ctx;
+  private final Meter gauge;
+
+  IbMemoryRegion(IbProtectionDomain pd, ByteBuffer memory, long address, int accessMask, MemoryKind kind) {
+    super(pd, memory, address, accessMask, kind);
+    this.ctx = pd.ib();
+    ctx.regionOpened(this);
+    this.gauge = ctx.metrics().memoryGauge("mr", "0x" + Long.toHexString(address), this, IbMemoryRegion::length);
+  }
+
+  @Override
+  public void close() {
+    boolean wasValid = isValid();
+    super.close();
+    if (wasValid) {
+      ctx.regionClosed(this);
+      ctx.metrics().remove(gauge);
+    }
+  }
+}

@@ -1,0 +1,81 @@
+package io.github.verbs4j.ib;
+
+import io.github.verbs4j.ib.engine.IbCounters;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The device's Micrometer meters: a function counter per {@link IbCounters.Counter} (retransmits,
+ * RNR NAKs, duplicates, flushes, CRC drops, drops by reason, packets and bytes), and the {@code
+ * verbs4j.ib.memory.bytes} gauge of every QP, CQ, SRQ and MR (tag {@code object}), removed when the
+ * object is closed. Every meter carries {@code device} and {@code lid} tags.
+ */
+final class IbMetrics implements AutoCloseable {
+  /** The memory gauge's name. */
+  static final String MEMORY = "verbs4j.ib.memory.bytes";
+
+  private final MeterRegistry registry;
+  private final Tags tags;
+  private final List<Meter> meters = new ArrayList<>();
+
+  IbMetrics(MeterRegistry registry, IbCounters counters, String device, int lid) {
+    this.registry = registry;
+    this.tags = Tags.of("device", device, "lid", Integer.toString(lid));
+    for (IbCounters.Counter c : IbCounters.Counter.values()) {
+      FunctionCounter.Builder<IbCounters> b = FunctionCounter.builder(c.meter(), counters, x -> x.get(c)).tags(tags);
+      if (c.tagKey() != null) {
+        b.tag(c.tagKey(), c.tagValue());
+      }
+      synchronized (meters) {
+        meters.add(b.register(registry));
+      }
+    }
+  }
+
+  /**
+   * Registers the memory gauge of one object.
+   *
+   * @param kind qp, cq, srq or mr
+   * @param id the object's number or key
+   * @param obj the object (weakly referenced)
+   * @param bytes how to read its footprint
+   * @param <T> its type
+   * @return the gauge, for {@link #remove}
+   */
+  <T> Meter memoryGauge(String kind, String id, T obj, ToDoubleFunction<T> bytes) {
+    Meter m = Gauge.builder(MEMORY, obj, bytes).tags(tags).tag("object", kind).tag("id", id).baseUnit("bytes")
+        .register(registry);
+    synchronized (meters) {
+      meters.add(m);
+    }
+    return m;
+  }
+
+  void remove(Meter m) {
+    if (m == null) {
+      return;
+    }
+    registry.remove(m);
+    synchronized (meters) {
+      meters.remove(m);
+    }
+  }
+
+  @Override
+  public void close() {
+    List<Meter> all;
+    synchronized (meters) {
+      all = new ArrayList<>(meters);
+      meters.clear();
+    }
+    for (Meter m : all) {
+      registry.remove(m);
+    }
+  }
+}

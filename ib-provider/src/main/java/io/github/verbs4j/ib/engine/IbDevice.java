@@ -1,0 +1,689 @@
+package io.github.verbs4j.ib.engine;
+
+import io.github.verbs4j.ib.wire.Bth;
+import io.github.verbs4j.ib.wire.Icrc;
+import io.github.verbs4j.ib.wire.Lrh;
+import io.github.verbs4j.ib.wire.Opcode;
+import io.github.verbs4j.ib.wire.Opcode.Transport;
+import io.github.verbs4j.verbs.QpCap;
+import io.github.verbs4j.verbs.QpType;
+import io.github.verbs4j.verbs.WorkCompletion;
+import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
+import io.github.verbs4j.verbs.spi.ReceiveQueue;
+import io.github.verbs4j.verbs.spi.RecvWqe;
+import io.github.verbs4j.verbs.spi.SoftCompletionQueue;
+import io.github.verbs4j.verbs.spi.SoftSharedReceiveQueue;
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.BitSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The simulated HCA: an agent (Agrona's {@code Agent}) whose {@link #doWork()} runs one duty
+ * cycle — take received packets and hand each to its QP's responder or completer, look at QPs
+ * whose doorbell rang, fire expired timers, and let every QP with pending work run its requester,
+ * completer and responder. The clock is read once per cycle.
+ *
+ * <p>Threading ({@link IbParams.Threading}): by default one engine thread runs the agent, with a
+ * spin-yield-park idle strategy that never parks past the next timer; producers (posts, packet
+ * arrivals) unpark it only when it is parked. In {@code CALLER} mode there is no thread: the thread
+ * that rings a doorbell, delivers a packet, polls a CQ or fires a timer runs the agent until it is
+ * idle, under a try-lock that makes sure two threads never run it at once — with the fabric's
+ * deterministic mode this gives fully reproducible runs.
+ *
+ * <p>Locks: the agent (one runner at a time), then per QP the owner's monitor, then CQ and SRQ
+ * monitors. The verbs layer takes a QP monitor but never the agent, so there is no cycle.
+ */
+public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(IbDevice.class);
+  /** The first QP number handed out (0 and 1 are the special QPs). */
+  public static final int FIRST_QPN = 0x100;
+  private static final int IDLE = 0;
+  private static final int BUSY = 1;
+  private static final int ARMED = 2;
+
+  final PacketPort port;
+  final IbParams params;
+  final IbCounters counters = new IbCounters();
+  private final MpscArrayQueue<ByteBuf> inbound;
+  private final MpscArrayQueue<EngineQp> doorbells;
+  private final AtomicReferenceArray<EngineQp> table;
+  private final boolean[] reserved;
+  private int nextIndex;
+
+  // Engine-only state (under the agent).
+  final Packet rx = new Packet();
+  final Icrc icrc = new Icrc();
+  final WorkCompletion wc = new WorkCompletion();
+  final RecvWqe recvScratch = new RecvWqe();
+  final ByteBuffer atomicScratch = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
+  private ByteBuffer copyScratch = ByteBuffer.allocateDirect(8192);
+  long now;
+  private EngineQp[] dirty = new EngineQp[64];
+  private int dirtyCount;
+  private EngineQp[] running = new EngineQp[64];
+  private EngineQp[] timed = new EngineQp[16];
+  private int timedCount;
+  private boolean anyTimer;
+  private long nextDeadline;
+  private final BitSet deadLids = new BitSet();
+  private final ArrayDeque<Integer> peerDownQueue = new ArrayDeque<>();
+  private volatile boolean peerDownPending;
+
+  // Agent and wake-up.
+  private final AtomicInteger agent = new AtomicInteger();
+  private final BackoffIdleStrategy idle;
+  private final BooleanSupplier parkGate = this::readyToPark;
+  private volatile Thread engineThread;
+  private volatile boolean parked;
+  private volatile boolean closed;
+  private boolean wakeScheduled;
+  private long wakeDeadline;
+  private PacketPort.Timer wakeTimer;
+  private volatile boolean wakeFired;
+  private final Runnable wakeTask = this::onWakeTimer;
+
+  /**
+   * @param port the wire
+   * @param params limits and engine parameters
+   */
+  public IbDevice(PacketPort port, IbParams params) {
+    this.port = port;
+    this.params = params;
+    this.inbound = new MpscArrayQueue<>(params.inboundQueue);
+    this.doorbells = new MpscArrayQueue<>(Math.max(64, params.maxQp));
+    this.table = new AtomicReferenceArray<>(params.maxQp);
+    this.reserved = new boolean[params.maxQp];
+    this.idle = new BackoffIdleStrategy(params.idleSpins, params.idleYields, params.idleMinParkNanos,
+        params.idleMaxParkNanos);
+    port.bind(this);
+  }
+
+  /** Starts the engine thread ({@code DEDICATED} mode; does nothing in {@code CALLER} mode). */
+  public void start() {
+    if (params.threading != IbParams.Threading.DEDICATED || engineThread != null) {
+      return;
+    }
+    Thread t = new Thread(this::runLoop, "verbs4j-ib-engine-lid" + port.localLid());
+    t.setDaemon(true);
+    engineThread = t;
+    t.start();
+  }
+
+  /** @return the parameters */
+  public IbParams params() {
+    return params;
+  }
+
+  /** @return the event counters */
+  public IbCounters counters() {
+    return counters;
+  }
+
+  /** @return the port */
+  public PacketPort port() {
+    return port;
+  }
+
+  /** @return the agent's role name */
+  public String roleName() {
+    return "ib-hca-lid" + port.localLid();
+  }
+
+  // ------------------------------------------------------------------ QPs
+
+  /**
+   * Reserves a QP number.
+   *
+   * @return the QP number
+   * @throws IllegalStateException if {@code maxQp} QPs exist
+   */
+  public synchronized int allocateQpn() {
+    int n = reserved.length;
+    for (int i = 0; i < n; i++) {
+      int idx = (nextIndex + i) % n;
+      if (!reserved[idx]) {
+        reserved[idx] = true;
+        nextIndex = (idx + 1) % n; // rotate, so a stale packet rarely meets a reused number
+        return FIRST_QPN + idx;
+      }
+    }
+    throw new IllegalStateException("max_qp=" + n + " QPs exist");
+  }
+
+  /** @param qpn a number from {@link #allocateQpn} that will not be attached after all */
+  public synchronized void releaseQpn(int qpn) {
+    int idx = qpn - FIRST_QPN;
+    if (table.get(idx) == null) {
+      reserved[idx] = false;
+    }
+  }
+
+  /**
+   * Creates the engine context of a QP with a reserved number.
+   *
+   * @param qpn the reserved number
+   * @param owner the verbs QP (its monitor is the QP lock)
+   * @param type QP type
+   * @param pd the PD
+   * @param memory key and address lookup
+   * @param sendCq send CQ or null (DCT)
+   * @param recvCq receive CQ or null (DCI)
+   * @param rq the receive queue or null (SRQ, DCI, DCT)
+   * @param srq the SRQ or null
+   * @param cap actual capacities
+   * @param sqSigAll every WR signaled
+   * @param dctKey the DC access key (DCT)
+   * @return the context, registered for packets
+   */
+  public EngineQp attach(int qpn, QpOwner owner, QpType type, AbstractProtectionDomain pd, MemoryDirectory memory,
+      SoftCompletionQueue sendCq, SoftCompletionQueue recvCq, ReceiveQueue rq, SoftSharedReceiveQueue srq, QpCap cap,
+      boolean sqSigAll, long dctKey) {
+    EngineQp qp = new EngineQp(this, qpn, owner, type, pd, memory, sendCq, recvCq, rq, srq, cap, sqSigAll, dctKey);
+    table.set(qpn - FIRST_QPN, qp);
+    return qp;
+  }
+
+  synchronized void detach(EngineQp qp) {
+    int idx = qp.qpn - FIRST_QPN;
+    if (table.get(idx) == qp) {
+      table.set(idx, null);
+      reserved[idx] = false;
+    }
+  }
+
+  private EngineQp lookup(int qpn) {
+    int idx = qpn - FIRST_QPN;
+    if (idx < 0 || idx >= reserved.length) {
+      return null;
+    }
+    EngineQp qp = table.get(idx);
+    return qp != null && qp.qpn == qpn ? qp : null;
+  }
+
+  /** @param qp a QP whose doorbell rang (any thread) */
+  void doorbell(EngineQp qp) {
+    if (qp.doorbellQueued.compareAndSet(false, true)) {
+      if (!doorbells.offer(qp)) {
+        qp.doorbellQueued.set(false);
+        LOG.warn("doorbell queue full; QP 0x{} will be looked at by the next duty cycle", Integer.toHexString(qp.qpn));
+      }
+    }
+    wake();
+  }
+
+  /**
+   * A doorbell rung under the QP lock before a new state is published (modify): queued only, so
+   * that no engine work runs inline on a state about to change; a later post, poll or packet runs
+   * it in {@code CALLER} mode, the engine thread in {@code DEDICATED} mode.
+   */
+  void doorbellDeferred(EngineQp qp) {
+    if (qp.doorbellQueued.compareAndSet(false, true) && !doorbells.offer(qp)) {
+      qp.doorbellQueued.set(false);
+    }
+    if (params.threading != IbParams.Threading.CALLER && parked) {
+      Thread t = engineThread;
+      if (t != null) {
+        LockSupport.unpark(t);
+      }
+    }
+  }
+
+  boolean isDead(int lid) {
+    return deadLids.get(lid);
+  }
+
+  // ------------------------------------------------------------------ port upcalls
+
+  @Override
+  public void onPacket(int slid, ByteBuf packet) {
+    if (closed || !inbound.offer(packet)) {
+      counters.incConcurrent(IbCounters.Counter.DROP_INBOUND_FULL);
+      packet.release();
+      return;
+    }
+    wake();
+  }
+
+  @Override
+  public void onPeerDown(int lid) {
+    synchronized (peerDownQueue) {
+      peerDownQueue.add(lid);
+    }
+    peerDownPending = true;
+    wake();
+  }
+
+  @Override
+  public void onWritable(int dlid) {
+    wake();
+  }
+
+  // ------------------------------------------------------------------ the agent
+
+  /**
+   * One duty cycle. Runs under the agent: call it only through the engine thread, {@link
+   * #runInline()}, or from a test that owns the device.
+   *
+   * @return work done (0 = idle)
+   */
+  public int doWork() {
+    long t = port.nowNanos();
+    now = t;
+    int work = 0;
+    if (wakeFired) {
+      wakeFired = false;
+      wakeScheduled = false;
+    }
+    if (peerDownPending) {
+      work += handlePeerDown(t);
+    }
+    int budget = params.receiveBudget;
+    for (int i = 0; i < budget; i++) {
+      ByteBuf b = inbound.poll();
+      if (b == null) {
+        break;
+      }
+      work++;
+      try {
+        receive(b, t);
+      } finally {
+        b.release();
+      }
+    }
+    EngineQp q;
+    while ((q = doorbells.poll()) != null) {
+      q.doorbellQueued.set(false);
+      markDirty(q);
+      work++;
+    }
+    if (anyTimer && t - nextDeadline >= 0) {
+      work += runTimers(t);
+    }
+    work += progressDirty(t);
+    scheduleWake(t);
+    return work;
+  }
+
+  private void receive(ByteBuf b, long t) {
+    Packet p = rx;
+    int r = p.parse(b, params.icrc ? icrc : null);
+    if (r != Packet.OK) {
+      counters.inc(r == Packet.BAD_CRC ? IbCounters.Counter.CRC_DROPS : IbCounters.Counter.DROP_MALFORMED);
+      return;
+    }
+    counters.inc(IbCounters.Counter.PACKETS_RECEIVED);
+    counters.add(IbCounters.Counter.BYTES_RECEIVED, p.length);
+    chargePacket(p.payloadLength);
+    if (p.pkey != Bth.DEFAULT_PKEY) {
+      counters.inc(IbCounters.Counter.DROP_BAD_PKEY);
+      return;
+    }
+    EngineQp qp = lookup(p.destQp);
+    if (qp == null) {
+      counters.inc(IbCounters.Counter.DROP_UNKNOWN_QP);
+      return;
+    }
+    if (!transportMatches(qp.type, p.opcode)) {
+      counters.inc(IbCounters.Counter.DROP_BAD_TRANSPORT);
+      return;
+    }
+    synchronized (qp.owner) {
+      if (qp.destroyed) {
+        counters.inc(IbCounters.Counter.DROP_UNKNOWN_QP);
+        return;
+      }
+      try {
+        qp.receive(p, t);
+      } catch (RuntimeException e) {
+        fault(qp, e);
+      }
+    }
+    markDirty(qp);
+  }
+
+  private static boolean transportMatches(QpType type, Opcode op) {
+    Transport t = op.transport();
+    return switch (type) {
+      case RC -> t == Transport.RC;
+      case UC -> t == Transport.UC;
+      case UD -> t == Transport.UD;
+      case DCI -> t == Transport.DC && op.is(Opcode.Flag.ACK);
+      case DCT -> t == Transport.DC && op.is(Opcode.Flag.REQ);
+      default -> false;
+    };
+  }
+
+  private void fault(EngineQp qp, RuntimeException e) {
+    counters.inc(IbCounters.Counter.ENGINE_FAULTS);
+    LOG.error("engine fault on QP 0x{}; the QP goes to ERR", Integer.toHexString(qp.qpn), e);
+    try {
+      qp.fault();
+    } catch (RuntimeException again) {
+      e.addSuppressed(again);
+      LOG.error("could not move QP 0x{} to ERR", Integer.toHexString(qp.qpn), again);
+    }
+  }
+
+  void markDirty(EngineQp qp) {
+    if (qp.dirty) {
+      return;
+    }
+    qp.dirty = true;
+    if (dirtyCount == dirty.length) {
+      dirty = java.util.Arrays.copyOf(dirty, dirtyCount * 2);
+    }
+    dirty[dirtyCount++] = qp;
+  }
+
+  private int progressDirty(long t) {
+    int n = dirtyCount;
+    if (n == 0) {
+      return 0;
+    }
+    EngineQp[] list = dirty;
+    dirty = running.length >= list.length ? running : new EngineQp[list.length];
+    running = list;
+    dirtyCount = 0;
+    int work = 0;
+    for (int i = 0; i < n; i++) {
+      EngineQp qp = list[i];
+      list[i] = null;
+      qp.dirty = false;
+      boolean more;
+      synchronized (qp.owner) {
+        try {
+          work += qp.progress(t);
+        } catch (RuntimeException e) {
+          fault(qp, e);
+        }
+        more = qp.wantsMore();
+      }
+      if (more) {
+        markDirty(qp);
+      }
+    }
+    return work;
+  }
+
+  /** Arms (or moves earlier) the device's next deadline for {@code qp} (under the QP lock). */
+  void armTimer(EngineQp qp, long deadline) {
+    if (!qp.inTimerList) {
+      qp.inTimerList = true;
+      if (timedCount == timed.length) {
+        timed = java.util.Arrays.copyOf(timed, timedCount * 2);
+      }
+      timed[timedCount++] = qp;
+    }
+    if (!anyTimer || deadline - nextDeadline < 0) {
+      anyTimer = true;
+      nextDeadline = deadline;
+    }
+  }
+
+  private int runTimers(long t) {
+    int work = 0;
+    int w = 0;
+    boolean any = false;
+    long next = 0;
+    int n = timedCount;
+    for (int i = 0; i < n; i++) {
+      EngineQp qp = timed[i];
+      boolean keep;
+      synchronized (qp.owner) {
+        try {
+          if (qp.fireTimers(t)) {
+            work++;
+            markDirty(qp);
+          }
+        } catch (RuntimeException e) {
+          fault(qp, e);
+        }
+        keep = qp.timerArmed();
+        if (keep) {
+          long d = qp.nextDeadline();
+          if (!any || d - next < 0) {
+            next = d;
+            any = true;
+          }
+        }
+      }
+      if (keep) {
+        timed[w++] = qp;
+      } else {
+        qp.inTimerList = false;
+      }
+    }
+    // Timers armed while firing (a retry re-arms) were appended past n.
+    for (int i = n; i < timedCount; i++) {
+      EngineQp qp = timed[i];
+      timed[w++] = qp;
+      if (qp.timerArmed()) {
+        long d = qp.nextDeadline();
+        if (!any || d - next < 0) {
+          next = d;
+          any = true;
+        }
+      }
+    }
+    for (int i = w; i < timedCount; i++) {
+      timed[i] = null;
+    }
+    timedCount = w;
+    anyTimer = any;
+    nextDeadline = next;
+    return work;
+  }
+
+  private int handlePeerDown(long t) {
+    peerDownPending = false;
+    int work = 0;
+    while (true) {
+      Integer lid;
+      synchronized (peerDownQueue) {
+        lid = peerDownQueue.poll();
+      }
+      if (lid == null) {
+        return work;
+      }
+      deadLids.set(lid);
+      for (int i = 0; i < table.length(); i++) {
+        EngineQp qp = table.get(i);
+        if (qp != null) {
+          synchronized (qp.owner) {
+            qp.peerDown(lid, t);
+          }
+          markDirty(qp);
+          work++;
+        }
+      }
+    }
+  }
+
+  /** Needs a port timer to wake the agent (no engine thread, or a clock that only moves with events). */
+  private void scheduleWake(long t) {
+    if (!anyTimer || closed) {
+      return;
+    }
+    if (params.threading != IbParams.Threading.CALLER && !port.modelledTime()) {
+      return;
+    }
+    if (wakeScheduled && nextDeadline - wakeDeadline >= 0) {
+      return;
+    }
+    if (wakeScheduled && wakeTimer != null) {
+      wakeTimer.cancel();
+    }
+    wakeScheduled = true;
+    wakeDeadline = nextDeadline;
+    wakeTimer = port.schedule(Math.max(0, nextDeadline - t), wakeTask);
+  }
+
+  private void onWakeTimer() {
+    wakeFired = true;
+    wake();
+  }
+
+  /** Makes sure the agent will run soon (any thread). */
+  void wake() {
+    if (params.threading == IbParams.Threading.CALLER) {
+      runInline();
+    } else if (parked) {
+      Thread t = engineThread;
+      if (t != null) {
+        LockSupport.unpark(t);
+      }
+    }
+  }
+
+  /**
+   * Runs the agent on the calling thread until it is idle, unless another thread is running it,
+   * in which case that thread is told to go round once more ({@code CALLER} mode).
+   */
+  public void runInline() {
+    while (true) {
+      int s = agent.get();
+      if (s == IDLE) {
+        if (agent.compareAndSet(IDLE, BUSY)) {
+          break;
+        }
+      } else if (s == BUSY) {
+        if (agent.compareAndSet(BUSY, ARMED)) {
+          return;
+        }
+      } else {
+        return;
+      }
+    }
+    try {
+      do {
+        agent.set(BUSY);
+        while (doWork() > 0) {
+          // keep going until a cycle finds nothing to do
+        }
+      } while (!agent.compareAndSet(BUSY, IDLE));
+    } catch (RuntimeException | Error e) {
+      agent.set(IDLE);
+      throw e;
+    }
+  }
+
+  private boolean readyToPark() {
+    parked = true;
+    if (!inbound.isEmpty() || !doorbells.isEmpty() || peerDownPending || wakeFired || closed) {
+      parked = false;
+      return false;
+    }
+    return true;
+  }
+
+  private void runLoop() {
+    while (!closed) {
+      int work = 0;
+      try {
+        work = doWork();
+      } catch (RuntimeException | Error e) {
+        LOG.error("engine duty cycle failed", e);
+      }
+      long until = anyTimer ? Math.max(0, nextDeadline - now) : Long.MAX_VALUE;
+      idle.idle(work, until, parkGate);
+      parked = false;
+    }
+  }
+
+  // ------------------------------------------------------------------ packets out
+
+  /**
+   * A buffer for one packet of {@code op} with {@code payload} bytes; headers are written at their
+   * absolute offsets (the packet starts at index 0), the payload at {@code op.headerLength()}.
+   */
+  ByteBuf newPacket(Opcode op, int payload) {
+    int total = op.headerLength() + payload + Bth.padFor(payload) + Icrc.LENGTH;
+    ByteBuf b = port.alloc().directBuffer(total, total);
+    b.writerIndex(total);
+    return b;
+  }
+
+  /** Writes LRH, BTH, pad and ICRC and hands the packet to the port (which then owns it). */
+  void send(ByteBuf b, Opcode op, int dlid, int sl, int destQp, int psn, boolean se, boolean ackReq, int payload) {
+    int hdr = op.headerLength();
+    int pad = Bth.padFor(payload);
+    int end = hdr + payload + pad;
+    for (int i = 0; i < pad; i++) {
+      b.setByte(hdr + payload + i, 0);
+    }
+    int total = end + Icrc.LENGTH;
+    Lrh.write(b, 0, 0, sl, dlid, port.localLid(), total);
+    Bth.write(b, Lrh.LENGTH, op.value(), se, pad, Bth.DEFAULT_PKEY, destQp, ackReq, psn);
+    if (params.icrc) {
+      icrc.write(b, 0, end);
+    } else {
+      b.setInt(end, 0);
+    }
+    counters.inc(IbCounters.Counter.PACKETS_SENT);
+    counters.add(IbCounters.Counter.BYTES_SENT, total);
+    chargePacket(payload);
+    if (!port.transmit(dlid, b)) {
+      counters.inc(IbCounters.Counter.DROP_PORT_REFUSED);
+    }
+  }
+
+  private void chargePacket(int payload) {
+    if (port.modelledTime()) {
+      port.charge(params.modelPacketNanos + payload * 1000L / params.modelDmaMbPerSec);
+    }
+  }
+
+  /** The payload of a parsed packet as a ByteBuffer (position = first byte), no copy if possible. */
+  ByteBuffer payload(Packet p, int len) {
+    if (p.buf.nioBufferCount() == 1) {
+      return p.buf.internalNioBuffer(p.payloadOffset, len);
+    }
+    return copyToScratch(p.buf, p.payloadOffset, len);
+  }
+
+  ByteBuffer copyToScratch(ByteBuf src, int at, int len) {
+    if (copyScratch.capacity() < len) {
+      copyScratch = ByteBuffer.allocateDirect(Integer.highestOneBit(len) << 1);
+    }
+    ByteBuffer s = copyScratch;
+    s.clear().limit(len);
+    src.getBytes(at, s);
+    s.flip();
+    return s;
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  /** Stops the engine thread and drops queued packets. Idempotent. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    Thread t = engineThread;
+    if (t != null) {
+      LockSupport.unpark(t);
+      try {
+        t.join(5_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (wakeTimer != null) {
+      wakeTimer.cancel();
+    }
+    ByteBuf b;
+    while ((b = inbound.poll()) != null) {
+      b.release();
+    }
+  }
+}

@@ -1,0 +1,441 @@
+package io.github.verbs4j.ib.engine;
+
+/**
+ * Every limit and parameter of the simulated HCA, in one place (libfabric's {@code *_attr.c}):
+ * the device limits reported by {@code queryDevice()} and enforced at object creation, the
+ * engine's protocol parameters, its threading and idle strategy, and the modelled costs used when
+ * the clock is modelled. Immutable; built from configuration by {@code IbConfig} or directly in
+ * tests with {@link #builder()}.
+ */
+public final class IbParams {
+  /** How the device's engine work is run. */
+  public enum Threading {
+    /** One engine thread per device, waiting with a spin-yield-park idle strategy. */
+    DEDICATED,
+    /** No engine thread: posts, polls, packet arrivals and timers run the engine on their thread. */
+    CALLER
+  }
+
+  // Device limits (ibv_device_attr).
+  /** Most QPs. */
+  public final int maxQp;
+  /** Most WRs per send or receive queue. */
+  public final int maxQpWr;
+  /** Most SGEs per WR. */
+  public final int maxSge;
+  /** Most CQs. */
+  public final int maxCq;
+  /** Most entries per CQ. */
+  public final int maxCqe;
+  /** Most memory regions. */
+  public final int maxMr;
+  /** Largest memory region in bytes. */
+  public final long maxMrSize;
+  /** Most PDs. */
+  public final int maxPd;
+  /** Most outstanding READ/atomic requests a QP answers (max_dest_rd_atomic bound). */
+  public final int maxQpRdAtom;
+  /** Most outstanding READ/atomic requests a QP initiates (max_rd_atomic bound). */
+  public final int maxQpInitRdAtom;
+  /** Most SRQs. */
+  public final int maxSrq;
+  /** Most WRs per SRQ. */
+  public final int maxSrqWr;
+  /** Most SGEs per SRQ WR. */
+  public final int maxSrqSge;
+  /** Most address handles. */
+  public final int maxAh;
+  /** Largest inline send. */
+  public final int maxInlineData;
+  /** Completion vectors. */
+  public final int numCompVectors;
+  /** The port's MTU in bytes (256..4096): max and active MTU, and the UD MTU. */
+  public final int portMtu;
+
+  // Engine.
+  /** Threading mode. */
+  public final Threading threading;
+  /** RC window: most PSNs a requester sends beyond the last acknowledged one (rxe 128). */
+  public final int maxUnackedPsns;
+  /** The requester sets AckReq at the end of each message and every this many packets (rxe 64). */
+  public final int ackReqEvery;
+  /** Packets a requester sends per QP per duty cycle. */
+  public final int requesterBudget;
+  /** READ response packets a responder sends per QP per duty cycle. */
+  public final int responderBudget;
+  /** Inbound packets the engine takes per duty cycle. */
+  public final int receiveBudget;
+  /** Capacity of the inbound packet queue. */
+  public final int inboundQueue;
+  /** Whether packets carry and receivers check the ICRC. */
+  public final boolean icrc;
+  /** Responder contexts a DCT keeps (one per active DCI); the least recently used is evicted. */
+  public final int dctContexts;
+  /** On a peer-down event, fail QPs connected to it after one timeout instead of retry_cnt. */
+  public final boolean failFastOnPeerDown;
+  /** Idle strategy: spins. */
+  public final int idleSpins;
+  /** Idle strategy: yields. */
+  public final int idleYields;
+  /** Idle strategy: shortest park, ns. */
+  public final long idleMinParkNanos;
+  /** Idle strategy: longest park, ns. */
+  public final long idleMaxParkNanos;
+
+  // Model (used only when the port clock is modelled).
+  /** Modelled HCA processing cost per packet sent or received, ns. */
+  public final long modelPacketNanos;
+  /** Modelled DMA bandwidth between host memory and HCA, MB/s (10^6 bytes/s). */
+  public final long modelDmaMbPerSec;
+
+  private IbParams(Builder b) {
+    maxQp = b.maxQp;
+    maxQpWr = b.maxQpWr;
+    maxSge = b.maxSge;
+    maxCq = b.maxCq;
+    maxCqe = b.maxCqe;
+    maxMr = b.maxMr;
+    maxMrSize = b.maxMrSize;
+    maxPd = b.maxPd;
+    maxQpRdAtom = b.maxQpRdAtom;
+    maxQpInitRdAtom = b.maxQpInitRdAtom;
+    maxSrq = b.maxSrq;
+    maxSrqWr = b.maxSrqWr;
+    maxSrqSge = b.maxSrqSge;
+    maxAh = b.maxAh;
+    maxInlineData = b.maxInlineData;
+    numCompVectors = b.numCompVectors;
+    portMtu = b.portMtu;
+    threading = b.threading;
+    maxUnackedPsns = b.maxUnackedPsns;
+    ackReqEvery = b.ackReqEvery;
+    requesterBudget = b.requesterBudget;
+    responderBudget = b.responderBudget;
+    receiveBudget = b.receiveBudget;
+    inboundQueue = b.inboundQueue;
+    icrc = b.icrc;
+    dctContexts = b.dctContexts;
+    failFastOnPeerDown = b.failFastOnPeerDown;
+    idleSpins = b.idleSpins;
+    idleYields = b.idleYields;
+    idleMinParkNanos = b.idleMinParkNanos;
+    idleMaxParkNanos = b.idleMaxParkNanos;
+    modelPacketNanos = b.modelPacketNanos;
+    modelDmaMbPerSec = b.modelDmaMbPerSec;
+  }
+
+  /** @return a builder with the defaults */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** @return the defaults */
+  public static IbParams defaults() {
+    return builder().build();
+  }
+
+  /** @return a builder starting from these values */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.maxQp = maxQp;
+    b.maxQpWr = maxQpWr;
+    b.maxSge = maxSge;
+    b.maxCq = maxCq;
+    b.maxCqe = maxCqe;
+    b.maxMr = maxMr;
+    b.maxMrSize = maxMrSize;
+    b.maxPd = maxPd;
+    b.maxQpRdAtom = maxQpRdAtom;
+    b.maxQpInitRdAtom = maxQpInitRdAtom;
+    b.maxSrq = maxSrq;
+    b.maxSrqWr = maxSrqWr;
+    b.maxSrqSge = maxSrqSge;
+    b.maxAh = maxAh;
+    b.maxInlineData = maxInlineData;
+    b.numCompVectors = numCompVectors;
+    b.portMtu = portMtu;
+    b.threading = threading;
+    b.maxUnackedPsns = maxUnackedPsns;
+    b.ackReqEvery = ackReqEvery;
+    b.requesterBudget = requesterBudget;
+    b.responderBudget = responderBudget;
+    b.receiveBudget = receiveBudget;
+    b.inboundQueue = inboundQueue;
+    b.icrc = icrc;
+    b.dctContexts = dctContexts;
+    b.failFastOnPeerDown = failFastOnPeerDown;
+    b.idleSpins = idleSpins;
+    b.idleYields = idleYields;
+    b.idleMinParkNanos = idleMinParkNanos;
+    b.idleMaxParkNanos = idleMaxParkNanos;
+    b.modelPacketNanos = modelPacketNanos;
+    b.modelDmaMbPerSec = modelDmaMbPerSec;
+    return b;
+  }
+
+  @Override
+  public String toString() {
+    return "IbParams{maxQp=" + maxQp + ", maxQpWr=" + maxQpWr + ", maxSge=" + maxSge + ", maxCq=" + maxCq
+        + ", maxCqe=" + maxCqe + ", maxMr=" + maxMr + ", maxMrSize=" + maxMrSize + ", maxPd=" + maxPd
+        + ", maxQpRdAtom=" + maxQpRdAtom + ", maxQpInitRdAtom=" + maxQpInitRdAtom + ", maxSrq=" + maxSrq
+        + ", maxSrqWr=" + maxSrqWr + ", maxSrqSge=" + maxSrqSge + ", maxAh=" + maxAh + ", maxInlineData="
+        + maxInlineData + ", numCompVectors=" + numCompVectors + ", portMtu=" + portMtu + ", threading=" + threading
+        + ", maxUnackedPsns=" + maxUnackedPsns + ", ackReqEvery=" + ackReqEvery + ", requesterBudget="
+        + requesterBudget + ", responderBudget=" + responderBudget + ", receiveBudget=" + receiveBudget
+        + ", inboundQueue=" + inboundQueue + ", icrc=" + icrc + ", dctContexts=" + dctContexts
+        + ", failFastOnPeerDown=" + failFastOnPeerDown + ", idle=" + idleSpins + "/" + idleYields + "/"
+        + idleMinParkNanos + ".." + idleMaxParkNanos + "ns, modelPacketNanos=" + modelPacketNanos
+        + ", modelDmaMbPerSec=" + modelDmaMbPerSec + '}';
+  }
+
+  /** Builds {@link IbParams}; every setter is named after its field. */
+  public static final class Builder {
+    private int maxQp = 16384;
+    private int maxQpWr = 16384;
+    private int maxSge = 32;
+    private int maxCq = 16384;
+    private int maxCqe = 65536;
+    private int maxMr = 65534;
+    private long maxMrSize = Integer.MAX_VALUE;
+    private int maxPd = 65536;
+    private int maxQpRdAtom = 16;
+    private int maxQpInitRdAtom = 16;
+    private int maxSrq = 4096;
+    private int maxSrqWr = 16384;
+    private int maxSrqSge = 32;
+    private int maxAh = 65536;
+    private int maxInlineData = 256;
+    private int numCompVectors = 4;
+    private int portMtu = 4096;
+    private Threading threading = Threading.DEDICATED;
+    private int maxUnackedPsns = 128;
+    private int ackReqEvery = 64;
+    private int requesterBudget = 64;
+    private int responderBudget = 32;
+    private int receiveBudget = 256;
+    private int inboundQueue = 65536;
+    private boolean icrc = true;
+    private int dctContexts = 1024;
+    private boolean failFastOnPeerDown = true;
+    private int idleSpins = 200;
+    private int idleYields = 50;
+    private long idleMinParkNanos = 10_000;
+    private long idleMaxParkNanos = 1_000_000;
+    private long modelPacketNanos = 100;
+    private long modelDmaMbPerSec = 25_000;
+
+    private Builder() {}
+
+    /** @param v value @return this */
+    public Builder maxQp(int v) {
+      maxQp = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxQpWr(int v) {
+      maxQpWr = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxSge(int v) {
+      maxSge = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxCq(int v) {
+      maxCq = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxCqe(int v) {
+      maxCqe = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxMr(int v) {
+      maxMr = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxMrSize(long v) {
+      maxMrSize = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxPd(int v) {
+      maxPd = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxQpRdAtom(int v) {
+      maxQpRdAtom = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxQpInitRdAtom(int v) {
+      maxQpInitRdAtom = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxSrq(int v) {
+      maxSrq = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxSrqWr(int v) {
+      maxSrqWr = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxSrqSge(int v) {
+      maxSrqSge = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxAh(int v) {
+      maxAh = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxInlineData(int v) {
+      maxInlineData = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder numCompVectors(int v) {
+      numCompVectors = v;
+      return this;
+    }
+
+    /** @param v port MTU in bytes, one of 256, 512, 1024, 2048, 4096 @return this */
+    public Builder portMtu(int v) {
+      if (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096) {
+        throw new IllegalArgumentException("port mtu=" + v + " is not one of 256, 512, 1024, 2048, 4096");
+      }
+      portMtu = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder threading(Threading v) {
+      threading = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder maxUnackedPsns(int v) {
+      maxUnackedPsns = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder ackReqEvery(int v) {
+      ackReqEvery = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder requesterBudget(int v) {
+      requesterBudget = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder responderBudget(int v) {
+      responderBudget = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder receiveBudget(int v) {
+      receiveBudget = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder inboundQueue(int v) {
+      inboundQueue = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder icrc(boolean v) {
+      icrc = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder dctContexts(int v) {
+      dctContexts = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder failFastOnPeerDown(boolean v) {
+      failFastOnPeerDown = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder idleSpins(int v) {
+      idleSpins = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder idleYields(int v) {
+      idleYields = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder idleMinParkNanos(long v) {
+      idleMinParkNanos = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder idleMaxParkNanos(long v) {
+      idleMaxParkNanos = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder modelPacketNanos(long v) {
+      modelPacketNanos = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder modelDmaMbPerSec(long v) {
+      modelDmaMbPerSec = v;
+      return this;
+    }
+
+    /** @return the parameters */
+    public IbParams build() {
+      if (maxUnackedPsns < 1 || maxUnackedPsns >= (1 << 22)) {
+        throw new IllegalArgumentException("maxUnackedPsns=" + maxUnackedPsns + " is outside [1, 2^22)");
+      }
+      if (maxMr > 65534) {
+        throw new IllegalArgumentException("maxMr=" + maxMr + " exceeds the key table's 65534 entries");
+      }
+      return new IbParams(this);
+    }
+  }
+}

@@ -1,0 +1,164 @@
+package io.github.verbs4j.ib.engine;
+
+import io.github.verbs4j.ib.wire.Aeth;
+import io.github.verbs4j.ib.wire.AtomicAckEth;
+import io.github.verbs4j.ib.wire.AtomicEth;
+import io.github.verbs4j.ib.wire.Bth;
+import io.github.verbs4j.ib.wire.DcEth;
+import io.github.verbs4j.ib.wire.Deth;
+import io.github.verbs4j.ib.wire.HeaderType;
+import io.github.verbs4j.ib.wire.Icrc;
+import io.github.verbs4j.ib.wire.ImmDt;
+import io.github.verbs4j.ib.wire.Lrh;
+import io.github.verbs4j.ib.wire.Opcode;
+import io.github.verbs4j.ib.wire.Reth;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * A received packet, parsed once (rxe's {@code rxe_pkt_info}): header fields the engines test on
+ * every packet, and accessors for the extension headers its opcode carries. One instance is
+ * reused by the engine for every packet; it is valid until the next {@link #parse}.
+ */
+final class Packet {
+  /** {@link #parse} result: the packet is well formed. */
+  static final int OK = 0;
+  /** {@link #parse} result: bad length, version, pad or opcode. */
+  static final int MALFORMED = 1;
+  /** {@link #parse} result: the ICRC does not match. */
+  static final int BAD_CRC = 2;
+
+  ByteBuf buf;
+  int base;
+  int length;
+  Opcode opcode;
+  int slid;
+  int dlid;
+  int sl;
+  int destQp;
+  int psn;
+  boolean solicited;
+  boolean ackReq;
+  int pkey;
+  int payloadOffset;
+  int payloadLength;
+
+  /**
+   * Parses the packet between {@code b}'s reader and writer index.
+   *
+   * @param b the packet
+   * @param icrc the checker, or null to skip the ICRC check (a packet parsed again)
+   * @return {@link #OK}, {@link #MALFORMED} or {@link #BAD_CRC}
+   */
+  int parse(ByteBuf b, Icrc icrc) {
+    buf = b;
+    base = b.readerIndex();
+    length = b.readableBytes();
+    if (length < Opcode.BASE_LENGTH + Icrc.LENGTH || (length & 3) != 0) {
+      return MALFORMED;
+    }
+    // ICRC first: a flipped bit anywhere, length fields included, counts as what it is.
+    if (icrc != null && !icrc.check(b, base, base + length - Icrc.LENGTH)) {
+      return BAD_CRC;
+    }
+    if (Lrh.lver(b, base) != Lrh.LVER || Lrh.lnh(b, base) != Lrh.LNH_IBA_LOCAL
+        || Lrh.packetBytes(b, base) != length) {
+      return MALFORMED;
+    }
+    int bth = base + Lrh.LENGTH;
+    if (Bth.tver(b, bth) != Bth.TVER) {
+      return MALFORMED;
+    }
+    opcode = Opcode.fromValue(Bth.opcode(b, bth));
+    if (opcode == null) {
+      return MALFORMED;
+    }
+    int pad = Bth.padCount(b, bth);
+    payloadOffset = base + opcode.headerLength();
+    payloadLength = length - opcode.headerLength() - pad - Icrc.LENGTH;
+    if (payloadLength < 0 || (payloadLength > 0 && !opcode.is(Opcode.Flag.PAYLOAD))
+        || Bth.padFor(payloadLength) != pad) {
+      return MALFORMED;
+    }
+    slid = Lrh.slid(b, base);
+    dlid = Lrh.dlid(b, base);
+    sl = Lrh.sl(b, base);
+    destQp = Bth.destQp(b, bth);
+    psn = Bth.psn(b, bth);
+    solicited = Bth.solicited(b, bth);
+    ackReq = Bth.ackReq(b, bth);
+    pkey = Bth.pkey(b, bth);
+    return OK;
+  }
+
+  private int at(HeaderType h) {
+    return base + opcode.offset(h);
+  }
+
+  long rethVa() {
+    return Reth.va(buf, at(HeaderType.RETH));
+  }
+
+  int rethRkey() {
+    return Reth.rkey(buf, at(HeaderType.RETH));
+  }
+
+  long rethLength() {
+    return Reth.length(buf, at(HeaderType.RETH));
+  }
+
+  int aethSyndrome() {
+    return Aeth.syndrome(buf, at(HeaderType.AETH));
+  }
+
+  int aethMsn() {
+    return Aeth.msn(buf, at(HeaderType.AETH));
+  }
+
+  long atomicVa() {
+    return AtomicEth.va(buf, at(HeaderType.ATOMIC_ETH));
+  }
+
+  int atomicRkey() {
+    return AtomicEth.rkey(buf, at(HeaderType.ATOMIC_ETH));
+  }
+
+  long atomicSwapAdd() {
+    return AtomicEth.swapAdd(buf, at(HeaderType.ATOMIC_ETH));
+  }
+
+  long atomicCompare() {
+    return AtomicEth.compare(buf, at(HeaderType.ATOMIC_ETH));
+  }
+
+  long atomicAckOrig() {
+    return AtomicAckEth.orig(buf, at(HeaderType.ATOMIC_ACK_ETH));
+  }
+
+  int imm() {
+    return ImmDt.imm(buf, at(HeaderType.IMM_DT));
+  }
+
+  int dethQkey() {
+    return Deth.qkey(buf, at(HeaderType.DETH));
+  }
+
+  int dethSrcQp() {
+    return Deth.srcQp(buf, at(HeaderType.DETH));
+  }
+
+  long dcKey() {
+    return DcEth.dcKey(buf, at(HeaderType.DCETH));
+  }
+
+  int dcGeneration() {
+    return DcEth.generation(buf, at(HeaderType.DCETH));
+  }
+
+  int dcSrcQp() {
+    return DcEth.srcQp(buf, at(HeaderType.DCETH));
+  }
+
+  int dcEpochPsn() {
+    return DcEth.epochPsn(buf, at(HeaderType.DCETH));
+  }
+}

@@ -1,0 +1,103 @@
+package io.github.verbs4j.ib.engine;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * What the simulated HCA needs from the wire: a LID, a way to send a packet to another LID, a
+ * clock, a timer scheduler, and upcalls for received packets, peer failures and back-pressure.
+ * The production port is {@code io.github.verbs4j.ib.FabricPacketPort} over a sim-fabric node;
+ * tests use an in-memory port with a fake clock.
+ *
+ * <p>Threading: {@link #transmit}, {@link #isWritable}, {@link #nowNanos} and {@link #schedule}
+ * may be called from any thread. The {@link Receiver} upcalls come from the port's own thread
+ * (the fabric thread), one at a time.
+ */
+public interface PacketPort extends AutoCloseable {
+  /** @return this port's LID (1-based, 16 bits) */
+  int localLid();
+
+  /** @return the allocator packets are built in (pooled, direct) */
+  ByteBufAllocator alloc();
+
+  /**
+   * Sends a packet. Ownership of {@code packet} passes to the port in every case: it is released
+   * after it is written, handed to the receiver, or released when dropped.
+   *
+   * @param dlid destination LID (may be {@link #localLid()})
+   * @param packet the packet, from LRH to ICRC, between reader and writer index
+   * @return false if the port dropped it at once (unknown or dead LID, back-pressure, closed)
+   */
+  boolean transmit(int dlid, ByteBuf packet);
+
+  /**
+   * @param dlid a destination LID
+   * @return false while the path to {@code dlid} is above its high-water mark
+   */
+  boolean isWritable(int dlid);
+
+  /** @return the port clock in nanoseconds (wall or modelled) */
+  long nowNanos();
+
+  /** @return true if the clock is modelled (it advances only with traffic and charges) */
+  boolean modelledTime();
+
+  /**
+   * Charges the modelled cost of the HCA's own work (no effect on a wall clock).
+   *
+   * @param nanos modelled nanoseconds, not negative
+   */
+  void charge(long nanos);
+
+  /**
+   * Runs {@code task} on the port's thread once {@code delayNanos} of port-clock time have passed;
+   * when it runs, {@link #nowNanos()} is at least the scheduled time.
+   *
+   * @param delayNanos the delay, at least 0
+   * @param task the task
+   * @return a handle to cancel it
+   */
+  Timer schedule(long delayNanos, Runnable task);
+
+  /**
+   * Installs the receiver of this port's upcalls (replacing any previous one).
+   *
+   * @param receiver the receiver
+   */
+  void bind(Receiver receiver);
+
+  /** Detaches from the wire; later transmits are dropped. Idempotent. */
+  @Override
+  void close();
+
+  /** A scheduled task that may still be cancelled. */
+  interface Timer {
+    /** @return true if this call cancelled it before it ran */
+    boolean cancel();
+  }
+
+  /** The upcalls of a port, made on the port's thread. */
+  interface Receiver {
+    /**
+     * A packet arrived.
+     *
+     * @param slid the LID the fabric says sent it
+     * @param packet the packet (LRH to ICRC); the receiver owns it and must release it
+     */
+    void onPacket(int slid, ByteBuf packet);
+
+    /**
+     * A peer went down for good (process exit, crash, {@code kill -9}).
+     *
+     * @param lid its LID
+     */
+    void onPeerDown(int lid);
+
+    /**
+     * The path to {@code dlid} may accept packets again.
+     *
+     * @param dlid a destination LID
+     */
+    void onWritable(int dlid);
+  }
+}

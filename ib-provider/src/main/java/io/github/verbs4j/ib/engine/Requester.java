@@ -1,0 +1,534 @@
+package io.github.verbs4j.ib.engine;
+
+import io.github.verbs4j.ib.wire.AtomicEth;
+import io.github.verbs4j.ib.wire.DcEth;
+import io.github.verbs4j.ib.wire.Deth;
+import io.github.verbs4j.ib.wire.HeaderType;
+import io.github.verbs4j.ib.wire.ImmDt;
+import io.github.verbs4j.ib.wire.Opcode;
+import io.github.verbs4j.ib.wire.Opcode.Op;
+import io.github.verbs4j.ib.wire.Opcode.Transport;
+import io.github.verbs4j.ib.wire.Psn;
+import io.github.verbs4j.ib.wire.Reth;
+import io.github.verbs4j.verbs.Access;
+import io.github.verbs4j.verbs.QpType;
+import io.github.verbs4j.verbs.WcStatus;
+import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+
+/**
+ * The requester (rxe_req.c): turns send WQEs into request packets. It assigns PSNs, segments
+ * messages at the path MTU, keeps the RC window ({@code maxUnackedPsns}) and the {@code
+ * max_rd_atomic} limit, honours fences, sets AckReq at the end of each message and every {@code
+ * ackReqEvery} packets, and owns the two timers: the local ACK timeout (4.096 us * 2^timeout,
+ * {@code retry_cnt} retries) and the RNR timer ({@code rnr_retry}, 7 = infinite). A retry rewinds
+ * to the oldest unacknowledged PSN and regenerates packets from their PSN: the byte offset of PSN
+ * p in a WQE is {@code (p - firstPsn) * mtu}.
+ *
+ * <p>Engine thread only, under the QP lock.
+ */
+final class Requester {
+  private final EngineQp qp;
+  private final IbDevice dev;
+  private final SendQueue sq;
+
+  /** Next PSN to send. */
+  int psn;
+  /** Next WQE to (re)send. */
+  long wqeIndex;
+  /** One past the highest PSN ever sent, and whether anything was. */
+  int sentHigh;
+  boolean anySent;
+  int rdAtomicCredits;
+  boolean needRetry;
+  boolean waitForRnr;
+  private boolean blocked;
+  private int pktsSinceAckReq;
+  int retryLeft;
+  int rnrLeft;
+  private boolean retransmitArmed;
+  private long retransmitDeadline;
+  private boolean rnrArmed;
+  private long rnrDeadline;
+  private boolean peerDead;
+  private boolean moreToSend;
+  // DC connection epoch.
+  private boolean dcConnected;
+  private int dcDlid;
+  private int dcDctn;
+  private long dcKey;
+  private int dcGeneration;
+  private int dcEpochPsn;
+
+  Requester(EngineQp qp) {
+    this.qp = qp;
+    this.dev = qp.dev;
+    this.sq = qp.sq;
+  }
+
+  void reset(int startPsn) {
+    psn = startPsn & Psn.MASK;
+    sentHigh = psn;
+    anySent = false;
+    wqeIndex = sq.head();
+    rdAtomicCredits = qp.maxRdAtomic;
+    needRetry = false;
+    waitForRnr = false;
+    blocked = false;
+    pktsSinceAckReq = 0;
+    retryLeft = qp.retryCnt;
+    rnrLeft = qp.rnrRetry;
+    retransmitArmed = false;
+    rnrArmed = false;
+    peerDead = qp.type != QpType.DCI && dev.params.failFastOnPeerDown && qp.dlid != 0 && dev.isDead(qp.dlid);
+    moreToSend = false;
+    dcConnected = false;
+  }
+
+  /** RTS to RTS / SQD to RTS: counts and limits may have changed. */
+  void attributesChanged() {
+    retryLeft = qp.retryCnt;
+    rnrLeft = qp.rnrRetry;
+  }
+
+  void stop() {
+    retransmitArmed = false;
+    rnrArmed = false;
+    needRetry = false;
+    waitForRnr = false;
+    moreToSend = false;
+  }
+
+  void flushed(long tail) {
+    wqeIndex = tail;
+  }
+
+  boolean wantsMore() {
+    return moreToSend || (needRetry && !waitForRnr);
+  }
+
+  /** @return true when every started WQE is complete and the next one has not started (SQD) */
+  boolean drained() {
+    long head = sq.head();
+    return head == wqeIndex && (wqeIndex == sq.tail() || sq.slot(wqeIndex).state == SendWqe.POSTED);
+  }
+
+  /** @return whether PSNs are sent and not yet acknowledged */
+  boolean outstanding() {
+    return anySent && Psn.compare(sentHigh, qp.completer.psn) > 0;
+  }
+
+  // ------------------------------------------------------------------ sending
+
+  int progress(long now) {
+    moreToSend = false;
+    if (needRetry && !waitForRnr) {
+      retry(now);
+    }
+    if (waitForRnr || blocked) {
+      return 0;
+    }
+    int budget = dev.params.requesterBudget;
+    int sent = 0;
+    long tail = sq.tail();
+    boolean sqd = qp.owner.state() == io.github.verbs4j.verbs.QpState.SQD;
+    while (wqeIndex < tail) {
+      SendWqe w = sq.slot(wqeIndex);
+      if (w.state == SendWqe.POSTED) {
+        if (sqd) {
+          break;
+        }
+        int r = start(w);
+        if (r == STOP) {
+          break;
+        }
+        if (r == SKIP) {
+          wqeIndex++;
+          continue;
+        }
+      } else if (w.state == SendWqe.ERROR) {
+        blocked = true;
+        break;
+      } else if (w.state != SendWqe.ACTIVE) {
+        // PENDING or DONE beyond a rewind point: already complete on the wire.
+        wqeIndex++;
+        continue;
+      }
+      if (qp.reliable() && Psn.compare(psn, Psn.add(qp.completer.psn, dev.params.maxUnackedPsns)) >= 0) {
+        break;
+      }
+      if (sent >= budget) {
+        moreToSend = true;
+        break;
+      }
+      int dlid = destination(w);
+      if (!dev.port.isWritable(dlid)) {
+        moreToSend = true;
+        break;
+      }
+      if (!sendPacket(w, dlid, now)) {
+        blocked = true;
+        break;
+      }
+      sent++;
+    }
+    return sent;
+  }
+
+  private static final int GO = 0;
+  private static final int STOP = 1;
+  private static final int SKIP = 2;
+
+  /** A WQE's first packet: fence, rd_atomic credit, DC epoch, local checks, PSN range. */
+  private int start(SendWqe w) {
+    // IBA 10.8.3.3 fence: wait for every earlier READ and atomic (not every WQE: rxe 930119a17200).
+    if (w.fenced() && rdAtomicCredits < qp.maxRdAtomic) {
+      return STOP;
+    }
+    if (w.isReadOrAtomic() && rdAtomicCredits <= 0) {
+      return STOP;
+    }
+    if (qp.type == QpType.DCI && !dcCurrent(w)) {
+      if (sq.head() != wqeIndex) {
+        return STOP; // switch DCT only once every earlier WQE is acknowledged
+      }
+      dcConnected = true;
+      dcDlid = w.dlid;
+      dcDctn = w.dctn;
+      dcKey = w.dcKey;
+      dcGeneration = (dcGeneration + 1) & 0xFF;
+      dcEpochPsn = psn;
+      peerDead = dev.isDead(w.dlid);
+    }
+    WcStatus local = validate(w);
+    if (local != WcStatus.SUCCESS) {
+      w.state = SendWqe.ERROR;
+      w.status = local;
+      return STOP;
+    }
+    int mtu = qp.sendMtu();
+    if (qp.type == QpType.UD && w.totalLength > mtu) {
+      // C10-93.1.1: a UD message larger than the MTU is not sent and completes successfully.
+      w.state = SendWqe.DONE;
+      return SKIP;
+    }
+    if (w.isReadOrAtomic()) {
+      rdAtomicCredits--;
+      w.hasCredit = true;
+    }
+    w.npkts = w.opcode.isAtomic() ? 1 : Math.max(1, (w.totalLength + mtu - 1) / mtu);
+    w.firstPsn = psn;
+    w.lastPsn = Psn.add(psn, w.npkts - 1);
+    w.state = SendWqe.ACTIVE;
+    return GO;
+  }
+
+  private boolean dcCurrent(SendWqe w) {
+    return dcConnected && w.dlid == dcDlid && w.dctn == dcDctn && w.dcKey == dcKey;
+  }
+
+  /**
+   * Checks the local SGEs once, before anything is sent: key, PD, bounds, and LOCAL_WRITE for the
+   * buffers a READ or atomic writes (rxe do_read / do_atomic report these as LOC_PROT_ERR).
+   */
+  private WcStatus validate(SendWqe w) {
+    if (w.inline) {
+      return w.inlineSourceMissing ? WcStatus.LOC_PROT_ERR : WcStatus.SUCCESS;
+    }
+    boolean writes = w.isReadOrAtomic();
+    for (int i = 0; i < w.numSge; i++) {
+      if (w.length[i] == 0) {
+        continue;
+      }
+      SoftMemoryRegion mr = qp.memory.byLkey(w.lkey[i]);
+      if (mr == null || mr.softPd() != qp.pd || !mr.contains(w.addr[i], w.length[i])
+          || (writes && !mr.allows(Access.LOCAL_WRITE))) {
+        return WcStatus.LOC_PROT_ERR;
+      }
+      w.mrs[i] = mr;
+    }
+    w.validated = true;
+    return WcStatus.SUCCESS;
+  }
+
+  private int destination(SendWqe w) {
+    return qp.type == QpType.UD || qp.type == QpType.DCI ? w.dlid : qp.dlid;
+  }
+
+  private Transport transport() {
+    return switch (qp.type) {
+      case UC -> Transport.UC;
+      case UD -> Transport.UD;
+      case DCI -> Transport.DC;
+      default -> Transport.RC;
+    };
+  }
+
+  /** Builds and sends the packet with PSN {@link #psn} of WQE {@code w}; false on a local error. */
+  private boolean sendPacket(SendWqe w, int dlid, long now) {
+    int mtu = qp.sendMtu();
+    int index = Psn.distance(w.firstPsn, psn);
+    long offset = (long) index * mtu;
+    Transport t = transport();
+    WrOpcode wop = w.opcode;
+    int pktPsn = psn;
+    boolean retransmit = anySent && Psn.compare(pktPsn, sentHigh) < 0;
+    Opcode op;
+    int payload;
+    boolean last;
+    ByteBuf b;
+    if (wop == WrOpcode.RDMA_READ) {
+      op = Opcode.of(t, Op.READ_REQUEST);
+      payload = 0;
+      last = true;
+      b = dev.newPacket(op, 0);
+      Reth.write(b, op.offset(HeaderType.RETH), w.remoteAddr + offset, w.rkey, (int) (w.totalLength - offset));
+    } else if (wop.isAtomic()) {
+      boolean cas = wop == WrOpcode.ATOMIC_CMP_AND_SWP;
+      op = Opcode.of(t, cas ? Op.COMPARE_SWAP : Op.FETCH_ADD);
+      payload = 0;
+      last = true;
+      b = dev.newPacket(op, 0);
+      AtomicEth.write(b, op.offset(HeaderType.ATOMIC_ETH), w.remoteAddr, w.rkey, cas ? w.swap : w.compareAdd,
+          cas ? w.compareAdd : 0);
+    } else {
+      payload = (int) Math.min(mtu, w.totalLength - offset);
+      boolean first = offset == 0;
+      last = offset + payload >= w.totalLength;
+      boolean write = wop == WrOpcode.RDMA_WRITE || wop == WrOpcode.RDMA_WRITE_WITH_IMM;
+      boolean imm = wop == WrOpcode.SEND_WITH_IMM || wop == WrOpcode.RDMA_WRITE_WITH_IMM;
+      int o;
+      if (first && last) {
+        o = write ? (imm ? Op.WRITE_ONLY_IMM : Op.WRITE_ONLY) : (imm ? Op.SEND_ONLY_IMM : Op.SEND_ONLY);
+      } else if (first) {
+        o = write ? Op.WRITE_FIRST : Op.SEND_FIRST;
+      } else if (last) {
+        o = write ? (imm ? Op.WRITE_LAST_IMM : Op.WRITE_LAST) : (imm ? Op.SEND_LAST_IMM : Op.SEND_LAST);
+      } else {
+        o = write ? Op.WRITE_MIDDLE : Op.SEND_MIDDLE;
+      }
+      op = Opcode.of(t, o);
+      b = dev.newPacket(op, payload);
+      if (op.has(HeaderType.RETH)) {
+        Reth.write(b, op.offset(HeaderType.RETH), w.remoteAddr, w.rkey, w.totalLength);
+      }
+      if (op.has(HeaderType.IMM_DT)) {
+        ImmDt.write(b, op.offset(HeaderType.IMM_DT), w.immData);
+      }
+      if (payload > 0 && !gather(w, (int) offset, b, op.headerLength(), payload)) {
+        b.release();
+        w.state = SendWqe.ERROR;
+        w.status = WcStatus.LOC_PROT_ERR;
+        return false;
+      }
+    }
+    int destQp = qp.destQpn;
+    if (op.has(HeaderType.DETH)) {
+      // A Q_Key with the high bit set means "use the QP's own Q_Key" (IBA 10.2.5).
+      int qkey = w.remoteQkey < 0 ? qp.qkey : w.remoteQkey;
+      Deth.write(b, op.offset(HeaderType.DETH), qkey, qp.qpn);
+      destQp = w.remoteQpn;
+    }
+    if (op.has(HeaderType.DCETH)) {
+      DcEth.write(b, op.offset(HeaderType.DCETH), w.dcKey, dcGeneration, qp.qpn, dcEpochPsn);
+      destQp = w.dctn;
+    }
+    boolean ackReq = false;
+    if (qp.reliable()) {
+      pktsSinceAckReq++;
+      if (last || pktsSinceAckReq >= dev.params.ackReqEvery) {
+        ackReq = true;
+        pktsSinceAckReq = 0;
+      }
+    }
+    boolean se = last && w.solicited() && (wop == WrOpcode.SEND || wop == WrOpcode.SEND_WITH_IMM
+        || wop == WrOpcode.RDMA_WRITE_WITH_IMM);
+    int sl = qp.type == QpType.UD || qp.type == QpType.DCI ? w.sl : qp.sl;
+    // Update every piece of state before the packet leaves (rxe pitfall P2).
+    if (wop == WrOpcode.RDMA_READ) {
+      psn = Psn.next(w.lastPsn);
+    } else {
+      psn = Psn.next(psn);
+    }
+    if (last) {
+      w.state = qp.reliable() ? SendWqe.PENDING : SendWqe.DONE;
+      wqeIndex++;
+    }
+    if (!anySent || Psn.compare(psn, sentHigh) > 0) {
+      sentHigh = psn;
+      anySent = true;
+    }
+    if (retransmit) {
+      dev.counters.inc(IbCounters.Counter.RETRANSMITTED_PACKETS);
+    }
+    if (qp.reliable() && !retransmitArmed && qp.timeoutNanos > 0) {
+      armRetransmit(now);
+    }
+    dev.send(b, op, dlid, sl, destQp, pktPsn, se, ackReq, payload);
+    return true;
+  }
+
+  /** Copies {@code len} bytes at message offset {@code offset} of the WQE's data into the packet. */
+  private boolean gather(SendWqe w, int offset, ByteBuf b, int at, int len) {
+    ByteBuffer dst = b.internalNioBuffer(at, len);
+    int pos = dst.position();
+    if (w.inline) {
+      dst.put(pos, w.inlineData, offset, len);
+      return true;
+    }
+    int sge;
+    int sgeOff;
+    if (offset == w.cursorOffset) {
+      sge = w.cursorSge;
+      sgeOff = w.cursorSgeOffset;
+    } else {
+      sge = 0;
+      sgeOff = offset;
+      while (sge < w.numSge && sgeOff >= w.length[sge]) {
+        sgeOff -= w.length[sge];
+        sge++;
+      }
+    }
+    int left = len;
+    while (left > 0) {
+      while (sge < w.numSge && sgeOff >= w.length[sge]) {
+        sgeOff = 0;
+        sge++;
+      }
+      if (sge >= w.numSge) {
+        return false;
+      }
+      SoftMemoryRegion mr = w.mrs[sge];
+      if (mr == null || !mr.isValid()) {
+        return false; // deregistered after the post: the key no longer resolves
+      }
+      int n = Math.min(left, w.length[sge] - sgeOff);
+      mr.copyOut(w.addr[sge] + sgeOff, dst, pos, n);
+      pos += n;
+      sgeOff += n;
+      left -= n;
+    }
+    w.cursorOffset = offset + len;
+    w.cursorSge = sge;
+    w.cursorSgeOffset = sgeOff;
+    return true;
+  }
+
+  // ------------------------------------------------------------------ retry
+
+  /**
+   * Rewinds to the oldest unacknowledged PSN (rxe req_retry): every started WQE from the SQ head
+   * on is sent again from there, with its original PSNs.
+   */
+  private void retry(long now) {
+    needRetry = false;
+    dev.counters.inc(IbCounters.Counter.RETRANSMITS);
+    long head = sq.head();
+    long tail = sq.tail();
+    long end = Math.max(wqeIndex, head);
+    for (long i = head; i < tail && i <= end; i++) {
+      SendWqe w = sq.slot(i);
+      if (w.state == SendWqe.PENDING) {
+        w.state = SendWqe.ACTIVE;
+      } else if (w.state != SendWqe.ACTIVE) {
+        break;
+      }
+    }
+    wqeIndex = head;
+    psn = qp.completer.psn;
+    pktsSinceAckReq = 0;
+    if (qp.timeoutNanos > 0) {
+      armRetransmit(now);
+    }
+  }
+
+  /**
+   * The completer acknowledged up to {@code compPsn}: never resend below it.
+   *
+   * @param compPsn the completer's PSN
+   */
+  void acknowledged(int compPsn, long now) {
+    retryLeft = qp.retryCnt;
+    rnrLeft = qp.rnrRetry;
+    if (Psn.compare(psn, compPsn) < 0) {
+      psn = compPsn;
+      if (wqeIndex < sq.head()) {
+        wqeIndex = sq.head();
+      }
+    }
+    if (peerDead) {
+      retryLeft = 0;
+    }
+    if (outstanding() && qp.timeoutNanos > 0) {
+      armRetransmit(now);
+    } else {
+      retransmitArmed = false;
+    }
+  }
+
+  private void armRetransmit(long now) {
+    retransmitArmed = true;
+    retransmitDeadline = now + qp.timeoutNanos;
+    dev.armTimer(qp, retransmitDeadline);
+  }
+
+  /**
+   * An RNR NAK arrived: wait the responder's timer, then retry (IBA 9.7.5.2.8). The retransmit
+   * timer is off meanwhile (rxe pitfall P1).
+   */
+  void rnrWait(long nanos, long now) {
+    waitForRnr = true;
+    retransmitArmed = false;
+    rnrArmed = true;
+    rnrDeadline = now + nanos;
+    dev.armTimer(qp, rnrDeadline);
+  }
+
+  boolean timerArmed() {
+    return retransmitArmed || rnrArmed;
+  }
+
+  long nextDeadline() {
+    if (retransmitArmed && rnrArmed) {
+      return retransmitDeadline - rnrDeadline < 0 ? retransmitDeadline : rnrDeadline;
+    }
+    return retransmitArmed ? retransmitDeadline : rnrDeadline;
+  }
+
+  /** @return whether a timer fired */
+  boolean fireTimers(long now) {
+    boolean fired = false;
+    if (rnrArmed && now - rnrDeadline >= 0) {
+      rnrArmed = false;
+      waitForRnr = false;
+      needRetry = true;
+      fired = true;
+    }
+    if (retransmitArmed && now - retransmitDeadline >= 0) {
+      retransmitArmed = false;
+      fired = true;
+      if (outstanding() && !waitForRnr) {
+        dev.counters.inc(IbCounters.Counter.TIMEOUTS);
+        qp.completer.timeout(now);
+      }
+    }
+    return fired;
+  }
+
+  /** The port reported {@code lid} down: a connection to it gets one more timeout, no retries. */
+  void peerDown(int lid, long now) {
+    boolean mine = qp.type == QpType.DCI ? dcConnected && dcDlid == lid : qp.dlid == lid;
+    if (!mine || !dev.params.failFastOnPeerDown) {
+      return;
+    }
+    peerDead = true;
+    retryLeft = 0;
+    rnrLeft = 0;
+    if (outstanding() && !retransmitArmed && qp.timeoutNanos > 0) {
+      armRetransmit(now);
+    }
+  }
+
+}

@@ -1,0 +1,882 @@
+package io.github.verbs4j.ib.engine;
+
+import io.github.verbs4j.ib.wire.Aeth;
+import io.github.verbs4j.ib.wire.AtomicAckEth;
+import io.github.verbs4j.ib.wire.HeaderType;
+import io.github.verbs4j.ib.wire.Opcode;
+import io.github.verbs4j.ib.wire.Opcode.Flag;
+import io.github.verbs4j.ib.wire.Opcode.Op;
+import io.github.verbs4j.ib.wire.Opcode.Transport;
+import io.github.verbs4j.ib.wire.Psn;
+import io.github.verbs4j.verbs.Access;
+import io.github.verbs4j.verbs.AsyncEventType;
+import io.github.verbs4j.verbs.QpState;
+import io.github.verbs4j.verbs.QpType;
+import io.github.verbs4j.verbs.WcOpcode;
+import io.github.verbs4j.verbs.WcStatus;
+import io.github.verbs4j.verbs.WorkCompletion;
+import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
+import io.github.verbs4j.verbs.spi.RecvWqe;
+import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+/**
+ * The responder (rxe_resp.c): executes requests arriving at a QP. Each packet walks the checks in
+ * the order IBTA and rxe make them — PSN, opcode sequence, operation valid, resources (receive WQE,
+ * rd_atomic), length, rkey — then executes, completes, acknowledges. Duplicates are never executed
+ * twice: a SEND/WRITE is re-ACKed, a READ or atomic is answered again from the replay cache sized
+ * by {@code max_dest_rd_atomic}. Every error step maps to its NAK, completion status and QP
+ * transition in {@link #error}.
+ *
+ * <p>Requests that arrive while a READ response is still being sent wait in order behind it (the
+ * responder answers in PSN order). ACKs are coalesced: the responder answers only AckReq packets
+ * (the requester sets it at the end of each message and every {@code ackReqEvery} packets), and of
+ * several in one duty cycle only the last leaves.
+ *
+ * <p>One instance per RC, UC and UD QP; a DCT has one per initiating DCI (keyed by LID and DCI
+ * number, reset when the DCI starts a new connection epoch). Engine thread only, under the QP lock.
+ */
+final class Responder {
+  private enum Step {
+    CHK_PSN, CHK_OP_SEQ, CHK_OP_VALID, CHK_RESOURCE, CHK_LENGTH, CHK_RKEY, EXECUTE, COMPLETE, READ_REPLY,
+    ATOMIC_REPLY, ACKNOWLEDGE, CLEANUP, DUPLICATE, DONE,
+    ERR_PSN_OUT_OF_SEQ, ERR_MISSING_OPCODE_FIRST, ERR_MISSING_OPCODE_LAST, ERR_TOO_MANY_RDMA_ATM_REQ,
+    ERR_MISALIGNED_ATOMIC, ERR_BAD_LENGTH, ERR_RNR, ERR_LENGTH, ERR_RKEY_VIOLATION, ERR_MALFORMED_WQE,
+    ERR_CQ_OVERFLOW
+  }
+
+  /** Bytes of a UD receive buffer reserved for the GRH (ibv_post_recv(3)). */
+  static final int GRH_LENGTH = 40;
+  private static final int SEQ_NONE = 0;
+  private static final int SEQ_SEND = 1;
+  private static final int SEQ_WRITE = 2;
+
+  private final EngineQp qp;
+  private final IbDevice dev;
+  private final boolean dc;
+  private final boolean uc;
+  // DC context identity.
+  int replyLid;
+  int replyQpn;
+  int dcGeneration;
+  long lastUse;
+
+  /** The expected PSN. */
+  int psn;
+  private int msn;
+  private int opSeq;
+  private boolean sentPsnNak;
+  private boolean dropMsg;
+
+  private RecvWqe recv;
+  private boolean haveRecv;
+  private boolean recvFromSrq;
+  private final RecvWqe srqWqe = new RecvWqe();
+  private int recvOffset;
+
+  private long writeVa;
+  private int writeRkey;
+  private long writeResid;
+  private long writeTotal;
+
+  // The current packet's resolved remote access.
+  private SoftMemoryRegion mr;
+  private long rVa;
+  private long rLen;
+  private int rRkey;
+
+  private ReplayEntry[] cache = new ReplayEntry[0];
+  private int cacheNext;
+
+  private boolean replying;
+  private int replyPsn;
+  private long replyVa;
+  private long replyResid;
+  private int replyRkey;
+  private int replyPkts;
+  private int replySent;
+
+  private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>();
+  private boolean ackPending;
+  private int ackPsn;
+
+  Responder(EngineQp qp, boolean dc) {
+    this.qp = qp;
+    this.dev = qp.dev;
+    this.dc = dc;
+    this.uc = qp.type == QpType.UC;
+  }
+
+  void reset(int startPsn) {
+    stop();
+    psn = startPsn & Psn.MASK;
+    msn = 0;
+    opSeq = SEQ_NONE;
+    sentPsnNak = false;
+    dropMsg = false;
+    haveRecv = false;
+    recvOffset = 0;
+    int size = dc ? dev.params.maxQpRdAtom : qp.maxDestRdAtomic;
+    if (cache.length != size) {
+      cache = new ReplayEntry[size];
+      for (int i = 0; i < size; i++) {
+        cache[i] = new ReplayEntry();
+      }
+    }
+    for (ReplayEntry e : cache) {
+      e.clear();
+    }
+    cacheNext = 0;
+  }
+
+  /** Stops replies and drops waiting requests (ERR, RESET, destroy). */
+  void stop() {
+    replying = false;
+    ackPending = false;
+    ByteBuf b;
+    while ((b = pending.poll()) != null) {
+      b.release();
+    }
+  }
+
+  void release() {
+    stop();
+    haveRecv = false;
+  }
+
+  boolean wantsMore() {
+    return replying || !pending.isEmpty();
+  }
+
+  /**
+   * Flushes a receive WQE this responder took from an SRQ (the QP's RQ entries are flushed by the
+   * QP).
+   *
+   * @return completions pushed
+   */
+  int flushHeld() {
+    if (!haveRecv) {
+      return 0;
+    }
+    haveRecv = false;
+    if (!recvFromSrq) {
+      return 0;
+    }
+    WorkCompletion wc = dev.wc;
+    wc.reset(srqWqe.wrId(), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, qp.qpn);
+    qp.recvCq.push(wc, false);
+    return 1;
+  }
+
+  long footprint() {
+    return 256L + cache.length * 64L + srqWqe.numSge() * 16L;
+  }
+
+  private int mtu() {
+    return qp.mtu;
+  }
+
+  private Transport responseTransport() {
+    return dc ? Transport.DC : Transport.RC;
+  }
+
+  private int responseLid() {
+    return dc ? replyLid : qp.dlid;
+  }
+
+  private int responseQpn() {
+    return dc ? replyQpn : qp.destQpn;
+  }
+
+  // ------------------------------------------------------------------ entry points
+
+  void receive(Packet p, long now) {
+    if (qp.type == QpType.UD) {
+      receiveUd(p);
+      return;
+    }
+    if (!dc && p.slid != qp.dlid) {
+      dev.counters.inc(IbCounters.Counter.DROP_BAD_SOURCE);
+      return;
+    }
+    if (replying || !pending.isEmpty()) {
+      pending.add(p.buf.retain());
+      return;
+    }
+    process(p);
+  }
+
+  int progress(long now) {
+    int work = 0;
+    if (replying) {
+      work += sendReplies(dev.params.responderBudget);
+    }
+    while (!replying && !pending.isEmpty()) {
+      ByteBuf b = pending.poll();
+      try {
+        Packet p = dev.rx;
+        if (p.parse(b, null) == Packet.OK) {
+          process(p);
+        }
+      } finally {
+        b.release();
+      }
+      work++;
+      if (qp.owner.state() == QpState.ERR) {
+        stop();
+        return work;
+      }
+    }
+    flushAck();
+    return work;
+  }
+
+  private void process(Packet p) {
+    Step s = Step.CHK_PSN;
+    while (s != Step.DONE) {
+      s = switch (s) {
+        case CHK_PSN -> checkPsn(p);
+        case CHK_OP_SEQ -> checkOpSeq(p);
+        case CHK_OP_VALID -> checkOpValid(p);
+        case CHK_RESOURCE -> checkResource(p);
+        case CHK_LENGTH -> checkLength(p);
+        case CHK_RKEY -> checkRkey(p);
+        case EXECUTE -> execute(p);
+        case COMPLETE -> complete(p);
+        case READ_REPLY -> readReply(p);
+        case ATOMIC_REPLY -> atomicReply(p);
+        case ACKNOWLEDGE -> acknowledge(p);
+        case CLEANUP -> cleanup(p);
+        case DUPLICATE -> duplicate(p);
+        case DONE -> Step.DONE;
+        default -> error(s, p);
+      };
+    }
+    mr = null;
+  }
+
+  // ------------------------------------------------------------------ checks
+
+  private Step checkPsn(Packet p) {
+    if (uc) {
+      // UC (IBA 9.8.3): after a gap or an error, wait for the first packet of a new message.
+      if (dropMsg || p.psn != psn) {
+        if (!p.opcode.is(Flag.START)) {
+          dropMsg = true;
+          dev.counters.inc(IbCounters.Counter.DROP_OUT_OF_SEQUENCE);
+          return Step.DONE;
+        }
+        psn = p.psn;
+        dropMsg = false;
+        opSeq = SEQ_NONE;
+        recvOffset = 0;
+      }
+      return Step.CHK_OP_SEQ;
+    }
+    int diff = Psn.compare(p.psn, psn);
+    if (diff > 0) {
+      return Step.ERR_PSN_OUT_OF_SEQ;
+    }
+    if (diff < 0) {
+      return Step.DUPLICATE;
+    }
+    sentPsnNak = false;
+    return Step.CHK_OP_SEQ;
+  }
+
+  private Step checkOpSeq(Packet p) {
+    Opcode op = p.opcode;
+    switch (opSeq) {
+      case SEQ_SEND:
+        return op.is(Flag.SEND) && !op.is(Flag.START) ? Step.CHK_OP_VALID : Step.ERR_MISSING_OPCODE_LAST;
+      case SEQ_WRITE:
+        return op.is(Flag.WRITE) && !op.is(Flag.START) ? Step.CHK_OP_VALID : Step.ERR_MISSING_OPCODE_LAST;
+      default:
+        return op.is(Flag.START) ? Step.CHK_OP_VALID : Step.ERR_MISSING_OPCODE_FIRST;
+    }
+  }
+
+  private Step checkOpValid(Packet p) {
+    Opcode op = p.opcode;
+    // A QP without the remote access is an access error (CONFORMANCE.md; rxe reports invalid request).
+    if (op.is(Flag.WRITE) && (qp.accessFlags & Access.REMOTE_WRITE.value()) == 0
+        || op.is(Flag.READ) && (qp.accessFlags & Access.REMOTE_READ.value()) == 0
+        || op.is(Flag.ATOMIC) && (qp.accessFlags & Access.REMOTE_ATOMIC.value()) == 0) {
+      return Step.ERR_RKEY_VIOLATION;
+    }
+    return Step.CHK_RESOURCE;
+  }
+
+  private Step checkResource(Packet p) {
+    Opcode op = p.opcode;
+    if (op.is(Flag.READ | Flag.ATOMIC) && cache.length == 0) {
+      return Step.ERR_TOO_MANY_RDMA_ATM_REQ;
+    }
+    if (op.is(Flag.RWR) && !acquireRecv()) {
+      return Step.ERR_RNR;
+    }
+    return Step.CHK_LENGTH;
+  }
+
+  private boolean acquireRecv() {
+    if (haveRecv) {
+      return true;
+    }
+    if (qp.srq != null) {
+      if (!qp.srq.pop(srqWqe)) {
+        return false;
+      }
+      recv = srqWqe;
+      recvFromSrq = true;
+    } else {
+      RecvWqe head = qp.rq.peek();
+      if (head == null) {
+        return false;
+      }
+      recv = head;
+      recvFromSrq = false;
+    }
+    haveRecv = true;
+    recvOffset = 0;
+    return true;
+  }
+
+  private void releaseRecv() {
+    if (!recvFromSrq) {
+      qp.rq.pop(dev.recvScratch);
+    }
+    haveRecv = false;
+    recvOffset = 0;
+  }
+
+  private Step checkLength(Packet p) {
+    Opcode op = p.opcode;
+    int len = p.payloadLength;
+    if (op.is(Flag.READ)) {
+      return p.rethLength() > Integer.MAX_VALUE ? Step.ERR_BAD_LENGTH : Step.CHK_RKEY; // C9-94
+    }
+    if (op.is(Flag.ATOMIC)) {
+      return Step.CHK_RKEY;
+    }
+    int mtu = mtu();
+    // rxe check_length: ONLY <= mtu, FIRST and MIDDLE == mtu, LAST 1..mtu.
+    if (op.is(Flag.START) && op.is(Flag.END)) {
+      if (len > mtu) {
+        return Step.ERR_BAD_LENGTH;
+      }
+    } else if (op.is(Flag.START | Flag.MIDDLE)) {
+      if (len != mtu) {
+        return Step.ERR_BAD_LENGTH;
+      }
+    } else if (len < 1 || len > mtu) {
+      return Step.ERR_BAD_LENGTH;
+    }
+    if (op.is(Flag.SEND)) {
+      return recvOffset + (long) len > recv.totalLength() ? Step.ERR_LENGTH : Step.CHK_RKEY;
+    }
+    if (op.is(Flag.START)) {
+      long total = p.rethLength();
+      if (total > Integer.MAX_VALUE || (op.is(Flag.END) ? len != total : len >= total)) {
+        return Step.ERR_BAD_LENGTH;
+      }
+    } else if (op.is(Flag.END) ? len != writeResid : len >= writeResid) {
+      return Step.ERR_BAD_LENGTH;
+    }
+    return Step.CHK_RKEY;
+  }
+
+  private Step checkRkey(Packet p) {
+    Opcode op = p.opcode;
+    mr = null;
+    if (op.is(Flag.WRITE)) {
+      if (op.is(Flag.START)) {
+        rVa = p.rethVa();
+        rRkey = p.rethRkey();
+        rLen = p.rethLength();
+      } else {
+        rVa = writeVa; // later packets: the region is looked up again (it may be gone)
+        rRkey = writeRkey;
+        rLen = p.payloadLength;
+      }
+      if (rLen == 0) {
+        return Step.EXECUTE; // C9-88: a zero-length RDMA needs no valid rkey
+      }
+      return resolve(Access.REMOTE_WRITE) ? Step.EXECUTE : Step.ERR_RKEY_VIOLATION;
+    }
+    if (op.is(Flag.READ)) {
+      rVa = p.rethVa();
+      rRkey = p.rethRkey();
+      rLen = p.rethLength();
+      if (rLen == 0) {
+        return Step.EXECUTE;
+      }
+      return resolve(Access.REMOTE_READ) ? Step.EXECUTE : Step.ERR_RKEY_VIOLATION;
+    }
+    if (op.is(Flag.ATOMIC)) {
+      rVa = p.atomicVa();
+      rRkey = p.atomicRkey();
+      rLen = 8;
+      if ((rVa & 7) != 0) {
+        return Step.ERR_MISALIGNED_ATOMIC;
+      }
+      return resolve(Access.REMOTE_ATOMIC) ? Step.EXECUTE : Step.ERR_RKEY_VIOLATION;
+    }
+    return Step.EXECUTE;
+  }
+
+  /** Key, PD, access and bounds, before any byte is touched (rxe check_rkey / mr_check_range). */
+  private boolean resolve(Access access) {
+    SoftMemoryRegion m = qp.memory.byRkey(rRkey);
+    if (m == null || m.softPd() != qp.pd || !m.allows(access) || !m.contains(rVa, rLen)) {
+      return false;
+    }
+    mr = m;
+    return true;
+  }
+
+  // ------------------------------------------------------------------ execution
+
+  private Step execute(Packet p) {
+    Opcode op = p.opcode;
+    int len = p.payloadLength;
+    if (op.is(Flag.SEND)) {
+      if (len > 0 && !scatter(recv, recvOffset, p, len)) {
+        return Step.ERR_MALFORMED_WQE;
+      }
+      recvOffset += len;
+    } else if (op.is(Flag.WRITE)) {
+      if (op.is(Flag.START)) {
+        writeVa = rVa;
+        writeRkey = rRkey;
+        writeTotal = rLen;
+        writeResid = rLen;
+      }
+      if (len > 0) {
+        ByteBuffer src = dev.payload(p, len);
+        mr.copyIn(writeVa, src, src.position(), len);
+      }
+      writeVa += len;
+      writeResid -= len;
+    } else if (op.is(Flag.READ)) {
+      return Step.READ_REPLY;
+    } else if (op.is(Flag.ATOMIC)) {
+      return Step.ATOMIC_REPLY;
+    }
+    return op.is(Flag.COMP) ? Step.COMPLETE : Step.ACKNOWLEDGE;
+  }
+
+  /** Scatters {@code len} payload bytes at message offset {@code offset} into a receive WQE. */
+  private boolean scatter(RecvWqe w, int offset, Packet p, int len) {
+    ByteBuffer src = dev.payload(p, len);
+    int pos = src.position();
+    AbstractProtectionDomain pd = qp.srq != null ? (AbstractProtectionDomain) qp.srq.pd() : qp.pd;
+    int sge = 0;
+    int off = offset;
+    int n = w.numSge();
+    while (sge < n && off >= w.length(sge)) {
+      off -= w.length(sge);
+      sge++;
+    }
+    int left = len;
+    while (left > 0) {
+      while (sge < n && off >= w.length(sge)) {
+        off = 0;
+        sge++;
+      }
+      if (sge >= n) {
+        return false;
+      }
+      int chunk = Math.min(left, w.length(sge) - off);
+      long addr = w.addr(sge) + off;
+      SoftMemoryRegion m = qp.memory.byLkey(w.lkey(sge));
+      if (m == null || m.softPd() != pd || !m.allows(Access.LOCAL_WRITE) || !m.contains(addr, chunk)) {
+        return false;
+      }
+      m.copyIn(addr, src, pos, chunk);
+      pos += chunk;
+      off += chunk;
+      left -= chunk;
+    }
+    return true;
+  }
+
+  private Step complete(Packet p) {
+    Opcode op = p.opcode;
+    boolean write = op.is(Flag.WRITE);
+    WorkCompletion wc = dev.wc;
+    wc.reset(recv.wrId(), WcStatus.SUCCESS, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, qp.qpn);
+    wc.byteLen(write ? (int) writeTotal : recvOffset);
+    if (op.is(Flag.IMM)) {
+      wc.withImm(p.imm());
+    }
+    if (dc) {
+      wc.source(replyQpn, p.slid, p.sl, false);
+    }
+    releaseRecv();
+    if (!qp.recvCq.push(wc, p.solicited)) {
+      return Step.ERR_CQ_OVERFLOW;
+    }
+    return Step.ACKNOWLEDGE;
+  }
+
+  private Step acknowledge(Packet p) {
+    if (!uc && p.ackReq) {
+      queueAck(p.psn);
+    }
+    return Step.CLEANUP;
+  }
+
+  private Step cleanup(Packet p) {
+    Opcode op = p.opcode;
+    if (op.is(Flag.END)) {
+      opSeq = SEQ_NONE;
+      msn = Psn.next(msn);
+    } else if (op.is(Flag.START)) {
+      opSeq = op.is(Flag.SEND) ? SEQ_SEND : SEQ_WRITE;
+    }
+    psn = Psn.next(p.psn);
+    return Step.DONE;
+  }
+
+  private ReplayEntry nextEntry() {
+    ReplayEntry e = cache[cacheNext];
+    cacheNext = (cacheNext + 1) % cache.length;
+    return e;
+  }
+
+  private Step readReply(Packet p) {
+    int mtu = mtu();
+    int npkts = (int) Math.max(1, (rLen + mtu - 1) / mtu);
+    ReplayEntry e = nextEntry();
+    e.type = ReplayEntry.READ;
+    e.firstPsn = p.psn;
+    e.lastPsn = Psn.add(p.psn, npkts - 1);
+    e.va = rVa;
+    e.rkey = rRkey;
+    e.length = rLen;
+    msn = Psn.next(msn); // C9-148: a READ counts as a message when it executes
+    psn = Psn.add(p.psn, npkts);
+    flushAck();
+    startReply(p.psn, rVa, rLen, rRkey);
+    return Step.DONE;
+  }
+
+  private Step atomicReply(Packet p) {
+    long orig = p.opcode.op() == Op.COMPARE_SWAP ? mr.compareSwap(rVa, p.atomicCompare(), p.atomicSwapAdd())
+        : mr.fetchAdd(rVa, p.atomicSwapAdd());
+    ReplayEntry e = nextEntry();
+    e.type = ReplayEntry.ATOMIC;
+    e.firstPsn = p.psn;
+    e.lastPsn = p.psn;
+    e.orig = orig;
+    msn = Psn.next(msn);
+    psn = Psn.next(p.psn);
+    flushAck();
+    sendAtomicAck(p.psn, orig);
+    return Step.DONE;
+  }
+
+  /**
+   * A PSN below the expected one (IBA 9.7.5.1.1): SEND/WRITE are re-ACKed with the last PSN
+   * accepted (C9-105), a READ is answered again from memory, an atomic with the value it returned
+   * the first time. Nothing executes twice.
+   */
+  private Step duplicate(Packet p) {
+    dev.counters.inc(IbCounters.Counter.DUPLICATE_REQUESTS);
+    Opcode op = p.opcode;
+    if (op.is(Flag.SEND | Flag.WRITE)) {
+      if (p.ackReq) {
+        queueAck(Psn.add(psn, -1));
+      }
+      return Step.DONE;
+    }
+    if (op.is(Flag.READ)) {
+      ReplayEntry e = findRead(p.psn);
+      long va = p.rethVa();
+      long len = p.rethLength();
+      if (e == null || p.rethRkey() != e.rkey || va < e.va || va + len > e.va + e.length
+          || va - e.va != (long) Psn.distance(e.firstPsn, p.psn) * mtu()) {
+        return Step.DONE; // not a subset of a READ we still remember: drop (class D)
+      }
+      dev.counters.inc(IbCounters.Counter.REPLAYS);
+      flushAck();
+      startReply(p.psn, va, len, e.rkey);
+      return Step.DONE;
+    }
+    if (op.is(Flag.ATOMIC)) {
+      for (ReplayEntry e : cache) {
+        if (e.type == ReplayEntry.ATOMIC && e.firstPsn == p.psn) {
+          dev.counters.inc(IbCounters.Counter.REPLAYS);
+          flushAck();
+          sendAtomicAck(p.psn, e.orig);
+          return Step.DONE;
+        }
+      }
+    }
+    return Step.DONE;
+  }
+
+  private ReplayEntry findRead(int p) {
+    for (ReplayEntry e : cache) {
+      if (e.type == ReplayEntry.READ && Psn.compare(p, e.firstPsn) >= 0 && Psn.compare(p, e.lastPsn) <= 0) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  // ------------------------------------------------------------------ errors
+
+  /**
+   * Every responder error in one place: which NAK goes back, what the local completion says, and
+   * whether the QP goes to ERR (IBA 9.7.5.2, rxe's RESPST_ERR_* states, CONFORMANCE.md choices).
+   * UC never NAKs: it drops the rest of the message (IBA 9.8.3). A DC context fails alone; the DCT
+   * keeps serving other initiators.
+   */
+  private Step error(Step e, Packet p) {
+    switch (e) {
+      case ERR_PSN_OUT_OF_SEQ:
+        // C9-54: one PSN sequence error NAK per gap, naming the expected PSN; the QP stays.
+        if (!sentPsnNak) {
+          sentPsnNak = true;
+          flushAck();
+          sendAck(Aeth.nak(Aeth.NAK_PSN_SEQUENCE_ERROR), psn);
+          dev.counters.inc(IbCounters.Counter.SEQ_NAKS_SENT);
+        } else {
+          dev.counters.inc(IbCounters.Counter.DROP_OUT_OF_SEQUENCE);
+        }
+        return Step.DONE;
+      case ERR_RNR:
+        // IBA 9.7.5.2.8: no receive WQE. RNR NAK with the request's PSN and our min_rnr_timer.
+        if (uc) {
+          dropMessage();
+          dev.counters.inc(IbCounters.Counter.DROP_NO_RECEIVE);
+          return Step.DONE;
+        }
+        flushAck();
+        sendAck(Aeth.rnrNak(qp.minRnrTimer), p.psn);
+        dev.counters.inc(IbCounters.Counter.RNR_NAKS_SENT);
+        return Step.DONE;
+      case ERR_MISSING_OPCODE_FIRST:
+      case ERR_MISSING_OPCODE_LAST:
+      case ERR_TOO_MANY_RDMA_ATM_REQ:
+      case ERR_MISALIGNED_ATOMIC:
+      case ERR_BAD_LENGTH:
+        // IBA 9.7.5.2.4 class C: NAK invalid request; no WC reports it here, so QP_REQ_ERR.
+        if (uc) {
+          dropMessage();
+          return Step.DONE;
+        }
+        fatal(Aeth.NAK_INVALID_REQUEST, p.psn, AsyncEventType.QP_REQ_ERR);
+        return Step.DONE;
+      case ERR_LENGTH:
+        // Receive buffer too small: LOC_LEN_ERR here, REM_INV_REQ_ERR at the requester, both ERR.
+        completeRecvError(WcStatus.LOC_LEN_ERR);
+        if (uc) {
+          dropMessage();
+          return Step.DONE;
+        }
+        fatal(Aeth.NAK_INVALID_REQUEST, p.psn, null);
+        return Step.DONE;
+      case ERR_RKEY_VIOLATION:
+        // IBA 9.7.5.2.5: NAK remote access error; QP_ACCESS_ERR (no WC reports it here).
+        if (uc) {
+          dropMessage();
+          return Step.DONE;
+        }
+        fatal(Aeth.NAK_REMOTE_ACCESS_ERROR, p.psn, AsyncEventType.QP_ACCESS_ERR);
+        return Step.DONE;
+      case ERR_MALFORMED_WQE:
+        // Receive WQE with a bad lkey, range or access: LOC_PROT_ERR here, REM_OP_ERR there.
+        completeRecvError(WcStatus.LOC_PROT_ERR);
+        if (uc) {
+          dropMessage();
+          return Step.DONE;
+        }
+        fatal(Aeth.NAK_REMOTE_OPERATIONAL_ERROR, p.psn, null);
+        return Step.DONE;
+      case ERR_CQ_OVERFLOW:
+        // Class G: the CQ raised CQ_ERR; the QP goes to ERR and the requester learns REM_OP_ERR.
+        if (!uc) {
+          flushAck();
+          sendAck(Aeth.nak(Aeth.NAK_REMOTE_OPERATIONAL_ERROR), p.psn);
+        }
+        qp.error();
+        return Step.DONE;
+      default:
+        throw new IllegalStateException("not an error step: " + e);
+    }
+  }
+
+  private void fatal(int nakCode, int nakPsn, AsyncEventType event) {
+    flushAck();
+    sendAck(Aeth.nak(nakCode), nakPsn);
+    if (event != null) {
+      qp.owner.raise(event);
+    }
+    if (dc) {
+      reset(psn);
+      dropMsg = false;
+    } else {
+      qp.error();
+    }
+  }
+
+  private void dropMessage() {
+    dropMsg = true;
+    opSeq = SEQ_NONE;
+    recvOffset = 0;
+  }
+
+  private void completeRecvError(WcStatus status) {
+    if (!haveRecv) {
+      return;
+    }
+    WorkCompletion wc = dev.wc;
+    wc.reset(recv.wrId(), status, WcOpcode.RECV, qp.qpn);
+    releaseRecv();
+    qp.recvCq.push(wc, false);
+  }
+
+  // ------------------------------------------------------------------ UD
+
+  private void receiveUd(Packet p) {
+    if (p.dethQkey() != qp.qkey) {
+      // C10-15: a Q_Key mismatch is dropped silently and counted (the port's qkey_viol_cntr).
+      dev.counters.inc(IbCounters.Counter.DROP_QKEY_VIOLATION);
+      return;
+    }
+    int len = p.payloadLength;
+    if (len > dev.params.portMtu) {
+      dev.counters.inc(IbCounters.Counter.DROP_MALFORMED);
+      return;
+    }
+    if (!acquireRecv()) {
+      dev.counters.inc(IbCounters.Counter.DROP_NO_RECEIVE);
+      return;
+    }
+    if (len + GRH_LENGTH > recv.totalLength()) {
+      completeRecvError(WcStatus.LOC_LEN_ERR); // the UD QP stays in RTS (CONFORMANCE.md)
+      return;
+    }
+    if (len > 0 && !scatter(recv, GRH_LENGTH, p, len)) {
+      completeRecvError(WcStatus.LOC_PROT_ERR);
+      return;
+    }
+    WorkCompletion wc = dev.wc;
+    wc.reset(recv.wrId(), WcStatus.SUCCESS, WcOpcode.RECV, qp.qpn);
+    wc.byteLen(len + GRH_LENGTH);
+    if (p.opcode.is(Flag.IMM)) {
+      wc.withImm(p.imm());
+    }
+    wc.source(p.dethSrcQp(), p.slid, p.sl, false);
+    releaseRecv();
+    if (!qp.recvCq.push(wc, p.solicited)) {
+      qp.error();
+    }
+  }
+
+  // ------------------------------------------------------------------ responses
+
+  private void queueAck(int ackedPsn) {
+    if (ackPending) {
+      dev.counters.inc(IbCounters.Counter.ACKS_COALESCED);
+    }
+    ackPending = true;
+    ackPsn = ackedPsn;
+  }
+
+  private void flushAck() {
+    if (ackPending) {
+      ackPending = false;
+      sendAck(Aeth.SYNDROME_ACK, ackPsn);
+    }
+  }
+
+  private void sendAck(int syndrome, int ackedPsn) {
+    Opcode op = Opcode.of(responseTransport(), Op.ACKNOWLEDGE);
+    ByteBuf b = dev.newPacket(op, 0);
+    Aeth.write(b, op.offset(HeaderType.AETH), syndrome, msn);
+    dev.send(b, op, responseLid(), qp.sl, responseQpn(), ackedPsn, false, false, 0);
+    if (syndrome == Aeth.SYNDROME_ACK) {
+      dev.counters.inc(IbCounters.Counter.ACKS_SENT);
+    }
+  }
+
+  private void sendAtomicAck(int ackedPsn, long orig) {
+    Opcode op = Opcode.of(responseTransport(), Op.ATOMIC_ACKNOWLEDGE);
+    ByteBuf b = dev.newPacket(op, 0);
+    Aeth.write(b, op.offset(HeaderType.AETH), Aeth.SYNDROME_ACK, msn);
+    AtomicAckEth.write(b, op.offset(HeaderType.ATOMIC_ACK_ETH), orig);
+    dev.send(b, op, responseLid(), qp.sl, responseQpn(), ackedPsn, false, false, 0);
+  }
+
+  private void startReply(int firstPsn, long va, long len, int rkey) {
+    int mtu = mtu();
+    replying = true;
+    replyPsn = firstPsn;
+    replyVa = va;
+    replyResid = len;
+    replyRkey = rkey;
+    replyPkts = (int) Math.max(1, (len + mtu - 1) / mtu);
+    replySent = 0;
+    sendReplies(dev.params.responderBudget);
+  }
+
+  /**
+   * Sends READ response packets, at most {@code budget}: the region is looked up by rkey for every
+   * packet (rxe 570a4bf7440e), so a region deregistered mid-reply is never read.
+   */
+  private int sendReplies(int budget) {
+    int n = 0;
+    int mtu = mtu();
+    Transport t = responseTransport();
+    while (replying && n < budget) {
+      int lid = responseLid();
+      if (!dev.port.isWritable(lid)) {
+        break;
+      }
+      int len = (int) Math.min(mtu, replyResid);
+      int o;
+      if (replyPkts == 1) {
+        o = Op.READ_RESPONSE_ONLY;
+      } else if (replySent == 0) {
+        o = Op.READ_RESPONSE_FIRST;
+      } else if (replySent == replyPkts - 1) {
+        o = Op.READ_RESPONSE_LAST;
+      } else {
+        o = Op.READ_RESPONSE_MIDDLE;
+      }
+      Opcode op = Opcode.of(t, o);
+      SoftMemoryRegion m = null;
+      if (len > 0) {
+        m = qp.memory.byRkey(replyRkey);
+        if (m == null || m.softPd() != qp.pd || !m.allows(Access.REMOTE_READ) || !m.contains(replyVa, len)) {
+          replying = false;
+          fatal(Aeth.NAK_REMOTE_ACCESS_ERROR, replyPsn, AsyncEventType.QP_ACCESS_ERR);
+          return n;
+        }
+      }
+      ByteBuf b = dev.newPacket(op, len);
+      if (op.has(HeaderType.AETH)) {
+        Aeth.write(b, op.offset(HeaderType.AETH), Aeth.SYNDROME_ACK, msn);
+      }
+      if (len > 0) {
+        ByteBuffer dst = b.internalNioBuffer(op.headerLength(), len);
+        m.copyOut(replyVa, dst, dst.position(), len);
+      }
+      dev.send(b, op, lid, qp.sl, responseQpn(), replyPsn, false, false, len);
+      replyPsn = Psn.next(replyPsn);
+      replyVa += len;
+      replyResid -= len;
+      replySent++;
+      if (replySent == replyPkts) {
+        replying = false;
+      }
+      n++;
+    }
+    return n;
+  }
+}

@@ -1,0 +1,176 @@
+package io.github.verbs4j.ib.engine;
+
+import io.github.verbs4j.verbs.AhAttr;
+import io.github.verbs4j.verbs.SendFlag;
+import io.github.verbs4j.verbs.SendWr;
+import io.github.verbs4j.verbs.Sge;
+import io.github.verbs4j.verbs.WcStatus;
+import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import java.nio.ByteBuffer;
+
+/**
+ * A send work queue entry: the copy of a {@link SendWr} taken at post time, plus the requester's
+ * and completer's state for it. Slots are preallocated in the {@link SendQueue} and reused.
+ *
+ * <p>The byte offset of the packet with PSN {@code p} is {@code (p - firstPsn) * mtu}, so a retry
+ * regenerates any packet from its PSN alone (rxe rewinds its DMA cursor the same way).
+ */
+final class SendWqe {
+  /** Not started. */
+  static final int POSTED = 0;
+  /** First PSN assigned; packets being sent (or sent again after a retry). */
+  static final int ACTIVE = 1;
+  /** Every packet sent; waiting for the acknowledgement (RC, DC). */
+  static final int PENDING = 2;
+  /** Finished without an acknowledgement (UC, UD, a UD message above the MTU). */
+  static final int DONE = 3;
+  /** Failed locally before or while sending; completes with {@link #status}. */
+  static final int ERROR = 4;
+
+  // Copied at post.
+  long wrId;
+  WrOpcode opcode;
+  int flags;
+  boolean signaled;
+  int numSge;
+  long[] addr;
+  int[] length;
+  int[] lkey;
+  final SoftMemoryRegion[] mrs;
+  boolean inline;
+  final ByteBuffer inlineData;
+  int immData;
+  long remoteAddr;
+  int rkey;
+  long compareAdd;
+  long swap;
+  int dlid;
+  int sl;
+  int remoteQpn;
+  int remoteQkey;
+  int dctn;
+  long dcKey;
+  int totalLength;
+  boolean inlineSourceMissing;
+
+  // Engine state.
+  int state;
+  WcStatus status;
+  int firstPsn;
+  int lastPsn;
+  int npkts;
+  boolean hasCredit;
+  boolean validated;
+  // Gather cursor: byte offset cursorOffset is at sge cursorSge, cursorSgeOffset bytes in.
+  int cursorOffset;
+  int cursorSge;
+  int cursorSgeOffset;
+
+  SendWqe(int maxSge, ByteBuffer inlineData) {
+    int n = Math.max(1, maxSge);
+    addr = new long[n];
+    length = new int[n];
+    lkey = new int[n];
+    mrs = new SoftMemoryRegion[n];
+    this.inlineData = inlineData;
+  }
+
+  /**
+   * Copies a validated WR. Inline data is copied now, from the region its address lies in.
+   *
+   * @param wr the WR
+   * @param sigAll the QP signals every WR
+   * @param memory where inline data is looked up
+   */
+  void copyFrom(SendWr wr, boolean sigAll, MemoryDirectory memory) {
+    wrId = wr.wrId();
+    opcode = wr.opcode();
+    flags = wr.sendFlags();
+    signaled = sigAll || (flags & SendFlag.SIGNALED.value()) != 0;
+    numSge = wr.numSge();
+    long total = 0;
+    for (int i = 0; i < numSge; i++) {
+      Sge s = wr.sgList().sge(i);
+      addr[i] = s.addr();
+      length[i] = s.length();
+      lkey[i] = s.lkey();
+      mrs[i] = null;
+      total += s.length();
+    }
+    totalLength = (int) total;
+    immData = wr.immData();
+    remoteAddr = wr.remoteAddr();
+    rkey = wr.rkey();
+    compareAdd = wr.compareAdd();
+    swap = wr.swap();
+    if (wr.ah() != null) {
+      AhAttr ah = wr.ah().attr();
+      dlid = ah.dlid();
+      sl = ah.sl();
+    } else {
+      dlid = 0;
+      sl = 0;
+    }
+    remoteQpn = wr.remoteQpn();
+    remoteQkey = wr.remoteQkey();
+    dctn = wr.remoteDctn();
+    dcKey = wr.dcKey();
+    inline = (flags & SendFlag.INLINE.value()) != 0 && inlineData != null;
+    inlineSourceMissing = false;
+    if (inline) {
+      copyInline(memory);
+    }
+    state = POSTED;
+    status = WcStatus.SUCCESS;
+    firstPsn = 0;
+    lastPsn = 0;
+    npkts = 0;
+    hasCredit = false;
+    validated = false;
+    cursorOffset = 0;
+    cursorSge = 0;
+    cursorSgeOffset = 0;
+  }
+
+  private void copyInline(MemoryDirectory memory) {
+    int pos = 0;
+    for (int i = 0; i < numSge; i++) {
+      int len = length[i];
+      if (len == 0) {
+        continue;
+      }
+      SoftMemoryRegion mr = memory.byLkey(lkey[i]);
+      if (mr == null || !mr.contains(addr[i], len)) {
+        // The lkey of inline data is not checked (ibv_post_send(3)): find the memory by address.
+        mr = memory.containing(addr[i], len);
+      }
+      if (mr == null) {
+        inlineSourceMissing = true;
+        return;
+      }
+      mr.copyOut(addr[i], inlineData, pos, len);
+      pos += len;
+    }
+  }
+
+  /** @return whether this is an RDMA READ or an atomic (holds an rd_atomic credit) */
+  boolean isReadOrAtomic() {
+    return opcode == WrOpcode.RDMA_READ || opcode.isAtomic();
+  }
+
+  /** @return whether the fence flag is set */
+  boolean fenced() {
+    return (flags & SendFlag.FENCE.value()) != 0;
+  }
+
+  /** @return whether the solicited flag is set */
+  boolean solicited() {
+    return (flags & SendFlag.SOLICITED.value()) != 0;
+  }
+
+  /** @return an estimate of the bytes this slot holds, for the memory gauges */
+  long footprint() {
+    return 160L + addr.length * (8L + 4 + 4 + 8) + (inlineData == null ? 0 : inlineData.capacity());
+  }
+}

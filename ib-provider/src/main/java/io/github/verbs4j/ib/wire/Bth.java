@@ -1,0 +1,122 @@
+package io.github.verbs4j.ib.wire;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Base transport header (IBTA 9.2), 12 bytes, big-endian, directly after the {@link Lrh}.
+ *
+ * <pre>
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +---------------+-+-+---+-------+-------------------------------+
+ * |    OpCode     |S|M|Pad| TVer  |            P_Key              |  0
+ * +---------------+-+-+---+-------+-------------------------------+
+ * |F|B|  resv6    |            Destination QP                     |  4
+ * +-+-+-----------+-----------------------------------------------+
+ * |A|  resv7      |            Packet Sequence Number             |  8
+ * +-+-------------+-----------------------------------------------+
+ * </pre>
+ *
+ * S = solicited event, M = migration request (always 0), Pad = bytes of zero padding after the
+ * payload ({@code (-payload) & 3}), TVer = transport version (must be {@link #TVER}), F/B =
+ * FECN/BECN (always 0), A = acknowledge request.
+ */
+public final class Bth {
+  /** Header length in bytes. */
+  public static final int LENGTH = 12;
+  /** OpCode byte. */
+  public static final int OPCODE_OFFSET = 0;
+  /** SE, M, PadCnt and TVer byte. */
+  public static final int FLAGS_OFFSET = 1;
+  /** Partition key, 16 bits. */
+  public static final int PKEY_OFFSET = 2;
+  /** FECN/BECN byte, then the 24-bit destination QP. */
+  public static final int DEST_QP_OFFSET = 4;
+  /** AckReq bit, then the 24-bit PSN. */
+  public static final int PSN_OFFSET = 8;
+  /** The only transport version. */
+  public static final int TVER = 0;
+  /** The default partition key (full member), the only one the simulated port has. */
+  public static final int DEFAULT_PKEY = 0xFFFF;
+
+  private static final int SE_BIT = 0x80;
+  private static final int MIG_BIT = 0x40;
+  private static final int ACK_REQ_BIT = 0x8000_0000;
+
+  private Bth() {}
+
+  /**
+   * Writes a BTH at {@code off}.
+   *
+   * @param b the buffer
+   * @param off the BTH's offset
+   * @param opcode the opcode value
+   * @param solicited the SE bit
+   * @param padCount pad bytes 0..3
+   * @param pkey partition key
+   * @param destQp destination QP (24 bits)
+   * @param ackReq the AckReq bit
+   * @param psn the PSN (24 bits)
+   */
+  public static void write(ByteBuf b, int off, int opcode, boolean solicited, int padCount, int pkey, int destQp,
+      boolean ackReq, int psn) {
+    b.setByte(off + OPCODE_OFFSET, opcode);
+    b.setByte(off + FLAGS_OFFSET, (solicited ? SE_BIT : 0) | (padCount & 3) << 4 | TVER);
+    b.setShort(off + PKEY_OFFSET, pkey);
+    b.setInt(off + DEST_QP_OFFSET, destQp & Psn.MASK);
+    b.setInt(off + PSN_OFFSET, (ackReq ? ACK_REQ_BIT : 0) | (psn & Psn.MASK));
+  }
+
+  /** @param b buffer @param off BTH offset @return the opcode value 0..255 */
+  public static int opcode(ByteBuf b, int off) {
+    return b.getUnsignedByte(off + OPCODE_OFFSET);
+  }
+
+  /** @param b buffer @param off BTH offset @return the solicited event bit */
+  public static boolean solicited(ByteBuf b, int off) {
+    return (b.getByte(off + FLAGS_OFFSET) & SE_BIT) != 0;
+  }
+
+  /** @param b buffer @param off BTH offset @return the migration request bit */
+  public static boolean migReq(ByteBuf b, int off) {
+    return (b.getByte(off + FLAGS_OFFSET) & MIG_BIT) != 0;
+  }
+
+  /** @param b buffer @param off BTH offset @return the pad count 0..3 */
+  public static int padCount(ByteBuf b, int off) {
+    return (b.getByte(off + FLAGS_OFFSET) >>> 4) & 3;
+  }
+
+  /** @param b buffer @param off BTH offset @return the transport version */
+  public static int tver(ByteBuf b, int off) {
+    return b.getByte(off + FLAGS_OFFSET) & 0xF;
+  }
+
+  /** @param b buffer @param off BTH offset @return the partition key */
+  public static int pkey(ByteBuf b, int off) {
+    return b.getUnsignedShort(off + PKEY_OFFSET);
+  }
+
+  /** @param b buffer @param off BTH offset @return the destination QP */
+  public static int destQp(ByteBuf b, int off) {
+    return b.getInt(off + DEST_QP_OFFSET) & Psn.MASK;
+  }
+
+  /** @param b buffer @param off BTH offset @return the AckReq bit */
+  public static boolean ackReq(ByteBuf b, int off) {
+    return (b.getInt(off + PSN_OFFSET) & ACK_REQ_BIT) != 0;
+  }
+
+  /** @param b buffer @param off BTH offset @return the PSN */
+  public static int psn(ByteBuf b, int off) {
+    return b.getInt(off + PSN_OFFSET) & Psn.MASK;
+  }
+
+  /**
+   * @param payloadLength payload bytes
+   * @return the pad count that brings the payload to a multiple of 4
+   */
+  public static int padFor(int payloadLength) {
+    return -payloadLength & 3;
+  }
+}

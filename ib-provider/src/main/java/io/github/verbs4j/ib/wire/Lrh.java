@@ -1,0 +1,100 @@
+package io.github.verbs4j.ib.wire;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Local route header (IBTA 7.7), 8 bytes, big-endian, first in every packet. Byte 0 carries the
+ * link version {@code LVer}, which must be {@link #LVER} (0); receivers drop anything else. The
+ * fabric routes by its own frame header; the LRH keeps the source LID inside the packet so that
+ * the responder answers the node that really sent it, and its packet length lets a receiver check
+ * that nothing was cut.
+ *
+ * <pre>
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +-------+-------+-------+---+---+-------------------------------+
+ * |  VL   | LVer  |  SL   |rsv|LNH|        Destination LID        |  0
+ * +-------+-------+-------+---+---+-------------------------------+
+ * |   rsv   |  PktLen (words)     |          Source LID           |  4
+ * +---------+---------------------+-------------------------------+
+ * </pre>
+ *
+ * PktLen counts 4-byte words from the LRH through the ICRC (there is no VCRC). LNH is {@link
+ * #LNH_IBA_LOCAL}: a BTH follows (no GRH).
+ */
+public final class Lrh {
+  /** Header length in bytes. */
+  public static final int LENGTH = 8;
+  /** Byte holding VL (high nibble) and LVer (low nibble). */
+  public static final int VL_LVER_OFFSET = 0;
+  /** Byte holding SL (high nibble) and LNH (low two bits). */
+  public static final int SL_LNH_OFFSET = 1;
+  /** Destination LID, 16 bits. */
+  public static final int DLID_OFFSET = 2;
+  /** Packet length in 4-byte words, low 11 bits of a 16-bit field. */
+  public static final int PKTLEN_OFFSET = 4;
+  /** Source LID, 16 bits. */
+  public static final int SLID_OFFSET = 6;
+  /** The only link version. */
+  public static final int LVER = 0;
+  /** Link next header: IBA local (BTH follows). */
+  public static final int LNH_IBA_LOCAL = 2;
+  /** Largest PktLen (11 bits). */
+  public static final int MAX_PKTLEN_WORDS = 0x7FF;
+
+  private Lrh() {}
+
+  /**
+   * Writes an LRH at {@code off}.
+   *
+   * @param b the buffer
+   * @param off the LRH's offset
+   * @param vl virtual lane 0..15
+   * @param sl service level 0..15
+   * @param dlid destination LID
+   * @param slid source LID
+   * @param packetBytes whole packet length in bytes (a multiple of 4)
+   */
+  public static void write(ByteBuf b, int off, int vl, int sl, int dlid, int slid, int packetBytes) {
+    b.setByte(off + VL_LVER_OFFSET, (vl & 0xF) << 4 | LVER);
+    b.setByte(off + SL_LNH_OFFSET, (sl & 0xF) << 4 | LNH_IBA_LOCAL);
+    b.setShort(off + DLID_OFFSET, dlid);
+    b.setShort(off + PKTLEN_OFFSET, (packetBytes >>> 2) & MAX_PKTLEN_WORDS);
+    b.setShort(off + SLID_OFFSET, slid);
+  }
+
+  /** @param b buffer @param off LRH offset @return the link version */
+  public static int lver(ByteBuf b, int off) {
+    return b.getByte(off + VL_LVER_OFFSET) & 0xF;
+  }
+
+  /** @param b buffer @param off LRH offset @return the virtual lane */
+  public static int vl(ByteBuf b, int off) {
+    return (b.getByte(off + VL_LVER_OFFSET) >>> 4) & 0xF;
+  }
+
+  /** @param b buffer @param off LRH offset @return the service level */
+  public static int sl(ByteBuf b, int off) {
+    return (b.getByte(off + SL_LNH_OFFSET) >>> 4) & 0xF;
+  }
+
+  /** @param b buffer @param off LRH offset @return the link next header */
+  public static int lnh(ByteBuf b, int off) {
+    return b.getByte(off + SL_LNH_OFFSET) & 0x3;
+  }
+
+  /** @param b buffer @param off LRH offset @return the destination LID */
+  public static int dlid(ByteBuf b, int off) {
+    return b.getUnsignedShort(off + DLID_OFFSET);
+  }
+
+  /** @param b buffer @param off LRH offset @return the packet length in bytes */
+  public static int packetBytes(ByteBuf b, int off) {
+    return (b.getUnsignedShort(off + PKTLEN_OFFSET) & MAX_PKTLEN_WORDS) << 2;
+  }
+
+  /** @param b buffer @param off LRH offset @return the source LID */
+  public static int slid(ByteBuf b, int off) {
+    return b.getUnsignedShort(off + SLID_OFFSET);
+  }
+}

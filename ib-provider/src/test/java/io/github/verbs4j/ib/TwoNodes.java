@@ -1,0 +1,182 @@
+package io.github.verbs4j.ib;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.github.verbs4j.fabric.local.LocalNode;
+import io.github.verbs4j.verbs.Access;
+import io.github.verbs4j.verbs.AhAttr;
+import io.github.verbs4j.verbs.CompletionQueue;
+import io.github.verbs4j.verbs.Context;
+import io.github.verbs4j.verbs.Mtu;
+import io.github.verbs4j.verbs.ProtectionDomain;
+import io.github.verbs4j.verbs.QpAttr;
+import io.github.verbs4j.verbs.QpCap;
+import io.github.verbs4j.verbs.QpInitAttr;
+import io.github.verbs4j.verbs.QpState;
+import io.github.verbs4j.verbs.QpType;
+import io.github.verbs4j.verbs.QueuePair;
+import io.github.verbs4j.verbs.Verbs;
+import io.github.verbs4j.verbs.WcStatus;
+import io.github.verbs4j.verbs.WorkCompletion;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Test fixture: two {@code sim_ib0} contexts on one in-JVM fabric (its own name per fixture),
+ * with helpers to create and connect RC/UC QPs and to poll. Deterministic when opened with {@link
+ * #deterministic}: then the test drives the fabric with {@link #run()}.
+ */
+final class TwoNodes implements AutoCloseable {
+  private static final AtomicInteger IDS = new AtomicInteger();
+  static final Set<Access> ALL = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ,
+      Access.REMOTE_ATOMIC);
+
+  final Context a;
+  final Context b;
+  final ProtectionDomain pdA;
+  final ProtectionDomain pdB;
+  final boolean deterministic;
+
+  private TwoNodes(Map<String, String> extra, boolean deterministic) {
+    this.deterministic = deterministic;
+    String name = "ib-test-" + IDS.incrementAndGet() + "-" + System.nanoTime();
+    Map<String, String> base = new HashMap<>();
+    base.put("verbs.provider", "ib");
+    base.put("verbs.fabric", "local");
+    base.put("verbs.fabric.name", name);
+    base.put("verbs.size", "2");
+    base.putAll(extra);
+    Map<String, String> ma = new HashMap<>(base);
+    ma.put("verbs.rank", "0");
+    Map<String, String> mb = new HashMap<>(base);
+    mb.put("verbs.rank", "1");
+    a = Verbs.open(VerbsConfig.of(ma));
+    b = Verbs.open(VerbsConfig.of(mb));
+    pdA = a.allocPd();
+    pdB = b.allocPd();
+  }
+
+  static TwoNodes threaded() {
+    return new TwoNodes(Map.of(), false);
+  }
+
+  static TwoNodes threaded(Map<String, String> extra) {
+    return new TwoNodes(extra, false);
+  }
+
+  static TwoNodes deterministic(Map<String, String> extra) {
+    Map<String, String> m = new HashMap<>(extra);
+    m.put("verbs.fabric.mode", "deterministic");
+    m.put("verbs.ib.threading", "caller");
+    return new TwoNodes(m, true);
+  }
+
+  /** Deterministic mode: runs the fabric until nothing is left to do. */
+  void run() {
+    if (deterministic) {
+      ((LocalNode) ((IbContext) a).fabricNode()).fabric().runUntilIdle();
+    }
+  }
+
+  int lid(Context c) {
+    return c.queryPort(1).lid();
+  }
+
+  QueuePair qp(ProtectionDomain pd, QpType type, CompletionQueue cq, QpCap cap) {
+    return pd.createQp(QpInitAttr.builder(type).cq(cq).cap(cap).build());
+  }
+
+  /** Connects two RC (or UC) QPs RESET to RTS. */
+  void connect(QueuePair x, Context cx, QueuePair y, Context cy, int psnX, int psnY, Mtu mtu, int timeout,
+      int retry, int rnrRetry, int minRnrTimer, int rdAtomic) {
+    boolean rc = x.type() == QpType.RC;
+    for (int i = 0; i < 2; i++) {
+      QueuePair q = i == 0 ? x : y;
+      QueuePair peer = i == 0 ? y : x;
+      Context peerCtx = i == 0 ? cy : cx;
+      int sq = i == 0 ? psnX : psnY;
+      int rq = i == 0 ? psnY : psnX;
+      q.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(ALL));
+      QpAttr rtr = new QpAttr().qpState(QpState.RTR).ahAttr(AhAttr.lid(lid(peerCtx))).pathMtu(mtu)
+          .destQpNum(peer.qpNum()).rqPsn(rq);
+      if (rc) {
+        rtr.maxDestRdAtomic(rdAtomic).minRnrTimer(minRnrTimer);
+      }
+      q.modify(rtr);
+      QpAttr rts = new QpAttr().qpState(QpState.RTS).sqPsn(sq);
+      if (rc) {
+        rts.timeout(timeout).retryCnt(retry).rnrRetry(rnrRetry).maxRdAtomic(rdAtomic);
+      }
+      q.modify(rts);
+    }
+  }
+
+  void connect(QueuePair x, QueuePair y) {
+    connect(x, a, y, b, 0x10, 0x20, Mtu.MTU_1024, 14, 7, 7, 12, 4);
+  }
+
+  /** Polls until {@code n} completions arrived or the deadline passed. */
+  WorkCompletion[] poll(CompletionQueue cq, int n, Duration timeout) {
+    WorkCompletion[] out = WorkCompletion.array(n);
+    WorkCompletion[] one = WorkCompletion.array(1);
+    int got = 0;
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (got < n) {
+      run();
+      if (cq.poll(one) == 1) {
+        out[got++].copyFrom(one[0]);
+        continue;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        fail("got " + got + " of " + n + " completions within " + timeout);
+      }
+      Thread.onSpinWait();
+    }
+    return out;
+  }
+
+  WorkCompletion pollOne(CompletionQueue cq) {
+    return poll(cq, 1, Duration.ofSeconds(20))[0];
+  }
+
+  static void assertOk(WorkCompletion wc) {
+    assertEquals(WcStatus.SUCCESS, wc.status(), () -> "completion " + wc);
+  }
+
+  @Override
+  public void close() {
+    try {
+      a.close();
+    } finally {
+      b.close();
+    }
+  }
+
+  /** Closes everything a test created, children first. */
+  static void closeAll(AutoCloseable... all) throws Exception {
+    Exception first = null;
+    for (AutoCloseable c : all) {
+      if (c == null) {
+        continue;
+      }
+      try {
+        c.close();
+      } catch (Exception e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+}
