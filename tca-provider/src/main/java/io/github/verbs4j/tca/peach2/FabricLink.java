@@ -1,0 +1,228 @@
+package io.github.verbs4j.tca.peach2;
+
+import io.github.verbs4j.fabric.Fabric;
+import io.github.verbs4j.fabric.FabricNode;
+import io.github.verbs4j.fabric.FabricOptions;
+import io.github.verbs4j.fabric.FrameHeader;
+import io.github.verbs4j.fabric.PeerListener;
+import io.github.verbs4j.fabric.time.FabricTimer;
+import io.github.verbs4j.fabric.time.NodeClock;
+import io.github.verbs4j.fabric.topo.Peach2Topology;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A {@link Peach2Link} over a sim-fabric node whose topology is PEACH2 rings: frames travel the
+ * fabric's static route, which the fabric models hop by hop (link latency, forwarding at
+ * intermediate boards, serialisation on shared ring links). The board decides the destination by
+ * address with its own registers; the fabric carries the frame along the same route.
+ */
+public final class FabricLink implements Peach2Link {
+  /** Provider tag on every PEACH2 frame. */
+  public static final int TAG = 0x2A;
+
+  private final FabricNode node;
+  private final Peach2Topology topology;
+  private final HostClock clock;
+  private final HostScheduler scheduler;
+  private final List<NodeListener> listeners = new CopyOnWriteArrayList<>();
+  private final ManagementPort management;
+
+  private FabricLink(FabricNode node) {
+    if (!(node.topology() instanceof Peach2Topology)) {
+      node.close();
+      throw new IllegalArgumentException("verbs.topology=" + node.topology().spec()
+          + ": the tca provider needs a PEACH2 topology, e.g. peach2:rings=2,nodesPerRing=8");
+    }
+    this.node = node;
+    this.topology = (Peach2Topology) node.topology();
+    NodeClock c = node.clock();
+    this.clock = new HostClock() {
+      @Override
+      public long nowNanos() {
+        return c.nowNanos();
+      }
+
+      @Override
+      public void charge(long nanos) {
+        c.charge(nanos);
+      }
+
+      @Override
+      public boolean isModelled() {
+        return c.isModelled();
+      }
+    };
+    this.scheduler = new HostScheduler() {
+      @Override
+      public Cancellable schedule(long delayNanos, Runnable task) {
+        FabricTimer t = node.scheduler().schedule(delayNanos, task);
+        return t::cancel;
+      }
+
+      @Override
+      public void execute(Runnable task) {
+        node.scheduler().execute(task);
+      }
+
+      @Override
+      public boolean inLinkThread() {
+        return node.scheduler().inFabricThread();
+      }
+    };
+    node.addPeerListener(new PeerListener() {
+      @Override
+      public void onPeerUp(int nodeId) {}
+
+      @Override
+      public void onPeerDown(int nodeId) {
+        for (NodeListener l : listeners) {
+          l.onNodeDown(nodeId);
+        }
+      }
+    });
+    this.management = new ManagementPort() {
+      @Override
+      public int rank() {
+        return node.rank();
+      }
+
+      @Override
+      public int size() {
+        return node.size();
+      }
+
+      @Override
+      public void put(String key, byte[] value) {
+        node.kvPut(key, value);
+      }
+
+      @Override
+      public byte[] get(String key, Duration timeout) {
+        return node.kvGet(key, timeout);
+      }
+
+      @Override
+      public void barrier(String name, Duration timeout) {
+        node.barrier(name, timeout);
+      }
+    };
+  }
+
+  /**
+   * Wraps an open fabric node.
+   *
+   * @param node a node of a PEACH2 topology
+   * @return the link
+   * @throws IllegalArgumentException naming verbs.topology if it is not PEACH2 (the node is closed)
+   */
+  public static FabricLink wrap(FabricNode node) {
+    return new FabricLink(node);
+  }
+
+  /**
+   * The fabric settings the tca provider uses: {@code settings} plus, where not set, a PEACH2
+   * topology and the link costs of {@code params} ({@code verbs.link.latency-ns}, {@code
+   * verbs.link.bandwidth-mb-s}, {@code verbs.link.forward-ns}).
+   *
+   * @param settings explicit {@code verbs.*} settings
+   * @param params the board parameters
+   * @return the settings to open the fabric with
+   */
+  public static Map<String, String> fabricSettings(Map<String, String> settings, Peach2Params params) {
+    Map<String, String> m = new LinkedHashMap<>(settings);
+    m.putIfAbsent(FabricOptions.TOPOLOGY.name(), DEFAULT_TOPOLOGY);
+    m.putIfAbsent(FabricOptions.LINK_LATENCY_NS.name(), Long.toString(params.linkLatencyNs()));
+    m.putIfAbsent(FabricOptions.LINK_BANDWIDTH.name(), Long.toString(params.linkMbs()));
+    m.putIfAbsent(FabricOptions.LINK_FORWARD_NS.name(), Long.toString(params.forwardNs()));
+    return m;
+  }
+
+  /** The topology used when {@code verbs.topology} is not set: two rings of eight (16 nodes, 512 GiB). */
+  public static final String DEFAULT_TOPOLOGY = "peach2:rings=2,nodesPerRing=8";
+
+  /**
+   * Opens this process's node with {@link #fabricSettings} applied.
+   *
+   * @param settings explicit {@code verbs.*} settings
+   * @param env the process environment (rank/size detection)
+   * @param params board parameters
+   * @param registry where fabric meters go
+   * @return the link
+   */
+  public static FabricLink open(Map<String, String> settings, Map<String, String> env, Peach2Params params,
+      MeterRegistry registry) {
+    FabricOptions options = FabricOptions.from(fabricSettings(settings, params), env);
+    return wrap(Fabric.open(options, registry));
+  }
+
+  /** @return the fabric node underneath (tests and the board's accounting) */
+  public FabricNode fabricNode() {
+    return node;
+  }
+
+  @Override
+  public int nodeId() {
+    return node.nodeId();
+  }
+
+  @Override
+  public Peach2Topology topology() {
+    return topology;
+  }
+
+  @Override
+  public HostClock clock() {
+    return clock;
+  }
+
+  @Override
+  public HostScheduler scheduler() {
+    return scheduler;
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return node.alloc();
+  }
+
+  @Override
+  public boolean transmit(int dstNode, ByteBuf frame) {
+    return node.send(dstNode, TAG, frame);
+  }
+
+  @Override
+  public boolean isWritable(int dstNode) {
+    return node.isWritable(dstNode);
+  }
+
+  @Override
+  public void setReceiver(Receiver receiver) {
+    if (receiver == null) {
+      node.setReceiver(null);
+      return;
+    }
+    node.setReceiver((FrameHeader h, ByteBuf payload) -> receiver.onFrame(h.src(), h.hops(), payload));
+  }
+
+  @Override
+  public void addNodeListener(NodeListener listener) {
+    listeners.add(listener);
+  }
+
+  @Override
+  public ManagementPort management() {
+    return management;
+  }
+
+  @Override
+  public void close() {
+    node.close();
+  }
+}

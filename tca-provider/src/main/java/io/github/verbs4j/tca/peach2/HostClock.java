@@ -1,0 +1,20 @@
+package io.github.verbs4j.tca.peach2;
+
+/**
+ * The node's clock as the board and its host see it: wall time, or modelled time that moves only
+ * by charges and by arriving writes (the fabric's node clock underneath).
+ */
+public interface HostClock {
+  /** @return nanoseconds (modelled, or wall) */
+  long nowNanos();
+
+  /**
+   * Adds the modelled cost of work done on this node; no effect on a wall clock.
+   *
+   * @param nanos cost, at least 0
+   */
+  void charge(long nanos);
+
+  /** @return whether the clock is modelled */
+  boolean isModelled();
+}

@@ -1,0 +1,28 @@
+package io.github.verbs4j.tca.peach2;
+
+/**
+ * Runs host tasks and timers on the node's link thread (the thread that also lands incoming
+ * writes), so work triggered by writes, timers and posts never races within a node. In the
+ * deterministic in-JVM fabric, delays are modelled nanoseconds.
+ */
+public interface HostScheduler {
+  /** A scheduled task that may be cancelled. */
+  @FunctionalInterface
+  interface Cancellable {
+    /** Cancels the task if it has not run. */
+    void cancel();
+  }
+
+  /**
+   * @param delayNanos delay, at least 0
+   * @param task the task
+   * @return a handle
+   */
+  Cancellable schedule(long delayNanos, Runnable task);
+
+  /** @param task runs as soon as possible on the link thread */
+  void execute(Runnable task);
+
+  /** @return whether the caller is the link thread */
+  boolean inLinkThread();
+}

@@ -1,0 +1,233 @@
+package io.github.verbs4j.tca.peach2;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What one board did, counted where it happens: bytes and transfers by kind (PIO, DMA per
+ * descriptor mode) and scope (to another node, or local), TLPs, frames and hops on the wire, rule
+ * violations by rule, interrupt register writes and interrupts delivered, descriptors created,
+ * frames received and dropped. Micrometer meters ({@code verbs4j.tca.peach2.*}, tag {@code
+ * node}) and plain counters for {@link #snapshot()}. Thread-safe.
+ */
+public final class Peach2Counters {
+  private final MeterRegistry registry;
+  private final String node;
+  private final Map<TransferKind, Kind> kinds = new EnumMap<>(TransferKind.class);
+  private final Map<DmaRule, Pair> violations = new EnumMap<>(DmaRule.class);
+  private final Map<DescriptorMode, Pair> created = new EnumMap<>(DescriptorMode.class);
+  private final Pair framesSent;
+  private final Pair frameBytesSent;
+  private final Pair hops;
+  private final AtomicLong maxHops = new AtomicLong();
+  private final Pair framesReceived;
+  private final Pair frameBytesReceived;
+  private final Pair interruptWrites;
+  private final Pair interruptsDelivered;
+  private final Pair bounceCopies;
+  private final Map<String, Pair> drops = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** A Micrometer counter with a readable twin. */
+  static final class Pair {
+    final Counter meter;
+    final LongAdder value = new LongAdder();
+
+    Pair(Counter meter) {
+      this.meter = meter;
+    }
+
+    void add(long n) {
+      if (n != 0) {
+        meter.increment(n);
+        value.add(n);
+      }
+    }
+
+    long get() {
+      return value.sum();
+    }
+  }
+
+  private static final class Kind {
+    final Pair transfers;
+    final Pair remoteBytes;
+    final Pair localBytes;
+    final Pair tlps;
+
+    Kind(MeterRegistry r, String node, TransferKind k) {
+      transfers = new Pair(Counter.builder("verbs4j.tca.peach2.transfers").tag("node", node).tag("kind", k.tag())
+          .description("PEACH2 transfers started").register(r));
+      remoteBytes = new Pair(Counter.builder("verbs4j.tca.peach2.bytes").tag("node", node).tag("kind", k.tag())
+          .tag("scope", "remote").baseUnit("bytes").description("data bytes written to other nodes").register(r));
+      localBytes = new Pair(Counter.builder("verbs4j.tca.peach2.bytes").tag("node", node).tag("kind", k.tag())
+          .tag("scope", "local").baseUnit("bytes").description("data bytes written within this node").register(r));
+      tlps = new Pair(Counter.builder("verbs4j.tca.peach2.tlps").tag("node", node).tag("kind", k.tag())
+          .description("memory-write TLPs (256-byte max payload)").register(r));
+    }
+  }
+
+  /**
+   * @param registry where meters go
+   * @param nodeId the board's node
+   */
+  public Peach2Counters(MeterRegistry registry, int nodeId) {
+    this.registry = registry;
+    this.node = Integer.toString(nodeId);
+    for (TransferKind k : TransferKind.values()) {
+      kinds.put(k, new Kind(registry, node, k));
+    }
+    for (DmaRule r : DmaRule.values()) {
+      violations.put(r, pair("verbs4j.tca.peach2.rule.violations", "rule", r.tag(), "DMA requests refused by a hardware rule"));
+    }
+    for (DescriptorMode m : DescriptorMode.values()) {
+      if (m != DescriptorMode.REGISTER) {
+        created.put(m, pair("verbs4j.tca.peach2.descriptors.created", "mode", m.name().toLowerCase(java.util.Locale.ROOT),
+            "DMA descriptors written"));
+      }
+    }
+    framesSent = pair("verbs4j.tca.peach2.frames.sent", null, null, "write frames sent to other nodes");
+    frameBytesSent = pair("verbs4j.tca.peach2.frame.bytes.sent", null, null, "frame bytes (TLP headers and data) sent");
+    hops = pair("verbs4j.tca.peach2.hops", null, null, "links crossed by frames sent (sum)");
+    framesReceived = pair("verbs4j.tca.peach2.frames.received", null, null, "write frames received");
+    frameBytesReceived = pair("verbs4j.tca.peach2.frame.bytes.received", null, null, "frame bytes received");
+    interruptWrites = pair("verbs4j.tca.peach2.interrupt.writes", null, null, "writes to this board's interrupt register");
+    interruptsDelivered = pair("verbs4j.tca.peach2.interrupts", null, null, "interrupts delivered to the host");
+    bounceCopies = pair("verbs4j.tca.peach2.bounce.copies", null, null, "CPU copies into or out of pool bounce buffers");
+  }
+
+  private Pair pair(String name, String tag, String value, String doc) {
+    Counter.Builder b = Counter.builder(name).tag("node", node).description(doc);
+    if (tag != null) {
+      b.tag(tag, value);
+    }
+    return new Pair(b.register(registry));
+  }
+
+  void transfer(TransferKind k, long remoteBytes, long localBytes, long tlps) {
+    Kind c = kinds.get(k);
+    c.transfers.add(1);
+    c.remoteBytes.add(remoteBytes);
+    c.localBytes.add(localBytes);
+    c.tlps.add(tlps);
+  }
+
+  void frameSent(long frameBytes, int hopCount) {
+    framesSent.add(1);
+    frameBytesSent.add(frameBytes);
+    hops.add(hopCount);
+    maxHops.accumulateAndGet(hopCount, Math::max);
+  }
+
+  void frameReceived(long frameBytes) {
+    framesReceived.add(1);
+    frameBytesReceived.add(frameBytes);
+  }
+
+  void violation(DmaRule r) {
+    violations.get(r).add(1);
+  }
+
+  void descriptorCreated(DescriptorMode m, int n) {
+    created.get(m).add(n);
+  }
+
+  void interruptWrite() {
+    interruptWrites.add(1);
+  }
+
+  void interruptDelivered() {
+    interruptsDelivered.add(1);
+  }
+
+  /**
+   * Counts a CPU copy through a bounce buffer (done by the host software on top of the board).
+   *
+   * @param n copies
+   */
+  public void bounceCopy(long n) {
+    bounceCopies.add(n);
+  }
+
+  void drop(String reason) {
+    drops.computeIfAbsent(reason, r -> pair("verbs4j.tca.peach2.drops", "reason", r, "frames dropped by the board"))
+        .add(1);
+  }
+
+  /**
+   * A consistent-enough view of the counters (each value is read once).
+   *
+   * @return the snapshot
+   */
+  public Snapshot snapshot() {
+    EnumMap<TransferKind, Long> transfers = new EnumMap<>(TransferKind.class);
+    EnumMap<TransferKind, Long> remote = new EnumMap<>(TransferKind.class);
+    EnumMap<TransferKind, Long> local = new EnumMap<>(TransferKind.class);
+    EnumMap<TransferKind, Long> tlps = new EnumMap<>(TransferKind.class);
+    for (Map.Entry<TransferKind, Kind> e : kinds.entrySet()) {
+      transfers.put(e.getKey(), e.getValue().transfers.get());
+      remote.put(e.getKey(), e.getValue().remoteBytes.get());
+      local.put(e.getKey(), e.getValue().localBytes.get());
+      tlps.put(e.getKey(), e.getValue().tlps.get());
+    }
+    EnumMap<DmaRule, Long> v = new EnumMap<>(DmaRule.class);
+    violations.forEach((k, p) -> v.put(k, p.get()));
+    EnumMap<DescriptorMode, Long> c = new EnumMap<>(DescriptorMode.class);
+    created.forEach((k, p) -> c.put(k, p.get()));
+    Map<String, Long> d = new java.util.TreeMap<>();
+    drops.forEach((k, p) -> d.put(k, p.get()));
+    return new Snapshot(transfers, remote, local, tlps, framesSent.get(), frameBytesSent.get(), hops.get(),
+        maxHops.get(), framesReceived.get(), frameBytesReceived.get(), v, c, interruptWrites.get(),
+        interruptsDelivered.get(), bounceCopies.get(), d);
+  }
+
+  /**
+   * Counter values at one moment.
+   *
+   * @param transfers transfers started, by kind
+   * @param remoteBytes data bytes written to other nodes, by kind
+   * @param localBytes data bytes written within the node, by kind
+   * @param tlps TLPs, by kind
+   * @param framesSent frames handed to the fabric
+   * @param frameBytesSent bytes of those frames (TLP header + data)
+   * @param hops links crossed by those frames, summed
+   * @param maxHops the longest route a frame took
+   * @param framesReceived frames received
+   * @param frameBytesReceived bytes received
+   * @param violations DMA requests refused, by rule
+   * @param descriptorsCreated descriptors written, by mode
+   * @param interruptWrites writes to this board's interrupt register
+   * @param interruptsDelivered interrupts delivered to the host
+   * @param bounceCopies CPU copies through bounce buffers
+   * @param drops frames dropped, by reason
+   */
+  public record Snapshot(Map<TransferKind, Long> transfers, Map<TransferKind, Long> remoteBytes,
+      Map<TransferKind, Long> localBytes, Map<TransferKind, Long> tlps, long framesSent, long frameBytesSent,
+      long hops, long maxHops, long framesReceived, long frameBytesReceived, Map<DmaRule, Long> violations,
+      Map<DescriptorMode, Long> descriptorsCreated, long interruptWrites, long interruptsDelivered, long bounceCopies,
+      Map<String, Long> drops) {
+
+    /** @return data bytes written to other nodes, all kinds */
+    public long remoteBytesTotal() {
+      return remoteBytes.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** @return data bytes written within the node, all kinds */
+    public long localBytesTotal() {
+      return localBytes.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** @return DMA requests refused, all rules */
+    public long violationsTotal() {
+      return violations.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** @return frames dropped, all reasons */
+    public long dropsTotal() {
+      return drops.values().stream().mapToLong(Long::longValue).sum();
+    }
+  }
+}

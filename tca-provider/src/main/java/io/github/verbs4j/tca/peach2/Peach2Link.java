@@ -1,0 +1,73 @@
+package io.github.verbs4j.tca.peach2;
+
+import io.github.verbs4j.fabric.topo.Peach2Topology;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * The board's cables: what the board needs from the fabric underneath — send a write frame
+ * towards the node owning an address, receive the frames addressed to this node, the clock and a
+ * scheduler, and liveness. {@link FabricLink} implements it over a sim-fabric node.
+ */
+public interface Peach2Link extends AutoCloseable {
+  /** Receives frames addressed to this node, on the link thread. */
+  @FunctionalInterface
+  interface Receiver {
+    /**
+     * @param srcNode the sending node
+     * @param hops links crossed
+     * @param frame the frame payload (a {@link Peach2Tlp}); the receiver owns and releases it
+     */
+    void onFrame(int srcNode, int hops, ByteBuf frame);
+  }
+
+  /** Told when another node's board becomes unreachable. */
+  @FunctionalInterface
+  interface NodeListener {
+    /** @param node the node that went down */
+    void onNodeDown(int node);
+  }
+
+  /** @return this node's id (1-based) */
+  int nodeId();
+
+  /** @return the sub-cluster's topology */
+  Peach2Topology topology();
+
+  /** @return the node clock */
+  HostClock clock();
+
+  /** @return the link thread's scheduler */
+  HostScheduler scheduler();
+
+  /** @return the allocator for frames */
+  ByteBufAllocator alloc();
+
+  /**
+   * Sends a frame to {@code dstNode}; ownership passes in every case.
+   *
+   * @param dstNode the destination node
+   * @param frame the frame
+   * @return false if it was dropped at once (node down, back-pressure limit)
+   */
+  boolean transmit(int dstNode, ByteBuf frame);
+
+  /**
+   * @param dstNode a node
+   * @return true if frames to it are accepted without passing the high-water mark
+   */
+  boolean isWritable(int dstNode);
+
+  /** @param receiver the receiver of this node's frames */
+  void setReceiver(Receiver receiver);
+
+  /** @param listener told when nodes go down */
+  void addNodeListener(NodeListener listener);
+
+  /** @return the out-of-band management path */
+  ManagementPort management();
+
+  /** Leaves the fabric. */
+  @Override
+  void close();
+}
