@@ -5,23 +5,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.verbs4j.examples.mp.MpConfig;
 import io.github.verbs4j.examples.mp.VerbsCommunicator;
-import io.github.verbs4j.examples.testing.Loopback;
+import io.github.verbs4j.examples.testing.InJvmJob;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import picocli.CommandLine;
 
-/** Himeno on the verbs communicator (in-JVM loopback provider): the same residual as the serial run. */
+/** Himeno on the verbs communicator (loopback double, ib on the local fabric): the serial run's residual. */
 class HimenoOverVerbsTest {
-  @ParameterizedTest
-  @EnumSource(MpConfig.Rendezvous.class)
-  void fourRanksOnVerbsGiveTheSerialResidualAndRankZeroReportsIt(MpConfig.Rendezvous mode) throws Exception {
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> jobsAndModes() {
+    return java.util.stream.Stream.of(InJvmJob.values()).flatMap(j -> java.util.stream.Stream.of(
+        MpConfig.Rendezvous.values()).map(m -> org.junit.jupiter.params.provider.Arguments.of(j, m)));
+  }
+
+  @ParameterizedTest(name = "{0}: {1}")
+  @org.junit.jupiter.params.provider.MethodSource("jobsAndModes")
+  void fourRanksOnVerbsGiveTheSerialResidualAndRankZeroReportsIt(InJvmJob job, MpConfig.Rendezvous mode)
+      throws Exception {
     float serial = new SerialHimeno(HimenoSize.TINY).jacobi(20);
     ByteArrayOutputStream report = new ByteArrayOutputStream();
-    List<Float> gosa = Loopback.run(4, ctx -> {
+    List<Float> gosa = job.run(4, ctx -> {
       HimenoCommand cmd = new HimenoCommand();
       new CommandLine(cmd).setCaseInsensitiveEnumValuesAllowed(true).parseArgs("--size", "tiny", "--iterations", "20",
           "--eager-limit", "256", "--check");

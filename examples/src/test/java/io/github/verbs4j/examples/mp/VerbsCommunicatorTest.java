@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.verbs4j.examples.testing.Loopback;
+import io.github.verbs4j.examples.testing.InJvmJob;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,7 +21,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The verbs communicator's protocols (eager slots with credits, rendezvous by WRITE and READ) and
- * MPI matching rules, on the in-JVM {@link Loopback} provider.
+ * MPI matching rules, on the in-JVM loopback test double and on the ib provider over the local
+ * fabric.
  */
 class VerbsCommunicatorTest {
   private static final int EAGER = 1024;
@@ -32,9 +33,10 @@ class VerbsCommunicatorTest {
     return ByteBuffer.allocate(4).putInt(0, v);
   }
 
-  @Test
-  void tagsSelectMessagesAndOrderIsKeptPerSourceAndTag() throws Exception {
-    List<List<Integer>> got = Loopback.run(2, ctx -> {
+  @ParameterizedTest
+  @EnumSource(InJvmJob.class)
+  void tagsSelectMessagesAndOrderIsKeptPerSourceAndTag(InJvmJob job) throws Exception {
+    List<List<Integer>> got = job.run(2, ctx -> {
       try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, CONFIG)) {
         List<Integer> seen = new ArrayList<>();
         if (comm.rank() == 0) {
@@ -60,9 +62,10 @@ class VerbsCommunicatorTest {
     assertEquals(List.of(1, 3, 0, 2, 4, 5), got.get(1));
   }
 
-  @Test
-  void anySourceTakesMessagesFromEveryRank() throws Exception {
-    List<Set<Integer>> got = Loopback.run(4, ctx -> {
+  @ParameterizedTest
+  @EnumSource(InJvmJob.class)
+  void anySourceTakesMessagesFromEveryRank(InJvmJob job) throws Exception {
+    List<Set<Integer>> got = job.run(4, ctx -> {
       try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, CONFIG)) {
         Set<Integer> sources = new HashSet<>();
         if (comm.rank() != 0) {
@@ -89,21 +92,23 @@ class VerbsCommunicatorTest {
 
   static Stream<Arguments> sizes() {
     List<Arguments> list = new ArrayList<>();
-    for (MpConfig.Rendezvous mode : MpConfig.Rendezvous.values()) {
-      for (BufferKind kind : BufferKind.values()) {
-        list.add(Arguments.of(mode, kind));
+    for (InJvmJob job : InJvmJob.values()) {
+      for (MpConfig.Rendezvous mode : MpConfig.Rendezvous.values()) {
+        for (BufferKind kind : BufferKind.values()) {
+          list.add(Arguments.of(job, mode, kind));
+        }
       }
     }
     return list.stream();
   }
 
-  @ParameterizedTest(name = "{0} rendezvous, {1} buffers")
+  @ParameterizedTest(name = "{0}: {1} rendezvous, {2} buffers")
   @MethodSource("sizes")
-  void messagesAroundTheEagerLimitAndRendezvousArriveIntact(MpConfig.Rendezvous mode, BufferKind kind)
+  void messagesAroundTheEagerLimitAndRendezvousArriveIntact(InJvmJob job, MpConfig.Rendezvous mode, BufferKind kind)
       throws Exception {
     int[] sizes = {0, 1, EAGER - 1, EAGER, EAGER + 1, 100_000, 1 << 20};
     MpConfig cfg = CONFIG.withRendezvous(mode);
-    List<Integer> checked = Loopback.run(2, ctx -> {
+    List<Integer> checked = job.run(2, ctx -> {
       try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, cfg)) {
         int ok = 0;
         for (int size : sizes) {
@@ -134,11 +139,22 @@ class VerbsCommunicatorTest {
     assertEquals(sizes.length, checked.get(1));
   }
 
-  @ParameterizedTest
-  @EnumSource(MpConfig.Rendezvous.class)
-  void aRendezvousMessageSentBeforeItsReceiveIsPostedWaitsForIt(MpConfig.Rendezvous mode) throws Exception {
+  static Stream<Arguments> jobsAndModes() {
+    List<Arguments> list = new ArrayList<>();
+    for (InJvmJob job : InJvmJob.values()) {
+      for (MpConfig.Rendezvous mode : MpConfig.Rendezvous.values()) {
+        list.add(Arguments.of(job, mode));
+      }
+    }
+    return list.stream();
+  }
+
+  @ParameterizedTest(name = "{0}: {1}")
+  @MethodSource("jobsAndModes")
+  void aRendezvousMessageSentBeforeItsReceiveIsPostedWaitsForIt(InJvmJob job, MpConfig.Rendezvous mode)
+      throws Exception {
     MpConfig cfg = CONFIG.withRendezvous(mode);
-    List<Integer> got = Loopback.run(2, ctx -> {
+    List<Integer> got = job.run(2, ctx -> {
       try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, cfg)) {
         ByteBuffer big = comm.allocate(64 * 1024);
         if (comm.rank() == 0) {
@@ -156,10 +172,11 @@ class VerbsCommunicatorTest {
     assertEquals(4242, got.get(1));
   }
 
-  @Test
-  void creditsThrottleAFloodOfEagerMessagesWithoutLosingOne() throws Exception {
+  @ParameterizedTest
+  @EnumSource(InJvmJob.class)
+  void creditsThrottleAFloodOfEagerMessagesWithoutLosingOne(InJvmJob job) throws Exception {
     int n = 300;
-    List<int[]> got = Loopback.run(2, ctx -> {
+    List<int[]> got = job.run(2, ctx -> {
       try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, CONFIG)) {
         int[] values = new int[n];
         if (comm.rank() == 0) {
@@ -187,11 +204,11 @@ class VerbsCommunicatorTest {
     assertArrayEquals(expected, got.get(1));
   }
 
-  @ParameterizedTest
-  @EnumSource(MpConfig.Rendezvous.class)
-  void aTooLongMessageFailsTheReceiveAndNamesTheSizes(MpConfig.Rendezvous mode) throws Exception {
+  @ParameterizedTest(name = "{0}: {1}")
+  @MethodSource("jobsAndModes")
+  void aTooLongMessageFailsTheReceiveAndNamesTheSizes(InJvmJob job, MpConfig.Rendezvous mode) throws Exception {
     MpConfig cfg = CONFIG.withRendezvous(mode);
-    List<String> got = Loopback.run(2, ctx -> {
+    List<String> got = job.run(2, ctx -> {
       try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, cfg)) {
         if (comm.rank() == 0) {
           comm.send(ByteBuffer.allocate(100), 1, 1);
@@ -209,9 +226,10 @@ class VerbsCommunicatorTest {
         + "4096 bytes"), got.get(1));
   }
 
-  @Test
-  void collectivesOverVerbs() throws Exception {
-    List<double[]> got = Loopback.run(3, ctx -> {
+  @ParameterizedTest
+  @EnumSource(InJvmJob.class)
+  void collectivesOverVerbs(InJvmJob job) throws Exception {
+    List<double[]> got = job.run(3, ctx -> {
       try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, CONFIG)) {
         comm.barrier();
         double[] v = {comm.rank() + 0.5, -comm.rank()};
@@ -226,9 +244,10 @@ class VerbsCommunicatorTest {
     }
   }
 
-  @Test
-  void aRankSendsToItself() throws Exception {
-    List<Integer> got = Loopback.run(1, ctx -> {
+  @ParameterizedTest
+  @EnumSource(InJvmJob.class)
+  void aRankSendsToItself(InJvmJob job) throws Exception {
+    List<Integer> got = job.run(1, ctx -> {
       try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, CONFIG)) {
         comm.send(intMessage(99), 0, 4);
         ByteBuffer b = ByteBuffer.allocate(4);
@@ -245,7 +264,7 @@ class VerbsCommunicatorTest {
 
   @Test
   void badRanksAndTagsAreRefused() throws Exception {
-    List<String> got = Loopback.run(2, ctx -> {
+    List<String> got = InJvmJob.LOOPBACK.run(2, ctx -> {
       try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, CONFIG)) {
         String a = assertThrows(IllegalArgumentException.class, () -> comm.isend(ByteBuffer.allocate(1), 2, 0))
             .getMessage();

@@ -3,6 +3,7 @@ package io.github.verbs4j.examples.perftest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.verbs4j.examples.testing.InJvmJob;
 import io.github.verbs4j.examples.testing.Loopback;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.io.ByteArrayOutputStream;
@@ -32,8 +33,13 @@ class PerftestProgramsTest {
 
   private static Outcome run(Supplier<PerftestProgram> factory, Map<String, String> config, String... args)
       throws Exception {
+    return run(InJvmJob.LOOPBACK, factory, config, args);
+  }
+
+  private static Outcome run(InJvmJob job, Supplier<PerftestProgram> factory, Map<String, String> config,
+      String... args) throws Exception {
     ByteArrayOutputStream[] outs = {new ByteArrayOutputStream(), new ByteArrayOutputStream()};
-    List<List<ResultRow>> rows = Loopback.run(2, ctx -> {
+    List<List<ResultRow>> rows = job.run(2, ctx -> {
       PerftestProgram p = factory.get();
       new CommandLine(p).parseArgs(args);
       int rank = ctx.job().rank();
@@ -45,6 +51,13 @@ class PerftestProgramsTest {
   }
 
   static Stream<Arguments> programs() {
+    return Stream.of(InJvmJob.values()).flatMap(job -> programList().map(a -> {
+      Object[] x = a.get();
+      return Arguments.of(job, x[0], x[1], x[2], x[3], x[4]);
+    }));
+  }
+
+  static Stream<Arguments> programList() {
     return Stream.of(
         Arguments.of("send_lat", (Supplier<PerftestProgram>) SendLat::new, "Send Latency Test", 2L, false),
         Arguments.of("write_lat", (Supplier<PerftestProgram>) WriteLat::new, "RDMA_Write Latency Test", 2L, false),
@@ -56,17 +69,19 @@ class PerftestProgramsTest {
         Arguments.of("read_bw", (Supplier<PerftestProgram>) ReadBw::new, "RDMA_Read BW Test", 65536L, true));
   }
 
-  @ParameterizedTest(name = "{0}")
+  @ParameterizedTest(name = "{0}: {1}")
   @MethodSource("programs")
-  void eachProgramPrintsPerftestsReportWithItsDefaultSize(String name, Supplier<PerftestProgram> factory,
-      String title, long defaultSize, boolean bandwidth) throws Exception {
-    Outcome o = run(factory, Map.of("verbs.provider", "ib"), "--iters", "50");
+  void eachProgramPrintsPerftestsReportWithItsDefaultSize(InJvmJob job, String name,
+      Supplier<PerftestProgram> factory, String title, long defaultSize, boolean bandwidth) throws Exception {
+    Outcome o = run(job, factory, Map.of("verbs.provider", "ib"), "--iters", "50");
     List<String> lines = Arrays.asList(o.report().split("\n"));
     assertEquals(PerftestReport.RESULT_LINE, lines.get(0));
     assertEquals("                    " + title, lines.get(1));
     assertTrue(lines.contains(bandwidth ? PerftestReport.bwHeader(false) : PerftestReport.LAT_HEADER), o.report());
-    assertTrue(lines.stream().anyMatch(l -> l.startsWith(" local address: LID 0x01 QPN ")), o.report());
-    assertTrue(lines.stream().anyMatch(l -> l.startsWith(" remote address: LID 0x02 QPN ")), o.report());
+    assertTrue(lines.stream().anyMatch(l -> l.matches(" local address: LID 0x[0-9a-f]{2} QPN 0x[0-9a-f]{4,6} PSN .*")),
+        o.report());
+    assertTrue(lines.stream().anyMatch(l -> l.matches(" remote address: LID 0x[0-9a-f]{2} QPN 0x[0-9a-f]{4,6} PSN .*")),
+        o.report());
     assertEquals(PerftestReport.RESULT_LINE, lines.get(lines.size() - 1));
     assertEquals(1, o.rows().size());
     ResultRow row = o.rows().get(0);
