@@ -110,181 +110,331 @@ public record DeviceAttr(String fwVer, long nodeGuid, long sysImageGuid, long ma
 
     private Builder() {}
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code fwVer}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder fwVer(String v) {
       fwVer = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code nodeGuid}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder nodeGuid(long v) {
       nodeGuid = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code sysImageGuid}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder sysImageGuid(long v) {
       sysImageGuid = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxMrSize}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxMrSize(long v) {
       maxMrSize = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code pageSizeCap}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder pageSizeCap(long v) {
       pageSizeCap = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code vendorId}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder vendorId(int v) {
       vendorId = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code vendorPartId}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder vendorPartId(int v) {
       vendorPartId = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code hwVer}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder hwVer(int v) {
       hwVer = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxQp}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxQp(int v) {
       maxQp = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxQpWr}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxQpWr(int v) {
       maxQpWr = v;
       return this;
     }
 
-    /** @param v {@link DeviceCap} set @return this */
+    /**
+     * Sets {@code deviceCapFlags}.
+     *
+     * @param v the {@link DeviceCap} bits to report
+     * @return this
+     */
     public Builder deviceCapFlags(Set<DeviceCap> v) {
       deviceCapFlags = DeviceCap.mask(v);
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxSge}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxSge(int v) {
       maxSge = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxSgeRd}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxSgeRd(int v) {
       maxSgeRd = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxCq}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxCq(int v) {
       maxCq = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxCqe}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxCqe(int v) {
       maxCqe = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxMr}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxMr(int v) {
       maxMr = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxPd}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxPd(int v) {
       maxPd = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxQpRdAtom}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxQpRdAtom(int v) {
       maxQpRdAtom = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxQpInitRdAtom}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxQpInitRdAtom(int v) {
       maxQpInitRdAtom = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxResRdAtom}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxResRdAtom(int v) {
       maxResRdAtom = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code atomicCap}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder atomicCap(AtomicCap v) {
       atomicCap = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxSrq}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxSrq(int v) {
       maxSrq = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxSrqWr}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxSrqWr(int v) {
       maxSrqWr = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxSrqSge}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxSrqSge(int v) {
       maxSrqSge = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxAh}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxAh(int v) {
       maxAh = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxInlineData}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxInlineData(int v) {
       maxInlineData = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxPkeys}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxPkeys(int v) {
       maxPkeys = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code physPortCnt}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder physPortCnt(int v) {
       physPortCnt = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code numCompVectors}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder numCompVectors(int v) {
       numCompVectors = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code capabilities}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder capabilities(Set<Capability> v) {
       capabilities = v;
       return this;

@@ -45,73 +45,133 @@ public record PortAttr(PortState state, Mtu maxMtu, Mtu activeMtu, int lid, int 
 
     private Builder() {}
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code state}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder state(PortState v) {
       state = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code maxMtu}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder maxMtu(Mtu v) {
       maxMtu = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code activeMtu}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder activeMtu(Mtu v) {
       activeMtu = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code lid}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder lid(int v) {
       lid = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code smLid}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder smLid(int v) {
       smLid = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code lmc}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder lmc(int v) {
       lmc = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code gidTblLen}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder gidTblLen(int v) {
       gidTblLen = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code pkeyTblLen}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder pkeyTblLen(int v) {
       pkeyTblLen = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code qkeyViolCntr}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder qkeyViolCntr(long v) {
       qkeyViolCntr = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code linkLayer}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder linkLayer(LinkLayer v) {
       linkLayer = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code activeSpeed}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder activeSpeed(int v) {
       activeSpeed = v;
       return this;
     }
 
-    /** @param v value @return this */
+    /**
+     * Sets {@code activeWidth}.
+     *
+     * @param v the new value
+     * @return this
+     */
     public Builder activeWidth(int v) {
       activeWidth = v;
       return this;

@@ -67,6 +67,7 @@ public abstract class AbstractQueuePair implements QueuePair {
   private volatile QpState state = QpState.RESET;
   private volatile boolean closed;
   private final String desc;
+  private final String rqDesc;
 
   /**
    * @param pd the PD
@@ -86,6 +87,7 @@ public abstract class AbstractQueuePair implements QueuePair {
     this.rq = srq == null && t != QpType.DCI && t != QpType.DCT ? new ReceiveQueue(cap.maxRecvWr(), cap.maxRecvSge())
         : null;
     this.desc = t + " QP 0x" + Integer.toHexString(this.qpNum);
+    this.rqDesc = "RQ of " + desc;
     attrs.qpState(QpState.RESET).portNum(1).pkeyIndex(0).cap(cap);
   }
 
@@ -322,15 +324,21 @@ public abstract class AbstractQueuePair implements QueuePair {
   public final void postSend(SendWr first) {
     ensureOpen();
     int index = 0;
-    for (SendWr wr = first; wr != null; wr = wr.next(), index++) {
-      validateSend(wr, index);
-      if (sendQueueFull()) {
-        throw new VerbsException(Errno.ENOMEM, "send queue of " + desc + " is full: max_send_wr=" + cap.maxSendWr()
-            + " outstanding", index, null);
+    try {
+      for (SendWr wr = first; wr != null; wr = wr.next(), index++) {
+        validateSend(wr, index);
+        if (sendQueueFull()) {
+          throw new VerbsException(Errno.ENOMEM, "send queue of " + desc + " is full: max_send_wr="
+              + cap.maxSendWr() + " outstanding", index, null);
+        }
+        enqueueSend(wr);
       }
-      enqueueSend(wr);
+    } finally {
+      // the WRs before a bad one are posted (ibv_post_send semantics): ring the doorbell for them too
+      if (index > 0) {
+        sendPosted();
+      }
     }
-    sendPosted();
   }
 
   private void validateSend(SendWr wr, int index) {
@@ -441,8 +449,12 @@ public abstract class AbstractQueuePair implements QueuePair {
     if (s == QpState.RESET) {
       throw new VerbsException(Errno.EINVAL, "post_recv on " + desc + " in state RESET", 0, null);
     }
-    rq.post(first, "RQ of " + desc);
-    recvPosted();
+    try {
+      rq.post(first, rqDesc); // the name is built once: postRecv allocates nothing
+    } finally {
+      // WRs before a bad one stay posted; tell the provider either way (a no-op if none were)
+      recvPosted();
+    }
   }
 
   /** Provider: receive WRs were posted (flush them in ERR; resume an RNR-waiting responder). */

@@ -40,7 +40,12 @@ public final class KeyTable<T> {
     this.random = new SplittableRandom(seed);
   }
 
-  /** Keys of an inserted object. @param lkey local key @param rkey remote key */
+  /**
+   * Keys of an inserted object.
+   *
+   * @param lkey local key
+   * @param rkey remote key
+   */
   public record Keys(int lkey, int rkey) {}
 
   /**
