@@ -16,6 +16,8 @@ import java.util.function.ToDoubleFunction;
  * <ul>
  *   <li>{@code verbs4j.fabric.frames.sent}, {@code verbs4j.fabric.bytes.sent} (payload bytes),
  *   <li>{@code verbs4j.fabric.frames.received}, {@code verbs4j.fabric.bytes.received},
+ *   <li>{@code verbs4j.fabric.frames.forwarded} (netty: frames of other nodes this node's process
+ *       passed on, as an intermediate PEACH2 board does),
  *   <li>{@code verbs4j.fabric.drops} and {@code verbs4j.fabric.dropped.bytes} tagged {@code reason}
  *       ({@link DropReason#tag()}),
  *   <li>{@code verbs4j.fabric.faults} tagged {@code kind} ({@link FaultAction#word()}),
@@ -33,6 +35,7 @@ public final class FabricMetrics {
   private final Counter bytesSent;
   private final Counter framesReceived;
   private final Counter bytesReceived;
+  private final Counter framesForwarded;
   private final Counter[] drops;
   private final Counter[] droppedBytes;
 
@@ -47,6 +50,7 @@ public final class FabricMetrics {
     bytesSent = Counter.builder("verbs4j.fabric.bytes.sent").baseUnit("bytes").tags(tags).register(registry);
     framesReceived = Counter.builder("verbs4j.fabric.frames.received").tags(tags).register(registry);
     bytesReceived = Counter.builder("verbs4j.fabric.bytes.received").baseUnit("bytes").tags(tags).register(registry);
+    framesForwarded = Counter.builder("verbs4j.fabric.frames.forwarded").tags(tags).register(registry);
     DropReason[] rs = DropReason.values();
     drops = new Counter[rs.length];
     droppedBytes = new Counter[rs.length];
@@ -117,6 +121,11 @@ public final class FabricMetrics {
     bytesReceived.increment(payloadBytes);
   }
 
+  /** Counts a frame of another node passed on towards its destination. */
+  public void forwarded() {
+    framesForwarded.increment();
+  }
+
   /**
    * Counts a drop.
    *
@@ -172,6 +181,11 @@ public final class FabricMetrics {
   /** @return frames delivered to receivers */
   public long framesReceived() {
     return (long) framesReceived.count();
+  }
+
+  /** @return frames of other nodes passed on */
+  public long framesForwarded() {
+    return (long) framesForwarded.count();
   }
 
   /** @return payload bytes delivered to receivers */

@@ -35,17 +35,25 @@ import io.netty.buffer.ByteBuf;
  *
  * <ul>
  *   <li>version: {@link #VERSION} (1).
- *   <li>type: {@link #TYPE_DATA} (1); other values are rejected.
+ *   <li>type: {@link #TYPE_DATA} (1), a frame whose whole route has been modelled, on its way to
+ *       its destination; or {@link #TYPE_TRANSIT} (2), a frame still crossing the modelled fabric
+ *       (netty transport: it is on its way to the process that models its next link, which may be
+ *       an intermediate node). Other values are rejected.
  *   <li>flags: reserved, must be 0.
- *   <li>hops: links traversed (0 for a node sending to itself).
+ *   <li>hops: links traversed (0 for a node sending to itself); in a transit frame, the links
+ *       modelled so far (the index of the next link of the route).
  *   <li>source/destination node: node ids (LIDs), 1..65535.
  *   <li>tag: 16 bits for the provider's own use (virtual lane, port, packet class), carried opaque.
  *   <li>reserved: 0.
  *   <li>payload length: unsigned, at most the fabric MTU ({@code verbs.link.mtu}).
  *   <li>send time: the sender's clock ({@link io.github.verbs4j.fabric.time.NodeClock}) at send.
  *   <li>arrival time: send time + the link model's path cost (see {@link
- *       io.github.verbs4j.fabric.time.LinkModel}).
+ *       io.github.verbs4j.fabric.time.LinkModel}); in a transit frame, the modelled time the
+ *       frame's head reaches its next link.
  * </ul>
+ *
+ * <p>A receiver only ever sees data frames: transit frames are finished (or forwarded) by the
+ * fabric.
  *
  * <p>A {@code FrameHeader} instance is mutable and reused by the fabric thread that delivers frames;
  * a receiver must not keep it after {@link FrameReceiver#onFrame} returns. Not thread-safe.
@@ -55,6 +63,11 @@ public final class FrameHeader {
   public static final int VERSION = 1;
   /** Frame type: a data frame carrying a provider payload. */
   public static final int TYPE_DATA = 1;
+  /**
+   * Frame type: a data frame whose route is not fully modelled yet; {@link #hops()} links are done
+   * and the arrival field holds the head's time at the next link. Never handed to a receiver.
+   */
+  public static final int TYPE_TRANSIT = 2;
 
   /** Offset of the version byte. */
   public static final int VERSION_OFFSET = 0;
@@ -110,10 +123,29 @@ public final class FrameHeader {
    */
   public static void write(
       ByteBuf buf, int hops, int src, int dst, int tag, int length, long sendTime, long arrivalTime) {
+    write(buf, TYPE_DATA, hops, src, dst, tag, length, sendTime, arrivalTime);
+  }
+
+  /**
+   * Writes a header of the given type at the buffer's writer index and advances it by {@link
+   * #LENGTH}.
+   *
+   * @param buf the buffer (must be writable for 32 bytes)
+   * @param type {@link #TYPE_DATA} or {@link #TYPE_TRANSIT}
+   * @param hops links traversed (transit: links modelled so far)
+   * @param src source node id
+   * @param dst destination node id
+   * @param tag provider tag (low 16 bits used)
+   * @param length payload length
+   * @param sendTime modelled send time
+   * @param arrivalTime modelled arrival time (transit: the head's time at the next link)
+   */
+  public static void write(
+      ByteBuf buf, int type, int hops, int src, int dst, int tag, int length, long sendTime, long arrivalTime) {
     int w = buf.writerIndex();
     buf.ensureWritable(LENGTH);
     buf.setByte(w + VERSION_OFFSET, VERSION);
-    buf.setByte(w + TYPE_OFFSET, TYPE_DATA);
+    buf.setByte(w + TYPE_OFFSET, type);
     buf.setByte(w + FLAGS_OFFSET, 0);
     buf.setByte(w + HOPS_OFFSET, hops);
     buf.setShort(w + SRC_OFFSET, src);
@@ -154,19 +186,36 @@ public final class FrameHeader {
   }
 
   /**
+   * Rewrites a transit header in place as the frame moves on: its type, hops and time field.
+   *
+   * @param buf a buffer
+   * @param offset where the header starts
+   * @param type {@link #TYPE_DATA} or {@link #TYPE_TRANSIT}
+   * @param hops links modelled so far
+   * @param time arrival (data) or the head's time at the next link (transit)
+   */
+  public static void advance(ByteBuf buf, int offset, int type, int hops, long time) {
+    buf.setByte(offset + TYPE_OFFSET, type);
+    buf.setByte(offset + HOPS_OFFSET, hops);
+    buf.setLong(offset + ARRIVAL_TIME_OFFSET, time);
+  }
+
+  /**
    * Checks a complete header (without the payload) and says why it is malformed.
    *
    * @param buf a buffer
    * @param offset where the header starts ({@link #LENGTH} bytes must be readable)
    * @param maxPayload largest acceptable payload length
-   * @param localNode this node's id, or 0 to accept any destination
+   * @param localNode this node's id, or 0 to accept any destination (a transit frame may be for
+   *     any node: an intermediate node forwards it)
    * @return null if well formed, else the reason
    */
   public static DropReason check(ByteBuf buf, int offset, int maxPayload, int localNode) {
     if (buf.getUnsignedByte(offset + VERSION_OFFSET) != VERSION) {
       return DropReason.BAD_VERSION;
     }
-    if (buf.getUnsignedByte(offset + TYPE_OFFSET) != TYPE_DATA) {
+    int type = buf.getUnsignedByte(offset + TYPE_OFFSET);
+    if (type != TYPE_DATA && type != TYPE_TRANSIT) {
       return DropReason.BAD_TYPE;
     }
     if (buf.getUnsignedByte(offset + FLAGS_OFFSET) != 0 || buf.getUnsignedShort(offset + RESERVED_OFFSET) != 0) {
@@ -180,7 +229,7 @@ public final class FrameHeader {
     if (s == 0 || d == 0) {
       return DropReason.BAD_NODE;
     }
-    if (localNode != 0 && d != localNode) {
+    if (localNode != 0 && d != localNode && type == TYPE_DATA) {
       return DropReason.MISROUTED;
     }
     if (buf.getLong(offset + ARRIVAL_TIME_OFFSET) < buf.getLong(offset + SEND_TIME_OFFSET)) {

@@ -1,6 +1,7 @@
 package io.github.verbs4j.fabric.local;
 
 import io.github.verbs4j.fabric.time.FabricTimer;
+import java.util.ArrayDeque;
 import java.util.PriorityQueue;
 
 /**
@@ -11,22 +12,28 @@ import java.util.PriorityQueue;
 final class DeterministicLoop {
   enum Kind { HOP, DELIVER, TASK }
 
+  /**
+   * One event. HOP and DELIVER events are internal and reused ({@link #recycle}); TASK events are
+   * handed out as {@link FabricTimer}s and never reused.
+   */
   static final class Event implements FabricTimer, Comparable<Event> {
-    final Kind kind;
-    final long time;
-    final long seq;
-    final LocalNode node;
-    final LocalFrame frame;
-    final Runnable task;
+    Kind kind;
+    long time;
+    long seq;
+    LocalNode node;
+    LocalFrame frame;
+    Runnable task;
     boolean cancelled;
 
-    Event(Kind kind, long time, long seq, LocalNode node, LocalFrame frame, Runnable task) {
+    Event set(Kind kind, long time, long seq, LocalNode node, LocalFrame frame, Runnable task) {
       this.kind = kind;
       this.time = time;
       this.seq = seq;
       this.node = node;
       this.frame = frame;
       this.task = task;
+      this.cancelled = false;
+      return this;
     }
 
     @Override
@@ -46,13 +53,28 @@ final class DeterministicLoop {
   }
 
   private final PriorityQueue<Event> queue = new PriorityQueue<>();
+  private final ArrayDeque<Event> free = new ArrayDeque<>();
   private long seq;
   private long now;
 
   Event add(Kind kind, long time, LocalNode node, LocalFrame frame, Runnable task) {
-    Event e = new Event(kind, time, seq++, node, frame, task);
-    queue.add(e);
+    Event e = kind != Kind.TASK && !free.isEmpty() ? free.poll() : new Event();
+    queue.add(e.set(kind, time, seq++, node, frame, task));
     return e;
+  }
+
+  /**
+   * Returns a HOP or DELIVER event that has been polled and run, for reuse (so frames cross the
+   * deterministic fabric without allocating).
+   *
+   * @param e the event
+   */
+  void recycle(Event e) {
+    if (e.kind != Kind.TASK && free.size() < 4096) {
+      e.node = null;
+      e.frame = null;
+      free.push(e);
+    }
   }
 
   Event poll() {

@@ -411,6 +411,14 @@ public final class LocalFabric implements AutoCloseable {
     if (e.cancelled) {
       return;
     }
+    try {
+      runEvent(e);
+    } finally {
+      loop.recycle(e);
+    }
+  }
+
+  private void runEvent(DeterministicLoop.Event e) {
     switch (e.kind) {
       case HOP -> {
         LocalFrame f = e.frame;
@@ -418,7 +426,7 @@ public final class LocalFabric implements AutoCloseable {
         boolean last = i == f.route.hops() - 1;
         long next = model.hop(f.route.link(i), e.time, f.length, last);
         if (last) {
-          f.arrival = next + f.maxSer + f.extraDelay;
+          f.arrival = next + f.maxSer;
           loop.add(DeterministicLoop.Kind.DELIVER, f.arrival, e.node, f, null);
         } else {
           f.hopIndex = i + 1;

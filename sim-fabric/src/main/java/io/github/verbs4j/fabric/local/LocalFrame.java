@@ -2,18 +2,17 @@ package io.github.verbs4j.fabric.local;
 
 import io.github.verbs4j.fabric.topo.Route;
 import io.netty.buffer.ByteBuf;
-import io.netty.util.Recycler;
+import io.netty.util.internal.PlatformDependent;
+import java.util.Queue;
 
-/** A frame in flight inside the JVM; pooled, so the threaded fabric allocates nothing per frame. */
+/**
+ * A frame in flight inside the JVM; pooled, so the fabric allocates nothing per frame. The pool is
+ * a bounded lock-free MPMC array queue rather than Netty's {@code Recycler}, which since Netty 4.2
+ * pools only on Netty's own threads, while frames are created on application threads and
+ * recycled on delivery threads.
+ */
 final class LocalFrame {
-  private static final Recycler<LocalFrame> RECYCLER = new Recycler<>() {
-    @Override
-    protected LocalFrame newObject(Handle<LocalFrame> handle) {
-      return new LocalFrame(handle);
-    }
-  };
-
-  private final Recycler.Handle<LocalFrame> handle;
+  private static final Queue<LocalFrame> POOL = PlatformDependent.newFixedMpmcQueue(8192);
   int src;
   int dst;
   int tag;
@@ -26,12 +25,13 @@ final class LocalFrame {
   Route route;
   ByteBuf payload;
 
-  private LocalFrame(Recycler.Handle<LocalFrame> handle) {
-    this.handle = handle;
-  }
+  private LocalFrame() {}
 
   static LocalFrame get(int src, int dst, int tag, ByteBuf payload, Route route, long sendTime) {
-    LocalFrame f = RECYCLER.get();
+    LocalFrame f = POOL.poll();
+    if (f == null) {
+      f = new LocalFrame();
+    }
     f.src = src;
     f.dst = dst;
     f.tag = tag;
@@ -49,6 +49,6 @@ final class LocalFrame {
   void recycle() {
     payload = null;
     route = null;
-    handle.recycle(this);
+    POOL.offer(this); // dropped for the GC if the pool is full
   }
 }

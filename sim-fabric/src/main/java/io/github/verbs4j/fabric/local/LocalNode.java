@@ -14,6 +14,7 @@ import io.github.verbs4j.fabric.WritabilityListener;
 import io.github.verbs4j.fabric.fault.FaultAction;
 import io.github.verbs4j.fabric.time.FabricScheduler;
 import io.github.verbs4j.fabric.time.FabricTimer;
+import io.github.verbs4j.fabric.time.ModelledTimers;
 import io.github.verbs4j.fabric.time.NodeClock;
 import io.github.verbs4j.fabric.topo.Route;
 import io.github.verbs4j.fabric.topo.Topology;
@@ -58,6 +59,7 @@ public final class LocalNode implements FabricNode {
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final Runnable drainTask = this::drain;
   private final Scheduler scheduler = new Scheduler();
+  private final ModelledTimers timers; // threaded mode with modelled clocks, else null
   private final int highWater;
   private final int lowWater;
   private volatile boolean congested;
@@ -77,6 +79,8 @@ public final class LocalNode implements FabricNode {
       eventLoop = new DefaultEventLoop(new DefaultThreadFactory("verbs4j-local-node-" + id, true));
       inbound = PlatformDependent.newFixedMpscQueue(fabric.queueCapacity);
     }
+    this.timers = eventLoop != null && clock.isModelled()
+        ? new ModelledTimers(clock, eventLoop, fabric.options.getLong(FabricOptions.TIMER_WALL_MIN_US) * 1000, this::runTask) : null;
   }
 
   @Override
@@ -154,6 +158,9 @@ public final class LocalNode implements FabricNode {
   public boolean send(int dstNode, int tag, ByteBuf payload) {
     if (!open) {
       return drop(DropReason.CLOSED, payload);
+    }
+    if (timers != null) {
+      timers.poke(); // a charge on this thread may have passed a timer's deadline
     }
     LocalNode d = fabric.node(dstNode);
     if (d == null) {
@@ -268,12 +275,14 @@ public final class LocalNode implements FabricNode {
           fabric.loop.add(DeterministicLoop.Kind.DELIVER, f.arrival, d, f, null);
         } else {
           f.maxSer = fabric.model.maxSerialization(f.route, f.length);
-          fabric.loop.add(DeterministicLoop.Kind.HOP, f.sendTime, d, f, null);
+          // A delayed frame enters its first link late (the delay fault holds it at the sender).
+          fabric.loop.add(DeterministicLoop.Kind.HOP, f.sendTime + f.extraDelay, d, f, null);
         }
       }
       return true;
     }
-    f.arrival = fabric.model.traverse(f.route, f.length, f.sendTime) + f.extraDelay;
+    f.arrival = f.route.hops() == 0 ? f.sendTime + f.extraDelay
+        : fabric.model.traverse(f.route, f.length, f.sendTime + f.extraDelay);
     if (f.extraDelay > 0 && !clock.isModelled()) {
       fabric.inFlight.incrementAndGet();
       d.eventLoop.schedule(() -> {
@@ -349,6 +358,9 @@ public final class LocalNode implements FabricNode {
       return;
     }
     if (clock.isModelled()) {
+      if (timers != null && timers.dueBy(f.arrival)) {
+        timers.runUntil(f.arrival); // timers due before the frame arrives fire first
+      }
       clock.advanceTo(f.arrival);
     }
     header.set(f.route.hops(), f.src, f.dst, f.tag, f.length, f.sendTime, f.arrival);
@@ -360,6 +372,9 @@ public final class LocalNode implements FabricNode {
     } catch (RuntimeException | Error e) {
       fabric.dropped(DropReason.RECEIVER_ERROR, header.length());
       LOG.warn("node {}: receiver threw on frame from node {}", id, header.src(), e);
+    }
+    if (timers != null) {
+      timers.runDue(); // the receiver may have charged the clock past a deadline
     }
   }
 
@@ -524,6 +539,9 @@ public final class LocalNode implements FabricNode {
           return fabric.loop.add(DeterministicLoop.Kind.TASK, clock.nowNanos() + delayNanos, LocalNode.this, null, task);
         }
       }
+      if (timers != null) {
+        return timers.schedule(delayNanos, task);
+      }
       ScheduledFuture<?> f = eventLoop.schedule(() -> runTask(task), delayNanos, TimeUnit.NANOSECONDS);
       return () -> f.cancel(false);
     }
@@ -537,7 +555,12 @@ public final class LocalNode implements FabricNode {
         return;
       }
       if (!eventLoop.isShuttingDown()) {
-        eventLoop.execute(() -> runTask(task));
+        eventLoop.execute(() -> {
+          runTask(task);
+          if (timers != null) {
+            timers.runDue(); // the task may have charged the clock past a deadline
+          }
+        });
       }
     }
 

@@ -20,6 +20,7 @@ import io.github.verbs4j.fabric.time.FabricScheduler;
 import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.time.LinkModel;
 import io.github.verbs4j.fabric.time.LinkParams;
+import io.github.verbs4j.fabric.time.ModelledTimers;
 import io.github.verbs4j.fabric.time.NodeClock;
 import io.github.verbs4j.fabric.topo.Link;
 import io.github.verbs4j.fabric.topo.Route;
@@ -56,6 +57,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.util.internal.PlatformDependent;
+import java.util.Queue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,13 +76,22 @@ import org.slf4j.LoggerFactory;
  * connection, so they arrive in send order. One event-loop thread per node does all I/O and runs
  * the receiver, listeners and scheduler tasks.
  *
- * <p>Modelled time: the sender computes a frame's arrival with its own {@link LinkModel}, so link
- * queueing reflects only the frames this process sent (the exact shared-link model is the local
- * deterministic fabric's). Faults are applied at the sender.
+ * <p>Modelled time: every directed link is modelled by the one process that sees all of its
+ * traffic — the process of the node that transmits on it, or, for a switch's link to a node, that
+ * node's process. A frame crosses its route in pieces: each process runs the links it models
+ * through its {@link LinkModel} and passes the frame on, as a {@link FrameHeader#TYPE_TRANSIT}
+ * frame carrying the head's modelled time, to the process of the next link's owner (store and
+ * forward through intermediate PEACH2 boards, as the ring does) or finally to the destination.
+ * So frames of different processes that share a link are serialised on it. Links of boards that
+ * have no live process are modelled by the process holding the frame. Faults are applied at the
+ * sender.
  */
 public final class NettyNode implements FabricNode {
   private static final Logger LOG = LoggerFactory.getLogger(NettyNode.class);
   private static final int COPY_LIMIT = 8192;
+  private static final int OUTBOX = 16384;
+  /** The user-defined writability bit the outbox clears when it holds too many bytes for a peer. */
+  private static final int OUTBOX_WRITABILITY_BIT = 1;
 
   private final FabricOptions options;
   private final FabricMetrics metrics;
@@ -90,6 +105,7 @@ public final class NettyNode implements FabricNode {
   private final CopyOnWriteArrayList<PeerListener> peerListeners = new CopyOnWriteArrayList<>();
   private final CopyOnWriteArrayList<WritabilityListener> writabilityListeners = new CopyOnWriteArrayList<>();
   private final Scheduler scheduler = new Scheduler();
+  private final ModelledTimers timers; // null with wall clocks
   private final List<Channel> servers = new ArrayList<>();
   private final int highWater;
   private final long maxPending;
@@ -99,12 +115,36 @@ public final class NettyNode implements FabricNode {
   private CoordinatorClient client;
   private Topology topology;
   private LinkModel model;
+  private int[] linkOwner = new int[0];
   private volatile int nodeId;
   private volatile NodeDirectory directory = new NodeDirectory(List.of());
   private volatile Peer[] peers = new Peer[0];
   private volatile FrameReceiver receiver;
   private volatile boolean open = true;
   private final CountDownLatch allJoined = new CountDownLatch(1);
+  // Frames sent from threads other than the event loop wait here (unencoded) for the loop, which
+  // encodes and writes them all and flushes each connection once: Netty's pooled buffers and write
+  // tasks are recycled only on Netty's own threads (Netty 4.2), and one flush per batch saves
+  // system calls when streaming.
+  private final Queue<Outgoing> outbox = PlatformDependent.newFixedMpscQueue(OUTBOX);
+  private final Queue<Outgoing> spare = PlatformDependent.newFixedMpmcQueue(OUTBOX);
+  private final AtomicInteger drainScheduled = new AtomicInteger();
+  private final Runnable drainTask = this::drainOutbox;
+  private Peer[] touched = new Peer[0]; // event loop only
+  private int frameHighWater = OUTBOX / 2; // outbox frames per connection that make it unwritable
+
+  /** A frame waiting in the outbox; reused. */
+  private static final class Outgoing {
+    Peer dst;
+    Peer via;
+    Route route;
+    int done;
+    int tag;
+    ByteBuf payload;
+    long sendTime;
+    long delay;
+    long bytes;
+  }
 
   /** The outgoing side of one peer. */
   private static final class Peer {
@@ -112,7 +152,13 @@ public final class NettyNode implements FabricNode {
     volatile Channel channel;
     volatile boolean up = true;
     volatile boolean lastWritable = true;
+    final AtomicLong queued = new AtomicLong(); // frame bytes in the outbox for this connection
+    final AtomicInteger queuedFrames = new AtomicInteger(); // frames in the outbox for it
+    volatile boolean outboxUnwritable; // changed only under outboxLock, with the channel's bit
+    final Object outboxLock = new Object();
+    boolean needsFlush; // event loop only
     ByteBuf heldFrame; // reorder fault: frame held back, guarded by this
+    Peer heldVia; // the process the held frame goes to next
     ScheduledFuture<?> heldTimer;
 
     Peer(int id) {
@@ -128,6 +174,8 @@ public final class NettyNode implements FabricNode {
         transports.ioHandlerFactory());
     this.loop = group.next();
     this.clock = options.modelledTime() ? NodeClock.modelled() : NodeClock.wall();
+    this.timers = clock.isModelled()
+        ? new ModelledTimers(clock, loop, options.getLong(FabricOptions.TIMER_WALL_MIN_US) * 1000, scheduler::run) : null;
     this.faults = new FaultInjector(options);
     this.highWater = (int) options.getLong(FabricOptions.HIGH_WATER);
     this.maxPending = options.getLong(FabricOptions.MAX_PENDING);
@@ -200,14 +248,30 @@ public final class NettyNode implements FabricNode {
           + " nodes of verbs.topology=" + topology.spec());
     }
     model = new LinkModel(LinkParams.from(options), 64);
-    for (Link l : topology.links(options.size())) {
-      metrics.bindLink(model, l.id());
+    List<Link> links = topology.links(options.size());
+    int maxLink = 0;
+    for (Link l : links) {
+      maxLink = Math.max(maxLink, l.id());
     }
+    int[] owners = new int[maxLink + 1];
+    for (Link l : links) {
+      // The transmitter sees all of a link's traffic; a switch (node 0) has no process, but all
+      // traffic on its link to a node goes to that node.
+      int o = l.from() != 0 ? l.from() : l.to();
+      owners[l.id()] = o <= options.size() ? o : 0;
+      if (l.from() == w.nodeId() || (l.from() == 0 && l.to() == w.nodeId())) {
+        metrics.bindLink(model, l.id());
+      }
+    }
+    linkOwner = owners;
     Peer[] ps = new Peer[options.size() + 1];
     for (int i = 1; i <= options.size(); i++) {
       ps[i] = new Peer(i);
     }
     peers = ps;
+    touched = new Peer[ps.length];
+    // Senders that respect isWritable never fill the shared outbox, whatever the peer count.
+    frameHighWater = Math.max(16, OUTBOX / (2 * options.size()));
     nodeId = w.nodeId();
     checkDirectory();
     try {
@@ -271,7 +335,9 @@ public final class NettyNode implements FabricNode {
       @Override
       protected void initChannel(Channel ch) {
         configure(ch);
-        ch.pipeline().addLast("decoder", new FrameDecoder(options.mtu(), metrics, () -> nodeId));
+        FrameDecoder decoder = new FrameDecoder(options.mtu(), metrics, () -> nodeId);
+        ReceiveTuning.apply(ch, decoder, FrameHeader.LENGTH + options.mtu());
+        ch.pipeline().addLast("decoder", decoder);
         ch.pipeline().addLast("dispatch", new Dispatcher());
       }
     });
@@ -400,7 +466,12 @@ public final class NettyNode implements FabricNode {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       ByteBuf frame = (ByteBuf) msg;
-      header.decode(frame, frame.readerIndex());
+      int r = frame.readerIndex();
+      header.decode(frame, r);
+      if (header.type() == FrameHeader.TYPE_TRANSIT) {
+        onTransit(frame, r);
+        return;
+      }
       frame.skipBytes(FrameHeader.LENGTH);
       deliver(frame);
     }
@@ -439,11 +510,17 @@ public final class NettyNode implements FabricNode {
       Peer p = peers[peer];
       if (p != null && p.lastWritable != w) {
         p.lastWritable = w;
-        for (WritabilityListener l : writabilityListeners) {
-          try {
-            l.onWritabilityChanged(peer, w);
-          } catch (RuntimeException e) {
-            LOG.warn("node {}: writability listener threw", nodeId, e);
+        // Frames to every destination whose next process is this peer share the connection.
+        for (int dst = 1; dst <= options.size(); dst++) {
+          if (dst == nodeId || via(dst) != peer) {
+            continue;
+          }
+          for (WritabilityListener l : writabilityListeners) {
+            try {
+              l.onWritabilityChanged(dst, w);
+            } catch (RuntimeException e) {
+              LOG.warn("node {}: writability listener threw", nodeId, e);
+            }
           }
         }
       }
@@ -472,8 +549,14 @@ public final class NettyNode implements FabricNode {
       payload.release();
       return;
     }
-    if (clock.isModelled()) {
-      clock.advanceTo(header.arrivalTimeNanos());
+    if (timers != null) {
+      long arrival = header.arrivalTimeNanos();
+      if (timers.dueBy(arrival)) {
+        // Timers due before this frame arrives fire first, as in modelled-time order. They do not
+        // touch the header: frames are decoded into it only by the channel handlers.
+        timers.runUntil(arrival);
+      }
+      clock.advanceTo(arrival);
     }
     metrics.received(header.length());
     try {
@@ -481,6 +564,9 @@ public final class NettyNode implements FabricNode {
     } catch (RuntimeException | Error e) {
       metrics.drop(DropReason.RECEIVER_ERROR, header.length());
       LOG.warn("node {}: receiver threw on frame from node {}", nodeId, header.src(), e);
+    }
+    if (timers != null) {
+      timers.runDue(); // the receiver may have charged the clock past a deadline
     }
   }
 
@@ -495,6 +581,9 @@ public final class NettyNode implements FabricNode {
     if (!open) {
       return drop(DropReason.CLOSED, payload);
     }
+    if (timers != null) {
+      timers.poke(); // a charge on this thread may have passed a timer's deadline
+    }
     Peer[] ps = peers;
     if (dstNode < 1 || dstNode >= ps.length) {
       return drop(DropReason.UNKNOWN_NODE, payload);
@@ -508,7 +597,7 @@ public final class NettyNode implements FabricNode {
       return drop(DropReason.LINK_DOWN, payload);
     }
     Peer p = ps[dstNode];
-    if (dstNode != nodeId && (!p.up || p.channel == null)) {
+    if (dstNode != nodeId && !p.up) {
       return drop(DropReason.NODE_DOWN, payload);
     }
     int mask = faults.decide(nodeId, dstNode);
@@ -538,33 +627,84 @@ public final class NettyNode implements FabricNode {
       ByteBuf dup = alloc.directBuffer(payload.readableBytes()).writeBytes(payload, payload.readerIndex(), payload.readableBytes());
       transmit(p, route, tag, dup, now, delay);
     }
-    if ((mask & FaultAction.REORDER.bit()) != 0) {
-      ByteBuf frame = encode(route, tag, payload, now, delay);
+    if ((mask & FaultAction.REORDER.bit()) != 0 && route.dst() != nodeId) {
+      int done = ownedHops(route, 0);
+      Peer via = peers[nextNode(route, done)];
+      ByteBuf frame = encode(route, done, tag, payload, now, delay);
       synchronized (p) {
         if (p.heldFrame == null) {
           p.heldFrame = frame;
+          p.heldVia = via;
           ByteBuf expected = frame;
           p.heldTimer = loop.schedule(() -> flushHeld(p, expected), faults.reorderWindowNanos(), TimeUnit.NANOSECONDS);
           return true;
         }
       }
-      return write(p, frame, delay);
+      return writeOwn(p, via, frame, delay);
     }
     return transmit(p, route, tag, payload, now, delay);
   }
 
-  private ByteBuf encode(Route route, int tag, ByteBuf payload, long sendTime, long delay) {
+  /**
+   * The node whose process models a link: its transmitter, or the receiving node of a switch's
+   * link; 0 if that node has no live process, in which case whoever holds the frame models it.
+   */
+  private int owner(int linkId) {
+    int[] owners = linkOwner;
+    int o = linkId < owners.length ? owners[linkId] : 0;
+    if (o == 0 || o == nodeId) {
+      return o;
+    }
+    Peer p = peers[o];
+    return p != null && p.up ? o : 0;
+  }
+
+  /** @return the first hop at or after {@code from} that this process does not model (or hops()) */
+  private int ownedHops(Route route, int from) {
+    int n = route.hops();
+    int i = from;
+    while (i < n) {
+      int o = owner(route.link(i));
+      if (o != 0 && o != nodeId) {
+        break;
+      }
+      i++;
+    }
+    return i;
+  }
+
+  /** @return the process a frame goes to once hops {@code 0..done-1} are modelled */
+  private int nextNode(Route route, int done) {
+    return done == route.hops() ? route.dst() : owner(route.link(done));
+  }
+
+  /**
+   * @param dst a destination other than this node
+   * @return the node whose connection this node's frames to {@code dst} take
+   */
+  private int via(int dst) {
+    Route route = topology.route(nodeId, dst);
+    return nextNode(route, ownedHops(route, 0));
+  }
+
+  /**
+   * Models hops {@code 0..done-1} of a frame and builds it: a data frame if that is the whole
+   * route, else a transit frame for the next link's process. Takes ownership of {@code payload}.
+   */
+  private ByteBuf encode(Route route, int done, int tag, ByteBuf payload, long sendTime, long delay) {
     int len = payload.readableBytes();
-    long arrival = model.traverse(route, len, sendTime) + delay;
+    // A delayed frame enters its first link late (the delay fault holds it at the sender).
+    long time = model.advance(route, 0, done, sendTime + delay, len);
+    int type = done == route.hops() ? FrameHeader.TYPE_DATA : FrameHeader.TYPE_TRANSIT;
     if (len <= COPY_LIMIT) {
       ByteBuf b = alloc.directBuffer(FrameHeader.LENGTH + len);
-      FrameHeader.write(b, route.hops(), nodeId, route.dst(), tag, len, sendTime, arrival);
+      FrameHeader.write(b, type, done, nodeId, route.dst(), tag, len, sendTime, time);
       b.writeBytes(payload, payload.readerIndex(), len);
       payload.release();
       return b;
     }
     ByteBuf h = alloc.directBuffer(FrameHeader.LENGTH);
-    FrameHeader.write(h, route.hops(), nodeId, route.dst(), tag, len, sendTime, arrival);
+    FrameHeader.write(h, type, done, nodeId, route.dst(), tag, len, sendTime, time);
     CompositeByteBuf c = alloc.compositeDirectBuffer(2);
     c.addComponents(true, h, payload);
     return c;
@@ -582,24 +722,236 @@ public final class NettyNode implements FabricNode {
       });
       return true;
     }
-    return write(p, encode(route, tag, payload, sendTime, delay), delay);
+    int done = ownedHops(route, 0);
+    Peer via = peers[nextNode(route, done)];
+    if (loop.inEventLoop() && outbox.isEmpty()) {
+      boolean ok = writeOwnOnLoop(via, route, done, tag, payload, sendTime, delay, true);
+      flushHeldAfter(p);
+      return ok;
+    }
+    return enqueue(p, via, route, done, tag, payload, sendTime, delay);
   }
 
-  private boolean write(Peer p, ByteBuf frame, long delay) {
-    Channel ch = p.channel;
-    if (ch == null || !p.up) {
+  /** From any thread: queue a frame for the event loop to encode and write (see {@link #outbox}). */
+  private boolean enqueue(Peer dst, Peer via, Route route, int done, int tag, ByteBuf payload, long sendTime, long delay) {
+    Channel ch = via.channel;
+    if (ch == null || !via.up) {
+      return drop(DropReason.NODE_DOWN, payload);
+    }
+    long bytes = FrameHeader.LENGTH + (long) payload.readableBytes();
+    long q = via.queued.addAndGet(bytes);
+    int frames = via.queuedFrames.incrementAndGet();
+    ChannelOutboundBuffer ob = ch.unsafe().outboundBuffer();
+    long pending = ob == null ? 0 : ob.totalPendingWriteBytes();
+    Outgoing o;
+    if (q + pending > maxPending || (o = takeSpare()) == null) {
+      via.queued.addAndGet(-bytes);
+      via.queuedFrames.decrementAndGet();
+      return drop(DropReason.BACKPRESSURE, payload);
+    }
+    o.dst = dst;
+    o.via = via;
+    o.route = route;
+    o.done = done;
+    o.tag = tag;
+    o.payload = payload;
+    o.sendTime = sendTime;
+    o.delay = delay;
+    o.bytes = bytes;
+    if (!outbox.offer(o)) {
+      via.queued.addAndGet(-bytes);
+      via.queuedFrames.decrementAndGet();
+      o.payload = null;
+      spare.offer(o);
+      return drop(DropReason.BACKPRESSURE, payload);
+    }
+    if (q >= highWater || frames >= frameHighWater) {
+      outboxWritability(via);
+    }
+    if (drainScheduled.compareAndSet(0, 1)) {
+      loop.execute(drainTask);
+    }
+    return true;
+  }
+
+  /**
+   * Any thread: sets the connection's outbox writability bit from the outbox's current content for
+   * it (unwritable at the high-water marks, writable again below half of them). Under a lock, so
+   * the bit always ends up matching the last evaluation whichever of the sender and the event loop
+   * gets here last.
+   */
+  private void outboxWritability(Peer via) {
+    synchronized (via.outboxLock) {
+      long q = via.queued.get();
+      int f = via.queuedFrames.get();
+      boolean unwritable = via.outboxUnwritable ? q >= highWater / 2 || f >= frameHighWater / 2 : q >= highWater || f >= frameHighWater;
+      if (unwritable == via.outboxUnwritable) {
+        return;
+      }
+      Channel ch = via.channel;
+      ChannelOutboundBuffer ob = ch == null ? null : ch.unsafe().outboundBuffer();
+      if (ob != null) {
+        via.outboxUnwritable = unwritable;
+        ob.setUserDefinedWritability(OUTBOX_WRITABILITY_BIT, !unwritable);
+      }
+    }
+  }
+
+  private Outgoing takeSpare() {
+    Outgoing o = spare.poll();
+    return o != null ? o : new Outgoing();
+  }
+
+  /** Event loop: encode and write everything in the outbox, then flush each connection once. */
+  private void drainOutbox() {
+    drainScheduled.set(0); // before polling: a frame offered from now on schedules another drain
+    int nTouched = 0;
+    Peer[] t = touched;
+    Outgoing o;
+    int n = 0;
+    while (n < OUTBOX && (o = outbox.poll()) != null) {
+      n++;
+      Peer dst = o.dst;
+      Peer via = o.via;
+      long delay = o.delay;
+      ByteBuf payload = o.payload;
+      long bytes = o.bytes;
+      Route route = o.route;
+      int done = o.done;
+      int tag = o.tag;
+      long sendTime = o.sendTime;
+      o.dst = null;
+      o.via = null;
+      o.route = null;
+      o.payload = null;
+      spare.offer(o);
+      long q = via.queued.addAndGet(-bytes);
+      int frames = via.queuedFrames.decrementAndGet();
+      if (!open) {
+        drop(DropReason.CLOSED, payload);
+        continue;
+      }
+      if (writeOwnOnLoop(via, route, done, tag, payload, sendTime, delay, false) && !via.needsFlush) {
+        via.needsFlush = true;
+        t[nTouched++] = via;
+      }
+      flushHeldAfter(dst);
+      if (via.outboxUnwritable && q < highWater / 2 && frames < frameHighWater / 2) {
+        outboxWritability(via);
+      }
+    }
+    for (int i = 0; i < nTouched; i++) {
+      t[i].needsFlush = false;
+      Channel ch = t[i].channel;
+      t[i] = null;
+      if (ch != null) {
+        ch.flush();
+      }
+    }
+    if (!outbox.isEmpty() && drainScheduled.compareAndSet(0, 1)) {
+      loop.execute(drainTask);
+    }
+  }
+
+  /**
+   * A transit frame reached this process (on the event loop): model the links this process owns,
+   * then deliver it here or pass it on. The header was decoded into {@link #header}.
+   */
+  private void onTransit(ByteBuf frame, int at) {
+    int src = header.src();
+    int dst = header.dst();
+    int done = header.hops();
+    if (src > options.size() || dst > options.size() || src == dst || done >= topology.hops(src, dst)) {
+      dropFrame(DropReason.MISROUTED, frame);
+      return;
+    }
+    Route route = topology.route(src, dst);
+    // The sender chose this process to model hop `done`: always take at least that one, so a
+    // frame never bounces between processes that disagree about liveness.
+    int next = ownedHops(route, done + 1);
+    int len = header.length();
+    long time = model.advance(route, done, next, header.arrivalTimeNanos(), len);
+    if (next == route.hops() && dst == nodeId) {
+      header.set(next, src, dst, header.tag(), len, header.sendTimeNanos(), time);
+      frame.skipBytes(FrameHeader.LENGTH);
+      deliver(frame);
+      return;
+    }
+    // Store and forward: the frame (a slice of the read buffer, which this node owns) is rewritten
+    // in place and written on; the write releases it.
+    FrameHeader.advance(frame, at, next == route.hops() ? FrameHeader.TYPE_DATA : FrameHeader.TYPE_TRANSIT, next, time);
+    writeTo(peers[nextNode(route, next)], frame, 0, false);
+  }
+
+  /**
+   * Event loop: models, encodes and writes one of this node's frames. A payload above the copy
+   * limit is written as a second message behind its header (Netty gathers them into one write
+   * system call), which needs no composite buffer; that is safe only here, where no other thread
+   * writes to the connection between the two.
+   *
+   * @return true if the frame was written (and, with {@code flush} false, a flush is owed)
+   */
+  private boolean writeOwnOnLoop(Peer via, Route route, int done, int tag, ByteBuf payload, long sendTime, long delay,
+      boolean flush) {
+    int len = payload.readableBytes();
+    if (len <= COPY_LIMIT || (delay > 0 && !clock.isModelled())) {
+      return writeTo(via, encode(route, done, tag, payload, sendTime, delay), delay, true, flush);
+    }
+    Channel ch = via.channel;
+    if (ch == null || !via.up) {
+      return drop(DropReason.NODE_DOWN, payload);
+    }
+    if (!ch.isWritable() && ch.bytesBeforeWritable() + highWater / 2 > maxPending) {
+      return drop(DropReason.BACKPRESSURE, payload);
+    }
+    long time = model.advance(route, 0, done, sendTime + delay, len);
+    ByteBuf h = alloc.directBuffer(FrameHeader.LENGTH);
+    FrameHeader.write(h, done == route.hops() ? FrameHeader.TYPE_DATA : FrameHeader.TYPE_TRANSIT, done, nodeId, route.dst(), tag,
+        len, sendTime, time);
+    metrics.sent(len);
+    ch.write(h, ch.voidPromise());
+    if (flush) {
+      ch.writeAndFlush(payload, ch.voidPromise());
+    } else {
+      ch.write(payload, ch.voidPromise());
+    }
+    return true;
+  }
+
+  /** Writes one of this node's own frames towards {@code dst} through the connection to {@code via}. */
+  private boolean writeOwn(Peer dst, Peer via, ByteBuf frame, long delay) {
+    boolean ok = writeTo(via, frame, delay, true);
+    flushHeldAfter(dst);
+    return ok;
+  }
+
+  private boolean writeTo(Peer via, ByteBuf frame, long delay, boolean own) {
+    return writeTo(via, frame, delay, own, true);
+  }
+
+  /** @return true if the frame was written without a flush (the caller flushes), or handed on */
+  private boolean writeTo(Peer via, ByteBuf frame, long delay, boolean own, boolean flush) {
+    Channel ch = via.channel;
+    if (ch == null || !via.up) {
       return dropFrame(DropReason.NODE_DOWN, frame);
     }
     if (!ch.isWritable() && ch.bytesBeforeWritable() + highWater / 2 > maxPending) {
       return dropFrame(DropReason.BACKPRESSURE, frame);
     }
-    metrics.sent(frame.readableBytes() - FrameHeader.LENGTH);
+    if (own) {
+      metrics.sent(frame.readableBytes() - FrameHeader.LENGTH);
+    } else {
+      metrics.forwarded();
+    }
     if (delay > 0 && !clock.isModelled()) {
       loop.schedule(() -> ch.writeAndFlush(frame, ch.voidPromise()), delay, TimeUnit.NANOSECONDS);
-    } else {
-      ch.writeAndFlush(frame, ch.voidPromise());
+      return flush; // written later, flushed by the scheduled task
     }
-    flushHeldAfter(p);
+    if (flush) {
+      ch.writeAndFlush(frame, ch.voidPromise());
+    } else {
+      ch.write(frame, ch.voidPromise());
+    }
     return true;
   }
 
@@ -614,21 +966,19 @@ public final class NettyNode implements FabricNode {
       return;
     }
     ByteBuf h;
+    Peer via;
     synchronized (p) {
       h = p.heldFrame;
+      via = p.heldVia;
       p.heldFrame = null;
+      p.heldVia = null;
       if (p.heldTimer != null) {
         p.heldTimer.cancel(false);
         p.heldTimer = null;
       }
     }
     if (h != null) {
-      Channel ch = p.channel;
-      if (ch == null || !p.up) {
-        dropFrame(DropReason.NODE_DOWN, h);
-      } else {
-        ch.writeAndFlush(h, ch.voidPromise());
-      }
+      writeTo(via, h, 0, true);
     }
   }
 
@@ -646,6 +996,7 @@ public final class NettyNode implements FabricNode {
     synchronized (p) {
       h = p.heldFrame;
       p.heldFrame = null;
+      p.heldVia = null;
     }
     if (h != null) {
       dropFrame(DropReason.NODE_DOWN, h);
@@ -662,8 +1013,12 @@ public final class NettyNode implements FabricNode {
       return true;
     }
     Peer p = ps[dstNode];
-    Channel ch = p.channel;
-    return p.up && ch != null && ch.isWritable();
+    if (!p.up) {
+      return false;
+    }
+    Peer v = ps[via(dstNode)];
+    Channel ch = v.channel;
+    return v.up && ch != null && ch.isWritable();
   }
 
   @Override
@@ -731,7 +1086,10 @@ public final class NettyNode implements FabricNode {
     return faults;
   }
 
-  /** @return this node's link model (its own view of link queueing) */
+  /**
+   * @return this node's link model: exact for the links this process models (its own outgoing
+   *     links; a switch's link to it), which is where their queueing statistics are
+   */
   public LinkModel linkModel() {
     return model;
   }
@@ -835,6 +1193,11 @@ public final class NettyNode implements FabricNode {
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
     if (!loop.inEventLoop()) {
       group.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS);
+      Outgoing o;
+      while ((o = outbox.poll()) != null) {
+        drop(DropReason.CLOSED, o.payload);
+        o.payload = null;
+      }
     }
     if (embedded != null) {
       embedded.close();
@@ -862,12 +1225,15 @@ public final class NettyNode implements FabricNode {
         + ", peers=" + Arrays.toString(Arrays.stream(peers).filter(p -> p != null).mapToInt(p -> p.id).toArray()) + "}";
   }
 
-  /** Tasks and timers on the node's event loop (wall time). */
+  /** Tasks and timers on the node's event loop: wall delays, or modelled ({@link ModelledTimers}). */
   private final class Scheduler implements FabricScheduler {
     @Override
     public FabricTimer schedule(long delayNanos, Runnable task) {
       if (delayNanos < 0) {
         throw new IllegalArgumentException("schedule delayNanos=" + delayNanos + " must not be negative");
+      }
+      if (timers != null) {
+        return timers.schedule(delayNanos, task);
       }
       ScheduledFuture<?> f = loop.schedule(() -> run(task), delayNanos, TimeUnit.NANOSECONDS);
       return () -> f.cancel(false);
@@ -875,7 +1241,12 @@ public final class NettyNode implements FabricNode {
 
     @Override
     public void execute(Runnable task) {
-      loop.execute(() -> run(task));
+      loop.execute(() -> {
+        run(task);
+        if (timers != null) {
+          timers.runDue(); // the task may have charged the clock past a deadline
+        }
+      });
     }
 
     private void run(Runnable task) {

@@ -5,9 +5,19 @@ package io.github.verbs4j.fabric.time;
  * node's {@link io.github.verbs4j.fabric.FrameReceiver} — so a provider needs no lock between its
  * receive path and its timers (retransmission, RNR, flush).
  *
- * <p>Delays are in wall nanoseconds, except in the local deterministic mode where they are modelled
- * nanoseconds on the node's clock: a timer fires when {@code runUntilIdle()} reaches {@code now +
- * delay} in modelled-time order and the node's clock is advanced to that time.
+ * <p>Delays are nanoseconds of the node's clock ({@link NodeClock}):
+ *
+ * <ul>
+ *   <li>{@code verbs.time=wall}: wall nanoseconds.
+ *   <li>local deterministic mode: modelled; a timer fires when {@code runUntilIdle()} reaches
+ *       {@code now + delay} in modelled-time order and the node's clock is advanced to that time.
+ *   <li>{@code verbs.time=modelled} otherwise (netty, threaded local): modelled; a timer fires when
+ *       the node's clock reaches {@code now + delay} — before a frame arriving at or after that
+ *       time is delivered (the clock first advanced to the deadline), or once a charge has passed
+ *       it — and at the latest, as a safety net when nothing moves the clock, after {@code
+ *       max(delay, verbs.fabric.timer-wall-min-us)} of wall time, the clock then jumping to the
+ *       deadline. See {@link ModelledTimers}.
+ * </ul>
  */
 public interface FabricScheduler {
   /**

@@ -23,9 +23,11 @@ import java.util.Arrays;
  * so without contention {@code arrival = t0 + Σ latency + (n-1) × forward + B / bandwidth}, and with
  * it each wait on a busy link adds its queueing. A node sending to itself: {@code arrival = t0}.
  *
- * <p>Thread-safe: {@link #traverse} and {@link #hop} lock the model (the in-JVM threaded and netty
- * fabrics call {@code traverse} from senders; the deterministic fabric calls {@code hop} from its
- * single thread, one event per hop in modelled-time order, which makes queueing exact).
+ * <p>Thread-safe: {@link #traverse}, {@link #advance} and {@link #hop} lock the model (the in-JVM
+ * threaded fabric calls {@code traverse} from senders; the netty fabric calls {@code advance} for
+ * the links a process models — its own outgoing links, and a switch's link to it; the
+ * deterministic fabric calls {@code hop} from its single thread, one event per hop in
+ * modelled-time order, which makes queueing exact).
  */
 public final class LinkModel {
   private static final int DEPTH_RING = 256;
@@ -125,21 +127,45 @@ public final class LinkModel {
    * @param sendTime modelled send time
    * @return modelled arrival time
    */
-  public synchronized long traverse(Route route, int payloadBytes, long sendTime) {
+  public long traverse(Route route, int payloadBytes, long sendTime) {
+    return advance(route, 0, route.hops(), sendTime, payloadBytes);
+  }
+
+  /**
+   * Moves a frame over hops {@code from .. to-1} of its route under one lock (the netty fabric
+   * models each link in the process that sees all of its traffic, so a frame may cross its route
+   * in several pieces).
+   *
+   * @param route the route
+   * @param from the first hop to model (its head reaches that link at {@code head})
+   * @param to one past the last hop to model, at most {@code route.hops()}
+   * @param head when the head reaches link {@code from} (the send time for {@code from = 0})
+   * @param payloadBytes payload length
+   * @return the head's time at link {@code to} if {@code to < route.hops()}, else the modelled
+   *     arrival (the head's time at the destination plus the slowest link's serialisation of the
+   *     whole route)
+   */
+  public synchronized long advance(Route route, int from, int to, long head, int payloadBytes) {
     int n = route.hops();
     if (n == 0) {
-      return sendTime;
+      return head;
     }
     long wire = (long) payloadBytes + FrameHeader.LENGTH;
-    long maxSer = 0;
-    long head = sendTime;
-    for (int i = 0; i < n; i++) {
+    for (int i = from; i < to; i++) {
       LinkState st = state(route.link(i));
       LinkParams p = paramsOf(st);
-      long ser = p.serializationNanos(wire);
-      maxSer = Math.max(maxSer, ser);
-      long start = acquire(st, head, ser, wire);
+      long start = acquire(st, head, p.serializationNanos(wire), wire);
       head = start + p.latencyNs() + (i < n - 1 ? p.forwardNs() : 0);
+    }
+    if (to < n) {
+      return head;
+    }
+    if (!overrides) {
+      return head + defaults.serializationNanos(wire);
+    }
+    long maxSer = 0;
+    for (int i = 0; i < n; i++) {
+      maxSer = Math.max(maxSer, paramsOf(state(route.link(i))).serializationNanos(wire));
     }
     return head + maxSer;
   }

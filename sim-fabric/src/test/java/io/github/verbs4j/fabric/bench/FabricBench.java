@@ -196,9 +196,15 @@ public final class FabricBench {
     Transports t = Transports.choose("auto");
     boolean uds = transport.equals("uds");
     String coord = "embedded:127.0.0.1:" + freePort();
-    try (ChildJvm child = ChildJvm.builder(FabricBench.class).name("bench-" + transport)
+    ChildJvm.Builder cb = ChildJvm.builder(FabricBench.class).name("bench-" + transport)
         .property("io.netty.leakDetection.level", "disabled").fastStartup(false)
-        .args("--child", transport, "--coord", coord).start()) {
+        .args("--child", transport, "--coord", coord);
+    System.getProperties().forEach((k, v) -> {
+      if (k.toString().startsWith("verbs4j.")) {
+        cb.property(k.toString(), v.toString());
+      }
+    });
+    try (ChildJvm child = cb.start()) {
       FabricNode node = Fabric.open(options(transport, coord, 0), new SimpleMeterRegistry());
       MultiThreadIoEventLoopGroup g = RawNetty.group(t, "raw-driver");
       try {
@@ -225,10 +231,11 @@ public final class FabricBench {
           }
         });
         Channel[] rawEcho = new Channel[1];
+        RawNetty.Outbox[] rawEchoOut = new RawNetty.Outbox[1];
         PingPong rawPp = new PingPong() {
           @Override
           void ping(ByteBuf p) {
-            rawEcho[0].writeAndFlush(RawNetty.encode(p), rawEcho[0].voidPromise());
+            rawEchoOut[0].send(p);
           }
         };
         rawEcho[0] = RawNetty.connect(t, g, uds, echoAddr, new ChannelInboundHandlerAdapter() {
@@ -237,6 +244,7 @@ public final class FabricBench {
             rawPp.pong((ByteBuf) msg);
           }
         });
+        rawEchoOut[0] = new RawNetty.Outbox(rawEcho[0]);
         long[] rawEnd = new long[1];
         CountDownLatch[] rawEndLatch = new CountDownLatch[1];
         Channel rawSink = RawNetty.connect(t, g, uds, sinkAddr, new ChannelInboundHandlerAdapter() {
@@ -248,6 +256,7 @@ public final class FabricBench {
             rawEndLatch[0].countDown();
           }
         });
+        RawNetty.Outbox rawSinkOut = new RawNetty.Outbox(rawSink);
 
         StringBuilder sb = new StringBuilder();
         sb.append("\n### ").append(transport).append(" (").append(t.name()).append(")\n\n");
@@ -265,11 +274,11 @@ public final class FabricBench {
           }
           int frames = (int) Math.max(200, Math.min(200_000, (512L << 20) / size));
           streamFabric(node, payload, Math.min(frames, 20_000), endCount, endLatch);
-          streamRaw(rawSink, payload, Math.min(frames, 20_000), rawEnd, rawEndLatch);
+          streamRaw(rawSink, rawSinkOut, payload, Math.min(frames, 20_000), rawEnd, rawEndLatch);
           for (int b = 0; b < batches; b++) {
             lat[0][b] = latency(rawPp, payload, iters);
             lat[1][b] = latency(fabricPp, payload, iters);
-            bw[0][b] = streamRaw(rawSink, payload, frames, rawEnd, rawEndLatch) * size;
+            bw[0][b] = streamRaw(rawSink, rawSinkOut, payload, frames, rawEnd, rawEndLatch) * size;
             bw[1][b] = streamFabric(node, payload, frames, endCount, endLatch) * size;
           }
           payload.release();
@@ -334,17 +343,17 @@ public final class FabricBench {
   }
 
   /** @return frames per second */
-  private static double streamRaw(Channel ch, ByteBuf payload, int frames, long[] count, CountDownLatch[] latch)
-      throws InterruptedException {
+  private static double streamRaw(Channel ch, RawNetty.Outbox out, ByteBuf payload, int frames, long[] count,
+      CountDownLatch[] latch) throws InterruptedException {
     latch[0] = new CountDownLatch(1);
     long start = System.nanoTime();
     for (int i = 0; i < frames; i++) {
       for (int k = 0; !ch.isWritable(); k++) {
         idle(k);
       }
-      ch.writeAndFlush(RawNetty.encode(payload.retainedDuplicate()), ch.voidPromise());
+      out.send(payload.retainedDuplicate());
     }
-    ch.writeAndFlush(RawNetty.encode(RawNetty.ALLOC.directBuffer(0)), ch.voidPromise());
+    out.send(RawNetty.ALLOC.directBuffer(0));
     if (!latch[0].await(120, TimeUnit.SECONDS) || count[0] != frames) {
       throw new IllegalStateException("raw stream: receiver counted " + count[0] + " of " + frames);
     }

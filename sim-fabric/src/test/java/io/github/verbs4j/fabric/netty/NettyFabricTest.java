@@ -194,5 +194,118 @@ class NettyFabricTest {
     assertEquals(List.of(2, 2), hops);
     assertEquals(2250, ns.get(2).clock().nowNanos());
     assertEquals(1, ns.get(0).metrics().drops(DropReason.FAULT_DROP));
+    assertEquals(2, ns.get(1).metrics().framesForwarded(), "board 2 forwarded both frames");
+    assertEquals(0, ns.get(1).metrics().framesReceived());
+  }
+
+  @Test
+  void switchLinkToANodeIsModelledByThatNodeSoTwoSendersQueueOnIt() throws Exception {
+    List<FabricNode> ns = open(3, Map.of("verbs.time", "modelled", "verbs.link.latency-ns", "100", "verbs.link.forward-ns", "50",
+        "verbs.link.bandwidth-mb-s", "1000"));
+    List<Long> arrivals = new CopyOnWriteArrayList<>();
+    ns.get(2).setReceiver((h, p) -> {
+      arrivals.add(h.arrivalTimeNanos());
+      assertEquals(2, h.hops());
+      p.release();
+    });
+    assertTrue(ns.get(0).send(3, ns.get(0).alloc().buffer().writeZero(968)));
+    assertTrue(ns.get(1).send(3, ns.get(1).alloc().buffer().writeZero(968)));
+    await().atMost(10, TimeUnit.SECONDS).until(() -> arrivals.size() == 2);
+    // Both heads reach the switch's link to node 3 at 0 + 100 + 50 = 150, whichever process sent
+    // first: one takes it [150, 1150) and arrives 150 + 100 + 1000 = 1250, the other waits 1000 ns.
+    assertEquals(List.of(1250L, 2250L), arrivals.stream().sorted().toList());
+    int downlink = ns.get(2).topology().route(1, 3).link(1);
+    assertEquals(1000, ((NettyNode) ns.get(2)).linkModel().queueingNanos(downlink));
+    assertEquals(0, ((NettyNode) ns.get(0)).linkModel().queueingNanos(downlink), "the sender does not model it");
+    assertEquals(0, ns.get(0).metrics().framesForwarded());
+  }
+
+  @Test
+  void largeFramesForwardedThroughAnIntermediateBoardArriveByteExactInOrder() throws Exception {
+    List<FabricNode> ns = open(3, Map.of("verbs.topology", "peach2:rings=1,nodesPerRing=4", "verbs.fabric.transport", "uds"));
+    List<byte[]> got = new CopyOnWriteArrayList<>();
+    ns.get(2).setReceiver((h, p) -> {
+      got.add(ByteBufUtil.getBytes(p));
+      p.release();
+    });
+    Random rnd = new Random(7);
+    List<byte[]> sent = new ArrayList<>();
+    for (int size : new int[] {1, 8193, 300_000, 1 << 20, 70_000}) {
+      byte[] p = new byte[size];
+      rnd.nextBytes(p);
+      sent.add(p);
+      assertTrue(ns.get(0).send(3, ns.get(0).alloc().directBuffer(size).writeBytes(p)));
+    }
+    await().atMost(20, TimeUnit.SECONDS).until(() -> got.size() == sent.size());
+    for (int i = 0; i < sent.size(); i++) {
+      assertArrayEquals(sent.get(i), got.get(i), "frame #" + i);
+    }
+    assertEquals(sent.size(), ns.get(1).metrics().framesForwarded(), "every frame went 1 -> 2 -> 3");
+    assertEquals(0, ns.get(1).metrics().framesReceived());
+    for (FabricNode n : ns) {
+      assertEquals(0, n.metrics().totalDrops());
+    }
+  }
+
+  @ParameterizedTest
+  @CsvSource({"uds", "tcp"})
+  void aStalledReceiverMakesThePathUnwritableThenDropsBeyondTheHardLimitAndRecovers(String transport) throws Exception {
+    List<FabricNode> ns = open(2, Map.of("verbs.fabric.transport", transport, "verbs.fabric.high-water-bytes", "1048576",
+        "verbs.fabric.max-pending-bytes", "4194304"));
+    FabricNode a = ns.get(0);
+    FabricNode b = ns.get(1);
+    java.util.concurrent.CountDownLatch stall = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicInteger got = new java.util.concurrent.atomic.AtomicInteger();
+    b.setReceiver((h, p) -> {
+      p.release();
+      got.incrementAndGet();
+      try {
+        stall.await(20, TimeUnit.SECONDS); // the first frame stalls node 2's event loop
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    List<Boolean> events = new CopyOnWriteArrayList<>();
+    a.addWritabilityListener((dst, w) -> {
+      if (dst == 2) {
+        events.add(w);
+      }
+    });
+    // A sender that respects isWritable is never refused; the path turns unwritable and stays so.
+    int ok = 0;
+    long unwritableSince = 0;
+    for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15); System.nanoTime() < deadline; ) {
+      if (a.isWritable(2)) {
+        unwritableSince = 0;
+        assertTrue(a.send(2, a.alloc().directBuffer(256 * 1024).writeZero(256 * 1024)), "frame " + ok);
+        ok++;
+      } else if (unwritableSince == 0) {
+        unwritableSince = System.nanoTime();
+      } else if (System.nanoTime() - unwritableSince > TimeUnit.MILLISECONDS.toNanos(200)) {
+        break;
+      } else {
+        Thread.sleep(1);
+      }
+    }
+    assertFalse(a.isWritable(2), "the stalled receiver made the path unwritable after " + ok + " frames");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> events.contains(false));
+    assertEquals(0, a.metrics().drops(DropReason.BACKPRESSURE));
+    // A sender that ignores it is refused once the hard limit is reached: nothing buffers without bound.
+    int more = 0;
+    int refused = 0;
+    while (refused < 3 && more < 1000) {
+      if (a.send(2, a.alloc().directBuffer(256 * 1024).writeZero(256 * 1024))) {
+        more++;
+      } else {
+        refused++;
+      }
+    }
+    assertEquals(3, refused);
+    assertEquals(3, a.metrics().drops(DropReason.BACKPRESSURE));
+    assertTrue(more <= 16, more + " more frames (256 KiB) accepted beyond the high-water mark; the hard limit is 4 MiB");
+    stall.countDown();
+    int sent = ok + more;
+    await().atMost(20, TimeUnit.SECONDS).until(() -> got.get() == sent);
+    await().atMost(10, TimeUnit.SECONDS).until(() -> a.isWritable(2) && events.get(events.size() - 1));
   }
 }

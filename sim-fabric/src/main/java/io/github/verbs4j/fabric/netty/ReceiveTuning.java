@@ -1,0 +1,44 @@
+package io.github.verbs4j.fabric.netty;
+
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.ByteToMessageDecoder;
+
+/**
+ * How the netty fabric reads frames of up to 1 MiB without Netty's defaults hurting large frames:
+ * a 64 KiB read ceiling, and a merge cumulator that grows the cumulation by doubling and copies
+ * what it holds each time (a 1 MiB frame cost ~1 ms one-way). Public so the raw-Netty benchmark
+ * baseline applies exactly the same settings ({@code docs/benchmarks.md}); not a provider API.
+ *
+ * <ul>
+ *   <li>reads may grow to {@link #MAX_READ} (an {@link AdaptiveRecvByteBufAllocator}: it still
+ *       shrinks to small reads when frames are small) when frames can exceed 64 KiB;
+ *   <li>{@link ByteToMessageDecoder#COMPOSITE_CUMULATOR}: a frame that spans reads is assembled
+ *       from the read buffers without copying. A frame that arrives in one read is passed on as a
+ *       slice of that read buffer, as before; one that spanned reads reaches the receiver as a
+ *       slice of a composite buffer.
+ * </ul>
+ *
+ * Measured in {@code docs/benchmarks.md} against a sized-copy cumulator (allocate the frame's
+ * size once, copy each byte once) and the merge cumulator with large reads: composite was the
+ * fastest for 1 MiB frames and no slower at 64 KiB.
+ */
+public final class ReceiveTuning {
+  /** Largest read buffer. */
+  public static final int MAX_READ = (1 << 20) + 64;
+
+  private ReceiveTuning() {}
+
+  /**
+   * Applies the tuning to a channel and its frame decoder.
+   *
+   * @param ch the channel
+   * @param decoder its frame decoder
+   * @param maxFrame the largest frame on it (header included)
+   */
+  public static void apply(Channel ch, ByteToMessageDecoder decoder, int maxFrame) {
+    int max = maxFrame > 65536 ? MAX_READ : 65536;
+    ch.config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator(64, 2048, max));
+    decoder.setCumulator(ByteToMessageDecoder.COMPOSITE_CUMULATOR);
+  }
+}
