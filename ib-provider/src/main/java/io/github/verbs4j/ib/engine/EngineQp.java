@@ -209,6 +209,9 @@ public final class EngineQp {
       }
       case SQD -> {
         sqDrainedRaised = false;
+        if (requester != null) {
+          requester.beginDrain();
+        }
         dev.doorbellDeferred(this);
       }
       case ERR -> {

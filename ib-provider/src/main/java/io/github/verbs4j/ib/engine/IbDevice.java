@@ -252,6 +252,23 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     wake();
   }
 
+  /**
+   * Queues a received packet without running the agent: the next duty cycle takes it together
+   * with whatever else is queued (batch delivery; tests use it to put several packets in one
+   * cycle).
+   *
+   * @param packet the packet; the device owns it
+   * @return false if the inbound queue was full (the packet was released)
+   */
+  public boolean enqueue(ByteBuf packet) {
+    if (closed || !inbound.offer(packet)) {
+      counters.incConcurrent(IbCounters.Counter.DROP_INBOUND_FULL);
+      packet.release();
+      return false;
+    }
+    return true;
+  }
+
   @Override
   public void onPeerDown(int lid) {
     synchronized (peerDownQueue) {

@@ -38,6 +38,11 @@ final class Requester {
   int psn;
   /** Next WQE to (re)send. */
   long wqeIndex;
+  /**
+   * SQD: WQEs below this index were posted before the modify to SQD and are still processed (the
+   * doorbell had been rung, so for the QP they had started); later ones wait for RTS.
+   */
+  long drainLimit;
   /** One past the highest PSN ever sent, and whether anything was. */
   int sentHigh;
   boolean anySent;
@@ -109,10 +114,16 @@ final class Requester {
     return moreToSend || (needRetry && !waitForRnr);
   }
 
+  /** SQD entered: finish what was posted before it. */
+  void beginDrain() {
+    drainLimit = sq.tail();
+  }
+
   /** @return true when every started WQE is complete and the next one has not started (SQD) */
   boolean drained() {
     long head = sq.head();
-    return head == wqeIndex && (wqeIndex == sq.tail() || sq.slot(wqeIndex).state == SendWqe.POSTED);
+    return head == wqeIndex && (wqeIndex == sq.tail()
+        || (wqeIndex >= drainLimit && sq.slot(wqeIndex).state == SendWqe.POSTED));
   }
 
   /** @return whether PSNs are sent and not yet acknowledged */
@@ -137,7 +148,7 @@ final class Requester {
     while (wqeIndex < tail) {
       SendWqe w = sq.slot(wqeIndex);
       if (w.state == SendWqe.POSTED) {
-        if (sqd) {
+        if (sqd && wqeIndex >= drainLimit) {
           break;
         }
         int r = start(w);

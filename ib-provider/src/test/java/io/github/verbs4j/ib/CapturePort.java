@@ -1,0 +1,121 @@
+package io.github.verbs4j.ib;
+
+import io.github.verbs4j.ib.engine.PacketPort;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * A port for engine tests: a fake clock the test advances, timers that run when it does, every
+ * transmitted packet captured (not delivered), and {@link #inject} to hand the device a crafted
+ * packet as if it came from the wire.
+ */
+final class CapturePort implements PacketPort {
+  private final int lid;
+  private long now = 1_000_000;
+  private Receiver receiver;
+  final List<ByteBuf> sent = new ArrayList<>();
+  private final List<long[]> timerTimes = new ArrayList<>();
+  private final List<Runnable> timerTasks = new ArrayList<>();
+
+  CapturePort(int lid) {
+    this.lid = lid;
+  }
+
+  @Override
+  public int localLid() {
+    return lid;
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return PooledByteBufAllocator.DEFAULT;
+  }
+
+  @Override
+  public synchronized boolean transmit(int dlid, ByteBuf packet) {
+    sent.add(packet);
+    return true;
+  }
+
+  @Override
+  public boolean isWritable(int dlid) {
+    return true;
+  }
+
+  @Override
+  public synchronized long nowNanos() {
+    return now;
+  }
+
+  @Override
+  public boolean modelledTime() {
+    return false;
+  }
+
+  @Override
+  public void charge(long nanos) {}
+
+  @Override
+  public synchronized Timer schedule(long delayNanos, Runnable task) {
+    long[] at = {now + delayNanos};
+    timerTimes.add(at);
+    timerTasks.add(task);
+    return () -> {
+      synchronized (CapturePort.this) {
+        int i = timerTimes.indexOf(at);
+        if (i < 0) {
+          return false;
+        }
+        timerTimes.remove(i);
+        timerTasks.remove(i);
+        return true;
+      }
+    };
+  }
+
+  @Override
+  public void bind(Receiver r) {
+    this.receiver = r;
+  }
+
+  @Override
+  public void close() {
+    takeAll().forEach(ByteBuf::release);
+  }
+
+  /** Advances the clock by {@code nanos} and runs the timers that came due. */
+  void advance(long nanos) {
+    List<Runnable> due = new ArrayList<>();
+    synchronized (this) {
+      now += nanos;
+      Iterator<long[]> t = timerTimes.iterator();
+      Iterator<Runnable> r = timerTasks.iterator();
+      while (t.hasNext()) {
+        long[] at = t.next();
+        Runnable task = r.next();
+        if (now - at[0] >= 0) {
+          t.remove();
+          r.remove();
+          due.add(task);
+        }
+      }
+    }
+    due.forEach(Runnable::run);
+  }
+
+  /** Delivers a packet (the device releases it). */
+  void inject(int slid, ByteBuf packet) {
+    receiver.onPacket(slid, packet);
+  }
+
+  /** @return and forget every packet sent so far (the caller releases them) */
+  synchronized List<ByteBuf> takeAll() {
+    List<ByteBuf> l = new ArrayList<>(sent);
+    sent.clear();
+    return l;
+  }
+}

@@ -1,0 +1,574 @@
+package io.github.verbs4j.ib;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.verbs4j.ib.engine.IbCounters.Counter;
+import io.github.verbs4j.ib.engine.IbParams;
+import io.github.verbs4j.ib.wire.Aeth;
+import io.github.verbs4j.ib.wire.Opcode;
+import io.github.verbs4j.verbs.Access;
+import io.github.verbs4j.verbs.AhAttr;
+import io.github.verbs4j.verbs.AsyncEvent;
+import io.github.verbs4j.verbs.AsyncEventType;
+import io.github.verbs4j.verbs.CompletionQueue;
+import io.github.verbs4j.verbs.Device;
+import io.github.verbs4j.verbs.MemoryRegion;
+import io.github.verbs4j.verbs.Mtu;
+import io.github.verbs4j.verbs.NodeType;
+import io.github.verbs4j.verbs.ProtectionDomain;
+import io.github.verbs4j.verbs.QpAttr;
+import io.github.verbs4j.verbs.QpCap;
+import io.github.verbs4j.verbs.QpInitAttr;
+import io.github.verbs4j.verbs.QpState;
+import io.github.verbs4j.verbs.QpType;
+import io.github.verbs4j.verbs.QueuePair;
+import io.github.verbs4j.verbs.RecvWr;
+import io.github.verbs4j.verbs.SendWr;
+import io.github.verbs4j.verbs.TransportType;
+import io.github.verbs4j.verbs.WcOpcode;
+import io.github.verbs4j.verbs.WcStatus;
+import io.github.verbs4j.verbs.WorkCompletion;
+import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The HCA's engines driven packet by packet: crafted packets go in through a {@link CapturePort},
+ * a fake clock drives the timers, and the tests assert the packets that come out, the completions
+ * and the counters.
+ */
+class HcaEngineTest {
+  private static final int PEER_LID = 2;
+  private static final int PEER_QPN = 0x777;
+
+  private CapturePort port;
+  private IbContext ctx;
+  private ProtectionDomain pd;
+  private CompletionQueue cq;
+  private final List<AutoCloseable> open = new ArrayList<>();
+
+  private void start(IbParams.Builder params) {
+    IbParams p = params.threading(IbParams.Threading.CALLER).build();
+    port = new CapturePort(1);
+    ctx = new IbContext(new Device("sim_ib0", "ib", NodeType.CA, TransportType.IB, 1), VerbsConfig.of(Map.of()),
+        IbProvider.deviceAttr(p, 1), p, port, null, null, new SimpleMeterRegistry(), null);
+    pd = ctx.allocPd();
+    cq = ctx.createCq(256, null, 0);
+    drainEvents();
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    for (int i = open.size() - 1; i >= 0; i--) {
+      open.get(i).close();
+    }
+    if (cq != null) {
+      cq.close();
+      pd.close();
+      ctx.close();
+    }
+  }
+
+  private <T extends AutoCloseable> T track(T c) {
+    open.add(c);
+    return c;
+  }
+
+  private void drainEvents() {
+    while (ctx.pollAsyncEvent(Duration.ZERO).isPresent()) {
+      // PORT_ACTIVE at open
+    }
+  }
+
+  private QueuePair rc(int sqPsn, int rqPsn, int timeout, int retry, int rnrRetry, int minRnr, int rd) {
+    QueuePair qp = track(pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq)
+        .cap(QpCap.builder().maxSendWr(16).maxRecvWr(16).maxInlineData(64).build()).build()));
+    qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(TwoNodes.ALL));
+    qp.modify(new QpAttr().qpState(QpState.RTR).ahAttr(AhAttr.lid(PEER_LID)).pathMtu(Mtu.MTU_256)
+        .destQpNum(PEER_QPN).rqPsn(rqPsn).maxDestRdAtomic(rd).minRnrTimer(minRnr));
+    qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(sqPsn).timeout(timeout).retryCnt(retry).rnrRetry(rnrRetry)
+        .maxRdAtomic(rd));
+    return qp;
+  }
+
+  private QueuePair rc() {
+    return rc(10, 100, 10, 2, 1, 14, 4);
+  }
+
+  private MemoryRegion mr(int len) {
+    MemoryRegion m = track(pd.allocateMemory(len, TwoNodes.ALL));
+    ByteBuffer b = m.buffer();
+    for (int i = 0; i < len; i++) {
+      b.put(i, (byte) (i * 13 + 1));
+    }
+    return m;
+  }
+
+  private List<Pkt.Seen> sent() {
+    List<Pkt.Seen> l = new ArrayList<>();
+    for (ByteBuf b : port.takeAll()) {
+      l.add(Pkt.Seen.of(b));
+    }
+    return l;
+  }
+
+  private void releaseSent(List<Pkt.Seen> l) {
+    l.forEach(s -> s.buf().release());
+  }
+
+  private WorkCompletion[] polled() {
+    WorkCompletion[] wcs = WorkCompletion.array(64);
+    int n = cq.poll(wcs);
+    WorkCompletion[] out = new WorkCompletion[n];
+    System.arraycopy(wcs, 0, out, 0, n);
+    return out;
+  }
+
+  private long counter(Counter c) {
+    return ctx.counters().get(c);
+  }
+
+  private Optional<AsyncEvent> event() {
+    return ctx.pollAsyncEvent(Duration.ZERO);
+  }
+
+  // ------------------------------------------------------------------ requester and completer
+
+  @Test
+  void sendIsSegmentedAtPathMtuWithPsnsAcrossTheWrapAndAckReqOnTheLastPacket() {
+    start(IbParams.builder());
+    QueuePair qp = rc(0xFFFFFF, 100, 10, 2, 1, 14, 4);
+    MemoryRegion m = mr(1024);
+    qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 600));
+    List<Pkt.Seen> s = sent();
+    assertEquals(3, s.size());
+    assertEquals(Opcode.RC_SEND_FIRST, s.get(0).op());
+    assertEquals(Opcode.RC_SEND_MIDDLE, s.get(1).op());
+    assertEquals(Opcode.RC_SEND_LAST, s.get(2).op());
+    assertEquals(0xFFFFFF, s.get(0).psn());
+    assertEquals(0, s.get(1).psn());
+    assertEquals(1, s.get(2).psn());
+    assertEquals(List.of(256, 256, 88), List.of(s.get(0).payloadLength(), s.get(1).payloadLength(),
+        s.get(2).payloadLength()));
+    assertFalse(s.get(0).ackReq());
+    assertFalse(s.get(1).ackReq());
+    assertTrue(s.get(2).ackReq());
+    assertEquals(PEER_LID, s.get(0).dlid());
+    assertEquals(PEER_QPN, s.get(0).destQp());
+    byte[] all = new byte[600];
+    System.arraycopy(s.get(0).payloadBytes(), 0, all, 0, 256);
+    System.arraycopy(s.get(1).payloadBytes(), 0, all, 256, 256);
+    System.arraycopy(s.get(2).payloadBytes(), 0, all, 512, 88);
+    for (int i = 0; i < 600; i++) {
+      assertEquals((byte) (i * 13 + 1), all[i]);
+    }
+    releaseSent(s);
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_ACKNOWLEDGE).to(qp.qpNum()).psn(1).build());
+    WorkCompletion[] wc = polled();
+    assertEquals(1, wc.length);
+    assertEquals(WcStatus.SUCCESS, wc[0].status());
+    assertEquals(600, wc[0].byteLen());
+  }
+
+  @Test
+  void anAckForALaterPsnCompletesEarlierSendsInOrder() {
+    start(IbParams.builder());
+    QueuePair qp = rc();
+    MemoryRegion m = mr(64);
+    SendWr wr = new SendWr().opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16);
+    for (int i = 0; i < 3; i++) {
+      qp.postSend(wr.wrId(i));
+    }
+    releaseSent(sent());
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_ACKNOWLEDGE).to(qp.qpNum()).psn(12).build());
+    WorkCompletion[] wc = polled();
+    assertEquals(3, wc.length);
+    for (int i = 0; i < 3; i++) {
+      assertEquals(i, wc[i].wrId());
+      assertEquals(WcStatus.SUCCESS, wc[i].status());
+    }
+    // The same ACK again is stale.
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_ACKNOWLEDGE).to(qp.qpNum()).psn(12).build());
+    assertEquals(0, polled().length);
+    assertEquals(1, counter(Counter.DROP_STALE_RESPONSE));
+  }
+
+  @Test
+  void retransmitTimerResendsAfterTheLocalAckTimeoutAndGivesUpAfterRetryCount() {
+    start(IbParams.builder());
+    QueuePair qp = rc(10, 100, 10, 2, 1, 14, 4); // 4.096 us * 2^10 = 4.194 ms, two retries
+    long timeout = 4096L << 10;
+    MemoryRegion m = mr(64);
+    qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16));
+    qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).signaled(false).sge(m, 0, 16));
+    List<Pkt.Seen> first = sent();
+    assertEquals(List.of(10, 11), List.of(first.get(0).psn(), first.get(1).psn()));
+    releaseSent(first);
+    port.advance(timeout - 1_000);
+    assertTrue(sent().isEmpty(), "nothing before the timeout");
+    for (int attempt = 1; attempt <= 2; attempt++) {
+      port.advance(timeout);
+      List<Pkt.Seen> again = sent();
+      assertEquals(List.of(10, 11), List.of(again.get(0).psn(), again.get(1).psn()), "retry " + attempt);
+      releaseSent(again);
+    }
+    assertEquals(2, counter(Counter.RETRANSMITS));
+    port.advance(timeout);
+    WorkCompletion[] wc = polled();
+    assertEquals(2, wc.length);
+    assertEquals(1, wc[0].wrId());
+    assertEquals(WcStatus.RETRY_EXC_ERR, wc[0].status());
+    assertEquals(2, wc[1].wrId());
+    assertEquals(WcStatus.WR_FLUSH_ERR, wc[1].status(), "an unsignaled WR is flushed too");
+    assertEquals(WcOpcode.SEND, wc[1].opcode());
+    assertEquals(QpState.ERR, qp.state());
+    assertEquals(3, counter(Counter.TIMEOUTS));
+    assertTrue(sent().isEmpty());
+  }
+
+  @Test
+  void rnrNakDelaysTheRetryByTheResponderTimerAndExhaustsRnrRetry() {
+    start(IbParams.builder());
+    QueuePair qp = rc(10, 100, 6, 7, 1, 14, 4); // local ACK timeout 262 us; rnr_retry 1
+    MemoryRegion m = mr(64);
+    qp.postSend(new SendWr().wrId(5).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16));
+    releaseSent(sent());
+    int code = 14; // 1.28 ms
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_ACKNOWLEDGE).to(qp.qpNum()).psn(10).aeth(Aeth.rnrNak(code), 0).build());
+    assertEquals(1, counter(Counter.RNR_NAKS_RECEIVED));
+    port.advance(1_000_000); // four local ACK timeouts, still inside the RNR delay
+    assertTrue(sent().isEmpty(), "the retransmit timer does not override the RNR timer");
+    port.advance(300_000);
+    List<Pkt.Seen> retry = sent();
+    assertEquals(1, retry.size());
+    assertEquals(10, retry.get(0).psn());
+    releaseSent(retry);
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_ACKNOWLEDGE).to(qp.qpNum()).psn(10).aeth(Aeth.rnrNak(code), 0).build());
+    WorkCompletion[] wc = polled();
+    assertEquals(1, wc.length);
+    assertEquals(WcStatus.RNR_RETRY_EXC_ERR, wc[0].status());
+    assertEquals(5, wc[0].wrId());
+    assertEquals(QpState.ERR, qp.state());
+  }
+
+  @Test
+  void readResponsesAreScatteredInOrderAndAGapWaitsForTheTimer() {
+    start(IbParams.builder());
+    QueuePair qp = rc();
+    MemoryRegion m = mr(1024);
+    ByteBuffer local = m.buffer();
+    for (int i = 0; i < 600; i++) {
+      local.put(i, (byte) 0);
+    }
+    qp.postSend(new SendWr().wrId(9).opcode(WrOpcode.RDMA_READ).signaled(true).sge(m, 0, 600)
+        .rdma(0x5000, 0x1234));
+    List<Pkt.Seen> req = sent();
+    assertEquals(1, req.size());
+    assertEquals(Opcode.RC_RDMA_READ_REQUEST, req.get(0).op());
+    assertEquals(600, req.get(0).rethLength());
+    releaseSent(req);
+    byte[] data = new byte[600];
+    for (int i = 0; i < 600; i++) {
+      data[i] = (byte) (255 - i);
+    }
+    // Responses for PSNs 10, 11, 12. Deliver the last one first: a gap, dropped.
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_RDMA_READ_RESPONSE_LAST).to(qp.qpNum()).psn(12)
+        .payload(java.util.Arrays.copyOfRange(data, 512, 600)).build());
+    assertEquals(1, counter(Counter.DROP_STALE_RESPONSE));
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_RDMA_READ_RESPONSE_FIRST).to(qp.qpNum()).psn(10)
+        .payload(java.util.Arrays.copyOfRange(data, 0, 256)).build());
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_RDMA_READ_RESPONSE_MIDDLE).to(qp.qpNum()).psn(11)
+        .payload(java.util.Arrays.copyOfRange(data, 256, 512)).build());
+    assertEquals(0, polled().length);
+    // The timer asks for the rest only: offset 512, 88 bytes, at PSN 12.
+    port.advance(4096L << 10);
+    List<Pkt.Seen> retry = sent();
+    assertEquals(1, retry.size());
+    assertEquals(12, retry.get(0).psn());
+    assertEquals(0x5000 + 512, retry.get(0).rethVa());
+    assertEquals(88, retry.get(0).rethLength());
+    releaseSent(retry);
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_RDMA_READ_RESPONSE_ONLY).to(qp.qpNum()).psn(12)
+        .payload(java.util.Arrays.copyOfRange(data, 512, 600)).build());
+    WorkCompletion[] wc = polled();
+    assertEquals(1, wc.length);
+    assertEquals(WcStatus.SUCCESS, wc[0].status());
+    assertEquals(WcOpcode.RDMA_READ, wc[0].opcode());
+    assertEquals(600, wc[0].byteLen());
+    byte[] got = new byte[600];
+    m.buffer().get(0, got);
+    assertArrayEquals(data, got);
+  }
+
+  @Test
+  void nakRemoteAccessCompletesTheNamedWrWithRemAccessErrAndFlushesTheRest() {
+    start(IbParams.builder());
+    QueuePair qp = rc();
+    MemoryRegion m = mr(64);
+    SendWr wr = new SendWr().opcode(WrOpcode.RDMA_WRITE).signaled(true).sge(m, 0, 8).rdma(0x1000, 1);
+    for (int i = 0; i < 3; i++) {
+      qp.postSend(wr.wrId(i));
+    }
+    releaseSent(sent());
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_ACKNOWLEDGE).to(qp.qpNum()).psn(11)
+        .aeth(Aeth.nak(Aeth.NAK_REMOTE_ACCESS_ERROR), 0).build());
+    WorkCompletion[] wc = polled();
+    assertEquals(3, wc.length);
+    assertEquals(WcStatus.SUCCESS, wc[0].status(), "PSN 10 was acknowledged by the NAK for 11");
+    assertEquals(WcStatus.REM_ACCESS_ERR, wc[1].status());
+    assertEquals(1, wc[1].wrId());
+    assertEquals(WcStatus.WR_FLUSH_ERR, wc[2].status());
+    assertEquals(WcOpcode.RDMA_WRITE, wc[2].opcode());
+    assertEquals(QpState.ERR, qp.state());
+    assertEquals(1, counter(Counter.FLUSHES));
+  }
+
+  @Test
+  void aLocalKeyOfAnotherPdCompletesWithLocProtErrWithoutSendingAnything() {
+    start(IbParams.builder());
+    QueuePair qp = rc();
+    ProtectionDomain other = track(ctx.allocPd());
+    MemoryRegion foreign = track(other.allocateMemory(64, TwoNodes.ALL));
+    qp.postSend(new SendWr().wrId(3).opcode(WrOpcode.SEND).signaled(true).sge(foreign, 0, 16));
+    assertTrue(sent().isEmpty());
+    WorkCompletion[] wc = polled();
+    assertEquals(1, wc.length);
+    assertEquals(WcStatus.LOC_PROT_ERR, wc[0].status());
+    assertEquals(QpState.ERR, qp.state());
+    // A WR posted in ERR completes with WR_FLUSH_ERR.
+    MemoryRegion m = mr(16);
+    qp.postSend(new SendWr().wrId(4).opcode(WrOpcode.SEND).sge(m, 0, 16));
+    wc = polled();
+    assertEquals(1, wc.length);
+    assertEquals(WcStatus.WR_FLUSH_ERR, wc[0].status());
+    assertEquals(4, wc[0].wrId());
+  }
+
+  @Test
+  void inlineDataIsCopiedAtPostWithoutCheckingTheLkey() {
+    start(IbParams.builder());
+    QueuePair qp = rc();
+    MemoryRegion m = mr(64);
+    qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).inline(true).signaled(true)
+        .sgList(new io.github.verbs4j.verbs.Sge(m.address() + 4, 32, m.lkey() + 1)));
+    m.buffer().put(4, (byte) 99); // changing the buffer after the post changes nothing
+    List<Pkt.Seen> s = sent();
+    assertEquals(1, s.size());
+    byte[] p = s.get(0).payloadBytes();
+    assertEquals((byte) (4 * 13 + 1), p[0]);
+    releaseSent(s);
+  }
+
+  // ------------------------------------------------------------------ responder
+
+  private QueuePair responderWithReceives(int n, MemoryRegion into) {
+    QueuePair qp = rc();
+    for (int i = 0; i < n; i++) {
+      qp.postRecv(new RecvWr().wrId(100 + i).sge(into, i * 128L, 128));
+    }
+    return qp;
+  }
+
+  @Test
+  void aDuplicateSendIsAcknowledgedAgainButDeliveredOnce() {
+    start(IbParams.builder());
+    MemoryRegion into = mr(1024);
+    QueuePair qp = responderWithReceives(2, into);
+    byte[] hello = "hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(100).ackReq().payload(hello).build());
+    List<Pkt.Seen> acks = sent();
+    assertEquals(1, acks.size());
+    assertEquals(Opcode.RC_ACKNOWLEDGE, acks.get(0).op());
+    assertEquals(100, acks.get(0).psn());
+    assertEquals(Aeth.SYNDROME_ACK, acks.get(0).syndrome());
+    releaseSent(acks);
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(100).ackReq().payload(hello).build());
+    acks = sent();
+    assertEquals(1, acks.size(), "the duplicate is acknowledged again");
+    assertEquals(100, acks.get(0).psn(), "with the last PSN accepted (C9-105)");
+    releaseSent(acks);
+    WorkCompletion[] wc = polled();
+    assertEquals(1, wc.length, "delivered once");
+    assertEquals(100, wc[0].wrId());
+    assertEquals(5, wc[0].byteLen());
+    assertEquals(1, counter(Counter.DUPLICATE_REQUESTS));
+    // COMM_EST was raised by the first packet in RTS? No: the QP was already RTS.
+    assertTrue(event().isEmpty());
+  }
+
+  @Test
+  void aPsnGapSendsOneSequenceNakAndDropsTheRestQuietly() {
+    start(IbParams.builder());
+    MemoryRegion into = mr(1024);
+    QueuePair qp = responderWithReceives(4, into);
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(102).ackReq().build());
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(103).ackReq().build());
+    List<Pkt.Seen> naks = sent();
+    assertEquals(1, naks.size(), "one NAK per gap");
+    assertEquals(Aeth.nak(Aeth.NAK_PSN_SEQUENCE_ERROR), naks.get(0).syndrome());
+    assertEquals(100, naks.get(0).psn(), "naming the expected PSN");
+    releaseSent(naks);
+    assertEquals(1, counter(Counter.DROP_OUT_OF_SEQUENCE));
+    assertEquals(0, polled().length);
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(100).ackReq().build());
+    assertEquals(1, polled().length);
+    releaseSent(sent());
+  }
+
+  @Test
+  void aSendWithNoReceivePostedGetsAnRnrNakWithMinRnrTimerAndTheQpStays() {
+    start(IbParams.builder());
+    QueuePair qp = rc(10, 100, 10, 2, 1, 14, 4);
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(100).ackReq().build());
+    List<Pkt.Seen> s = sent();
+    assertEquals(1, s.size());
+    assertEquals(Aeth.rnrNak(14), s.get(0).syndrome());
+    assertEquals(100, s.get(0).psn());
+    releaseSent(s);
+    assertEquals(QpState.RTS, qp.state());
+    assertEquals(1, counter(Counter.RNR_NAKS_SENT));
+  }
+
+  @Test
+  void aDuplicateReadIsAnsweredAgainFromTheReplayCache() {
+    start(IbParams.builder());
+    QueuePair qp = rc();
+    MemoryRegion m = mr(1024);
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_RDMA_READ_REQUEST).to(qp.qpNum()).psn(100)
+        .reth(m.address() + 10, m.rkey(), 600).build());
+    List<Pkt.Seen> r = sent();
+    assertEquals(List.of(Opcode.RC_RDMA_READ_RESPONSE_FIRST, Opcode.RC_RDMA_READ_RESPONSE_MIDDLE,
+        Opcode.RC_RDMA_READ_RESPONSE_LAST), r.stream().map(Pkt.Seen::op).toList());
+    assertEquals(List.of(100, 101, 102), r.stream().map(Pkt.Seen::psn).toList());
+    byte[] first = r.get(1).payloadBytes();
+    releaseSent(r);
+    // The requester lost everything from 101 on and asks again for the rest.
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_RDMA_READ_REQUEST).to(qp.qpNum()).psn(101)
+        .reth(m.address() + 10 + 256, m.rkey(), 344).build());
+    r = sent();
+    assertEquals(List.of(Opcode.RC_RDMA_READ_RESPONSE_FIRST, Opcode.RC_RDMA_READ_RESPONSE_LAST),
+        r.stream().map(Pkt.Seen::op).toList());
+    assertEquals(List.of(101, 102), r.stream().map(Pkt.Seen::psn).toList());
+    assertArrayEquals(first, r.get(0).payloadBytes(), "the same bytes again");
+    releaseSent(r);
+    assertEquals(1, counter(Counter.REPLAYS));
+    // A SEND with the next PSN (103) is in sequence: the READ consumed three PSNs.
+    MemoryRegion into = mr(128);
+    qp.postRecv(new RecvWr().wrId(1).sge(into, 0, 128));
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(103).ackReq().build());
+    assertEquals(1, polled().length);
+    releaseSent(sent());
+  }
+
+  @Test
+  void aDuplicateFetchAddReturnsTheSavedValueAndAddsOnce() {
+    start(IbParams.builder());
+    QueuePair qp = rc();
+    MemoryRegion m = mr(64);
+    ByteBuffer word = m.buffer().order(ByteOrder.LITTLE_ENDIAN);
+    word.putLong(8, 10);
+    ByteBuf atomic = Pkt.of(Opcode.RC_FETCH_ADD).to(qp.qpNum()).psn(100).atomic(m.address() + 8, m.rkey(), 5, 0)
+        .build();
+    port.inject(PEER_LID, atomic.retainedDuplicate());
+    port.inject(PEER_LID, atomic);
+    List<Pkt.Seen> s = sent();
+    assertEquals(2, s.size());
+    for (Pkt.Seen ack : s) {
+      assertEquals(Opcode.RC_ATOMIC_ACKNOWLEDGE, ack.op());
+      assertEquals(100, ack.psn());
+      assertEquals(10, ack.atomicOrig());
+    }
+    releaseSent(s);
+    assertEquals(15, word.getLong(8));
+    assertEquals(1, counter(Counter.REPLAYS));
+  }
+
+  @Test
+  void aWriteWithABadRkeyIsNakedAsRemoteAccessErrorAndTheResponderGoesToErr() {
+    start(IbParams.builder());
+    QueuePair qp = rc();
+    MemoryRegion m = mr(64);
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_RDMA_WRITE_ONLY).to(qp.qpNum()).psn(100).ackReq()
+        .reth(m.address(), m.rkey() ^ 0x10000, 8).payload(new byte[8]).build());
+    List<Pkt.Seen> s = sent();
+    assertEquals(1, s.size());
+    assertEquals(Aeth.nak(Aeth.NAK_REMOTE_ACCESS_ERROR), s.get(0).syndrome());
+    releaseSent(s);
+    assertEquals(QpState.ERR, qp.state());
+    assertEquals(AsyncEventType.QP_ACCESS_ERR, event().orElseThrow().type());
+    assertEquals((byte) 1, m.buffer().get(0), "memory untouched");
+  }
+
+  @Test
+  void aZeroLengthWriteNeedsNoValidRkey() {
+    start(IbParams.builder());
+    QueuePair qp = rc();
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_RDMA_WRITE_ONLY).to(qp.qpNum()).psn(100).ackReq()
+        .reth(0xdead, 0x42, 0).build());
+    List<Pkt.Seen> s = sent();
+    assertEquals(Aeth.SYNDROME_ACK, s.get(0).syndrome());
+    releaseSent(s);
+    assertEquals(QpState.RTS, qp.state());
+  }
+
+  @Test
+  void aCorruptedPacketIsDroppedAndCounted() {
+    start(IbParams.builder());
+    MemoryRegion into = mr(1024);
+    QueuePair qp = responderWithReceives(1, into);
+    ByteBuf b = Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(100).ackReq().payload(new byte[40]).build();
+    b.setByte(40, b.getByte(40) ^ 0x04);
+    port.inject(PEER_LID, b);
+    assertEquals(1, counter(Counter.CRC_DROPS));
+    assertTrue(sent().isEmpty());
+    assertEquals(0, polled().length);
+  }
+
+  @Test
+  void ackRequestsProcessedInOneDutyCycleAreCoalescedIntoOneAck() {
+    start(IbParams.builder());
+    MemoryRegion into = mr(1024);
+    QueuePair qp = responderWithReceives(4, into);
+    for (int i = 0; i < 4; i++) {
+      ctx.engine().enqueue(Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(100 + i).ackReq().build());
+    }
+    ctx.engine().runInline();
+    List<Pkt.Seen> s = sent();
+    assertEquals(1, s.size());
+    assertEquals(103, s.get(0).psn());
+    releaseSent(s);
+    assertEquals(3, counter(Counter.ACKS_COALESCED));
+    assertEquals(4, polled().length);
+  }
+
+  @Test
+  void aQpWithoutRemoteWriteAnswersAWriteWithRemoteAccessError() {
+    start(IbParams.builder());
+    QueuePair qp = track(pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq)
+        .cap(QpCap.builder().maxSendWr(4).maxRecvWr(4).build()).build()));
+    qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1)
+        .qpAccessFlags(java.util.EnumSet.of(Access.LOCAL_WRITE)));
+    qp.modify(new QpAttr().qpState(QpState.RTR).ahAttr(AhAttr.lid(PEER_LID)).pathMtu(Mtu.MTU_256)
+        .destQpNum(PEER_QPN).rqPsn(100).maxDestRdAtomic(1).minRnrTimer(1));
+    MemoryRegion m = mr(64);
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_RDMA_WRITE_ONLY).to(qp.qpNum()).psn(100).ackReq()
+        .reth(m.address(), m.rkey(), 8).payload(new byte[8]).build());
+    assertEquals(AsyncEventType.COMM_EST, event().orElseThrow().type(), "first packet in RTR");
+    List<Pkt.Seen> s = sent();
+    assertEquals(Aeth.nak(Aeth.NAK_REMOTE_ACCESS_ERROR), s.get(0).syndrome());
+    releaseSent(s);
+  }
+}
