@@ -22,8 +22,20 @@ public final class CompletionError extends RuntimeException {
    * @return the error
    */
   public static CompletionError of(String side, WorkCompletion wc, long scnt, long ccnt) {
+    return of(side, wc, scnt, ccnt, null);
+  }
+
+  /**
+   * @param side {@code client} or {@code server}
+   * @param wc the failed completion
+   * @param scnt WRs posted so far
+   * @param ccnt WRs completed so far
+   * @param cause the first error found in the other CQ (the likely cause of a flush), or null
+   * @return the error
+   */
+  public static CompletionError of(String side, WorkCompletion wc, long scnt, long ccnt, String cause) {
     return new CompletionError(" Completion with error at " + side + ":\n Failed status " + wc.status().str()
         + " (" + wc.status().value() + "): wr_id " + wc.wrId() + " syndrom 0x" + Integer.toHexString(wc.vendorErr())
-        + "\n scnt=" + scnt + ", ccnt=" + ccnt);
+        + "\n scnt=" + scnt + ", ccnt=" + ccnt + (cause != null ? "\n First error on the " + cause : ""));
   }
 }

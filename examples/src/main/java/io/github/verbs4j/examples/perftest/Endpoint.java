@@ -146,10 +146,34 @@ final class Endpoint implements AutoCloseable {
     }
     for (int i = 0; i < n; i++) {
       if (wcs[i].status() != WcStatus.SUCCESS) {
-        throw CompletionError.of(side, wcs[i], scnt, ccnt);
+        throw CompletionError.of(side, wcs[i], scnt, ccnt, otherErrors(cq));
       }
     }
     return n;
+  }
+
+  /**
+   * A flush error is a consequence; the cause (e.g. a retry-exceeded send) may sit in the other CQ.
+   *
+   * @return the first error completion waiting in the other CQ, described, or null
+   */
+  private String otherErrors(CompletionQueue polled) {
+    CompletionQueue other = polled == sendCq ? recvCq : sendCq;
+    WorkCompletion[] more = WorkCompletion.array(16);
+    try {
+      int m;
+      while ((m = other.poll(more)) > 0) {
+        for (int i = 0; i < m; i++) {
+          if (more[i].status() != WcStatus.SUCCESS && more[i].status() != WcStatus.WR_FLUSH_ERR) {
+            return (other == sendCq ? "send" : "receive") + " CQ: " + more[i].status().str() + " ("
+                + more[i].status().value() + "), wr_id " + more[i].wrId() + ", opcode " + more[i].opcode();
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      return "the other CQ cannot be polled: " + e.getMessage();
+    }
+    return null;
   }
 
   /**

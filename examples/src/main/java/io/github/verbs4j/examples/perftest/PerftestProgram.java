@@ -43,6 +43,7 @@ public abstract class PerftestProgram implements Callable<Integer>, ValidatesOpt
 
   private PrintStream out = System.out;
   private PrintStream err = System.err;
+  private String channelTag = "";
 
   /** @return the operation measured */
   protected abstract Verb verb();
@@ -82,6 +83,15 @@ public abstract class PerftestProgram implements Callable<Integer>, ValidatesOpt
   /** @return the program's name, e.g. {@code send_lat} */
   protected final String name() {
     return spec.name();
+  }
+
+  /**
+   * Separates the job keys of several runs of this program in one job (job keys are write-once).
+   *
+   * @param tag appended to the key namespace, e.g. {@code /r2/s8}
+   */
+  final void channelTag(String tag) {
+    this.channelTag = tag;
   }
 
   /**
@@ -228,7 +238,7 @@ public abstract class PerftestProgram implements Callable<Integer>, ValidatesOpt
     DeviceAttr dev = ctx.queryDevice();
     Settings s = settings(sizes, ctx.device().name(), dev, ctx.queryPort(1));
     boolean modelled = "modelled".equals(config.get(VerbsConfig.TIME));
-    JobChannel ch = new JobChannel(job, "perftest/" + name(), opt.waitTimeout);
+    JobChannel ch = new JobChannel(job, "perftest/" + name() + channelTag, opt.waitTimeout);
     int half = (int) Math.max(64, ((s.maxSize() + 63) / 64) * 64);
     QpCap cap = QpCap.builder().maxSendWr(Math.max(s.txDepth(), s.cqMod()))
         .maxRecvWr(verb() == Verb.SEND ? s.rxDepth() : 1).maxInlineData(s.inlineSize()).build();
