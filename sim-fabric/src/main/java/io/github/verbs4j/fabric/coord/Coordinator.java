@@ -53,6 +53,8 @@ public final class Coordinator implements AutoCloseable {
   private final Thread acceptor;
   private final List<Conn> conns = new ArrayList<>();
   private final Map<Integer, Member> members = new TreeMap<>();
+  /** Orders directory broadcasts: see {@link #broadcastDirectory()}. */
+  private final Object broadcastOrder = new Object();
   private CoordinatorState state;
   private int size;
   private String topology;
@@ -294,7 +296,18 @@ public final class Coordinator implements AutoCloseable {
     broadcastDirectory();
   }
 
+  /**
+   * Sends every live member the current directory. Snapshot and sends happen under {@link
+   * #broadcastOrder}, so two joins handled at once cannot deliver an older snapshot after a newer
+   * one (a node would then wait for a rank that had joined).
+   */
   private void broadcastDirectory() {
+    synchronized (broadcastOrder) {
+      broadcastDirectoryInOrder();
+    }
+  }
+
+  private void broadcastDirectoryInOrder() {
     List<NodeInfo> dir = new ArrayList<>();
     List<Conn> targets = new ArrayList<>();
     synchronized (this) {

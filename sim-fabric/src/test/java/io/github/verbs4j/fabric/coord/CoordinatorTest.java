@@ -74,6 +74,50 @@ class CoordinatorTest {
   }
 
   @Test
+  void concurrentJoinsLeaveEveryNodeWithTheFullDirectory() throws Exception {
+    // Regression: two joins handled at once could deliver an older directory snapshot after a
+    // newer one, so a node waited for a rank that had joined (seen in CI as a join timeout).
+    int n = 12;
+    for (int round = 0; round < 10; round++) {
+      Coordinator c = coordinator(Duration.ofSeconds(5));
+      List<Recorder> rs = new ArrayList<>();
+      List<CoordinatorClient> cls = new ArrayList<>();
+      for (int r = 0; r < n; r++) {
+        Recorder rec = new Recorder();
+        rs.add(rec);
+        cls.add(client(c, rec, Duration.ofMillis(100)));
+      }
+      java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+      List<CompletableFuture<CoordinatorClient.Welcome>> fs = new ArrayList<>();
+      for (int r = 0; r < n; r++) {
+        int rank = r;
+        fs.add(CompletableFuture.supplyAsync(() -> {
+          try {
+            go.await();
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+          return cls.get(rank).hello(rank, n, "tcp:x:" + rank, "h", "switch", T);
+        }, THREAD_PER_TASK));
+      }
+      go.countDown();
+      for (CompletableFuture<CoordinatorClient.Welcome> f : fs) {
+        f.get(10, TimeUnit.SECONDS);
+      }
+      for (int r = 0; r < n; r++) {
+        Recorder rec = rs.get(r);
+        await("round " + round + " rank " + r).atMost(10, TimeUnit.SECONDS)
+            .until(() -> rec.dir.get() != null && rec.dir.get().nodes().size() == n);
+      }
+      // Nothing older arrives later: the last directory each node holds stays complete.
+      Thread.sleep(20);
+      for (Recorder rec : rs) {
+        assertEquals(n, rec.dir.get().nodes().size());
+      }
+    }
+  }
+
+  @Test
   void refusesConflictingSizeTopologyAndDuplicateRank() {
     Coordinator c = coordinator(Duration.ofSeconds(5));
     client(c, new Recorder(), Duration.ofMillis(100)).hello(0, 3, "a", "h", "switch", T);
