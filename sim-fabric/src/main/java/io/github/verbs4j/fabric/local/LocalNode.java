@@ -30,6 +30,7 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -285,10 +286,15 @@ public final class LocalNode implements FabricNode {
         : fabric.model.traverse(f.route, f.length, f.sendTime + f.extraDelay);
     if (f.extraDelay > 0 && !clock.isModelled()) {
       fabric.inFlight.incrementAndGet();
-      d.eventLoop.schedule(() -> {
+      try {
+        d.eventLoop.schedule(() -> {
+          fabric.inFlight.decrementAndGet();
+          d.offer(f);
+        }, f.extraDelay, TimeUnit.NANOSECONDS);
+      } catch (RejectedExecutionException closing) {
         fabric.inFlight.decrementAndGet();
-        d.offer(f);
-      }, f.extraDelay, TimeUnit.NANOSECONDS);
+        return dropFrame(DropReason.NODE_DOWN, f);
+      }
       return true;
     }
     return d.offer(f);
@@ -312,7 +318,11 @@ public final class LocalNode implements FabricNode {
     fabric.inFlight.incrementAndGet();
     enqueued();
     if (drainScheduled.compareAndSet(false, true)) {
-      eventLoop.execute(drainTask);
+      try {
+        eventLoop.execute(drainTask);
+      } catch (RejectedExecutionException closing) {
+        releaseInbound(); // closed meanwhile: whatever is queued is dropped as NODE_DOWN
+      }
     }
     return true;
   }
@@ -542,8 +552,12 @@ public final class LocalNode implements FabricNode {
       if (timers != null) {
         return timers.schedule(delayNanos, task);
       }
-      ScheduledFuture<?> f = eventLoop.schedule(() -> runTask(task), delayNanos, TimeUnit.NANOSECONDS);
-      return () -> f.cancel(false);
+      try {
+        ScheduledFuture<?> f = eventLoop.schedule(() -> runTask(task), delayNanos, TimeUnit.NANOSECONDS);
+        return () -> f.cancel(false);
+      } catch (RejectedExecutionException closing) {
+        return () -> false; // a closed node fires no timers
+      }
     }
 
     @Override
@@ -554,13 +568,19 @@ public final class LocalNode implements FabricNode {
         }
         return;
       }
-      if (!eventLoop.isShuttingDown()) {
+      if (eventLoop.isShuttingDown()) {
+        return;
+      }
+      try {
         eventLoop.execute(() -> {
           runTask(task);
           if (timers != null) {
             timers.runDue(); // the task may have charged the clock past a deadline
           }
         });
+      } catch (RejectedExecutionException closing) {
+        // This node closed between the check and the hand-off (two nodes closing at once): a
+        // closed node runs no more tasks, like one that had closed before.
       }
     }
 
