@@ -344,6 +344,10 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
       return;
     }
     EngineQp qp = lookup(p.destQp);
+    if (LOG.isTraceEnabled()) {
+      LOG.trace("rx lid {} <- {} qp 0x{} {} psn 0x{} qp state {}", port.localLid(), p.slid, Integer.toHexString(p.destQp),
+          p.opcode, Integer.toHexString(p.psn), qp == null ? "none" : qp.owner.state());
+    }
     if (qp == null) {
       counters.inc(IbCounters.Counter.DROP_UNKNOWN_QP);
       return;
@@ -643,6 +647,10 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
       icrc.write(b, 0, end);
     } else {
       b.setInt(end, 0);
+    }
+    if (LOG.isTraceEnabled()) {
+      LOG.trace("tx lid {} -> {} qp 0x{} {} psn 0x{}", port.localLid(), dlid, Integer.toHexString(destQp), op,
+          Integer.toHexString(psn));
     }
     counters.inc(IbCounters.Counter.PACKETS_SENT);
     counters.add(IbCounters.Counter.BYTES_SENT, total);

@@ -175,7 +175,9 @@ final class Requester {
         break;
       }
       int dlid = destination(w);
-      if (!dev.port.isWritable(dlid)) {
+      // Back-pressure waits; a dead peer does not (its packets are dropped on the way and the
+      // retransmit timer ends the WQE with RETRY_EXC_ERR, as on a wire to a vanished node).
+      if (!dev.port.isWritable(dlid) && !dev.isDead(dlid)) {
         moreToSend = true;
         break;
       }

@@ -131,10 +131,15 @@ final class Responder {
     cacheNext = 0;
   }
 
-  /** Stops replies and drops waiting requests (ERR, RESET, destroy). */
+  /**
+   * Stops replies and drops waiting requests (ERR, RESET, destroy). A coalesced ACK is sent first:
+   * the messages it acknowledges were executed and may already be completed and polled, so the
+   * requester must hear of them (rxe acknowledges in the same pass that completes; without this a
+   * QP destroyed right after polling its receive left the requester retrying to RETRY_EXC_ERR).
+   */
   void stop() {
+    flushAck();
     replying = false;
-    ackPending = false;
     ByteBuf b;
     while ((b = pending.poll()) != null) {
       b.release();
