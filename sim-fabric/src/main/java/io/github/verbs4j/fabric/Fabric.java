@@ -23,6 +23,19 @@ import java.util.Map;
  * </ul>
  */
 public final class Fabric {
+  /** Netty's switch for its allocator's JFR events; see the static initializer. */
+  static final String NETTY_JFR = "io.netty.jfr.enabled";
+
+  static {
+    // Netty 4.2 emits JFR events from its allocator by default. The first chunk a thread
+    // allocates then loads and registers the JFR event types, ~250 ms in a fresh JVM: long
+    // enough for a peer's first packets to exhaust a short RC retry budget. Off unless the
+    // application chose otherwise (it must be set before Netty's PlatformDependent loads).
+    if (System.getProperty(NETTY_JFR) == null) {
+      System.setProperty(NETTY_JFR, "false");
+    }
+  }
+
   private Fabric() {}
 
   /**

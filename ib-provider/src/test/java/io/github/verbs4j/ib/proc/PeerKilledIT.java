@@ -1,0 +1,122 @@
+package io.github.verbs4j.ib.proc;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.verbs4j.fabric.testing.ChildJvm;
+import io.github.verbs4j.fabric.testing.EmbeddedCoordinator;
+import io.github.verbs4j.verbs.Context;
+import io.github.verbs4j.verbs.ProtectionDomain;
+import io.github.verbs4j.verbs.QpState;
+import io.github.verbs4j.verbs.SendWr;
+import io.github.verbs4j.verbs.Verbs;
+import io.github.verbs4j.verbs.WcOpcode;
+import io.github.verbs4j.verbs.WcStatus;
+import io.github.verbs4j.verbs.WorkCompletion;
+import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three JVM processes on the netty fabric: rank 0 (this JVM) holds an RC connection to rank 1 and
+ * one to rank 2. Rank 1 is killed with SIGKILL; rank 0's sends to it end with RETRY_EXC_ERR and
+ * the rest of its send queue flushes, while the connection to rank 2 keeps moving data.
+ */
+class PeerKilledIT {
+  private static Map<String, String> config(EmbeddedCoordinator c, int rank) {
+    Map<String, String> m = new HashMap<>(c.settings(rank, 3));
+    m.put("verbs.provider", "ib");
+    m.put("verbs.fabric.heartbeat-ms", "100");
+    return m;
+  }
+
+  private static ChildJvm child(EmbeddedCoordinator c, int rank, String mode) {
+    return ChildJvm.builder(EchoPeerMain.class).name("peer-killed-rank" + rank).properties(config(c, rank))
+        .jvmArg("-Xmx256m").args(mode).start();
+  }
+
+  @Test
+  void killNineOfAPeerGivesRetryExcErrThenFlushesAndOtherQpsKeepWorking() throws Exception {
+    try (EmbeddedCoordinator coord = EmbeddedCoordinator.start(Duration.ofSeconds(2));
+        ChildJvm victim = child(coord, 1, "idle");
+        ChildJvm bystander = child(coord, 2, "echo");
+        Context ctx = Verbs.open(VerbsConfig.of(config(coord, 0)))) {
+      ProtectionDomain pd = ctx.allocPd();
+      RcEnd toVictim = new RcEnd(ctx, pd, 1).connect();
+      RcEnd toBystander = new RcEnd(ctx, pd, 2).connect();
+      ctx.job().barrier("connected", RcEnd.WAIT);
+
+      // Both connections work.
+      Random rnd = new Random(42);
+      echo(toBystander, rnd, 20);
+      toVictim.qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(true)
+          .sge(toVictim.mr, RcEnd.sendOffset(0), 64));
+      assertEquals(WcStatus.SUCCESS, toVictim.poll(1)[0].status());
+
+      victim.kill9();
+      assertTrue(victim.process().waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "victim exited");
+      for (int i = 0; i < 3; i++) {
+        toVictim.qp.postSend(new SendWr().wrId(10 + i).opcode(WrOpcode.SEND).signaled(true)
+            .sge(toVictim.mr, RcEnd.sendOffset(i), 128));
+      }
+      // The first outstanding send exhausts its retries (or gets one timeout once the fabric has
+      // reported the peer down); then everything behind it flushes in order.
+      WorkCompletion[] wcs = toVictim.poll(3);
+      assertEquals(WcStatus.RETRY_EXC_ERR, wcs[0].status(), () -> "first " + wcs[0]);
+      assertEquals(10, wcs[0].wrId());
+      for (int i = 1; i < 3; i++) {
+        assertEquals(WcStatus.WR_FLUSH_ERR, wcs[i].status(), "send " + i);
+        assertEquals(10 + i, wcs[i].wrId());
+        assertEquals(WcOpcode.SEND, wcs[i].opcode());
+      }
+      assertEquals(QpState.ERR, toVictim.qp.query().qpState());
+      // A receive completion cannot arrive; the posted receives flush.
+      WorkCompletion[] flushed = toVictim.poll(RcEnd.SLOTS);
+      for (WorkCompletion f : flushed) {
+        assertEquals(WcStatus.WR_FLUSH_ERR, f.status());
+        assertEquals(WcOpcode.RECV, f.opcode());
+      }
+
+      // The survivor's other QP keeps working, byte-exact.
+      echo(toBystander, rnd, 200);
+      assertEquals(QpState.RTS, toBystander.qp.query().qpState());
+      toBystander.qp.postSend(new SendWr().wrId(99).opcode(WrOpcode.SEND).signaled(true)
+          .sge(toBystander.mr, RcEnd.sendOffset(0), 0));
+      assertEquals(WcStatus.SUCCESS, toBystander.poll(1)[0].status());
+      assertEquals(0, bystander.waitFor(Duration.ofSeconds(60)), () -> "bystander exit; log:\n" + bystander.output());
+      toVictim.close();
+      toBystander.close();
+      pd.close();
+    }
+  }
+
+  /** Sends {@code n} random messages to the echo peer and checks each comes back unchanged. */
+  private static void echo(RcEnd end, Random rnd, int n) {
+    ByteBuffer buf = end.mr.buffer();
+    for (int i = 0; i < n; i++) {
+      int len = 1 + rnd.nextInt(RcEnd.SLOT_BYTES);
+      byte[] msg = new byte[len];
+      rnd.nextBytes(msg);
+      int sendAt = (int) RcEnd.sendOffset(i);
+      buf.put(sendAt, msg);
+      end.qp.postSend(new SendWr().wrId(1000 + i).opcode(WrOpcode.SEND).signaled(true).sge(end.mr, sendAt, len));
+      WorkCompletion a = end.poll(1)[0];
+      WorkCompletion b = end.poll(1)[0];
+      WorkCompletion recv = a.opcode() == WcOpcode.RECV ? a : b;
+      WorkCompletion send = recv == a ? b : a;
+      assertEquals(WcStatus.SUCCESS, send.status(), () -> "send " + send);
+      assertEquals(WcStatus.SUCCESS, recv.status(), () -> "recv " + recv);
+      assertEquals(len, recv.byteLen());
+      int slot = (int) recv.wrId();
+      byte[] got = new byte[len];
+      buf.get(slot * RcEnd.SLOT_BYTES, got);
+      assertEquals(ByteBuffer.wrap(msg), ByteBuffer.wrap(got), "echo " + i + " of " + len + " bytes");
+      end.postRecv(slot);
+    }
+  }
+}
