@@ -3,10 +3,11 @@ package io.github.verbs4j.fabric;
 import io.github.verbs4j.fabric.fault.FaultAction;
 import io.github.verbs4j.fabric.fault.FaultInjector;
 import io.github.verbs4j.fabric.time.LinkModel;
-import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -31,13 +32,15 @@ import java.util.function.ToDoubleFunction;
 public final class FabricMetrics {
   private final MeterRegistry registry;
   private final Tags tags;
-  private final Counter framesSent;
-  private final Counter bytesSent;
-  private final Counter framesReceived;
-  private final Counter bytesReceived;
-  private final Counter framesForwarded;
-  private final Counter[] drops;
-  private final Counter[] droppedBytes;
+  // Counted in LongAdders that Micrometer reads (FunctionCounter): incrementing a registered
+  // Counter allocates an iterator per call when the registry is a composite (the global one is).
+  private final LongAdder framesSent = new LongAdder();
+  private final LongAdder bytesSent = new LongAdder();
+  private final LongAdder framesReceived = new LongAdder();
+  private final LongAdder bytesReceived = new LongAdder();
+  private final LongAdder framesForwarded = new LongAdder();
+  private final LongAdder[] drops;
+  private final LongAdder[] droppedBytes;
 
   /**
    * @param registry where meters are registered
@@ -46,19 +49,24 @@ public final class FabricMetrics {
   public FabricMetrics(MeterRegistry registry, String name) {
     this.registry = registry;
     this.tags = Tags.of("fabric", name);
-    framesSent = Counter.builder("verbs4j.fabric.frames.sent").tags(tags).register(registry);
-    bytesSent = Counter.builder("verbs4j.fabric.bytes.sent").baseUnit("bytes").tags(tags).register(registry);
-    framesReceived = Counter.builder("verbs4j.fabric.frames.received").tags(tags).register(registry);
-    bytesReceived = Counter.builder("verbs4j.fabric.bytes.received").baseUnit("bytes").tags(tags).register(registry);
-    framesForwarded = Counter.builder("verbs4j.fabric.frames.forwarded").tags(tags).register(registry);
+    counter("verbs4j.fabric.frames.sent", null, framesSent, tags);
+    counter("verbs4j.fabric.bytes.sent", "bytes", bytesSent, tags);
+    counter("verbs4j.fabric.frames.received", null, framesReceived, tags);
+    counter("verbs4j.fabric.bytes.received", "bytes", bytesReceived, tags);
+    counter("verbs4j.fabric.frames.forwarded", null, framesForwarded, tags);
     DropReason[] rs = DropReason.values();
-    drops = new Counter[rs.length];
-    droppedBytes = new Counter[rs.length];
+    drops = new LongAdder[rs.length];
+    droppedBytes = new LongAdder[rs.length];
     for (DropReason r : rs) {
-      drops[r.ordinal()] = Counter.builder("verbs4j.fabric.drops").tags(tags).tag("reason", r.tag()).register(registry);
-      droppedBytes[r.ordinal()] =
-          Counter.builder("verbs4j.fabric.dropped.bytes").baseUnit("bytes").tags(tags).tag("reason", r.tag()).register(registry);
+      drops[r.ordinal()] = new LongAdder();
+      droppedBytes[r.ordinal()] = new LongAdder();
+      counter("verbs4j.fabric.drops", null, drops[r.ordinal()], tags.and("reason", r.tag()));
+      counter("verbs4j.fabric.dropped.bytes", "bytes", droppedBytes[r.ordinal()], tags.and("reason", r.tag()));
     }
+  }
+
+  private void counter(String name, String unit, LongAdder value, Tags t) {
+    FunctionCounter.builder(name, value, LongAdder::sum).baseUnit(unit).tags(t).register(registry);
   }
 
   /** @return the registry */
@@ -108,7 +116,7 @@ public final class FabricMetrics {
    */
   public void sent(int payloadBytes) {
     framesSent.increment();
-    bytesSent.increment(payloadBytes);
+    bytesSent.add(payloadBytes);
   }
 
   /**
@@ -118,7 +126,7 @@ public final class FabricMetrics {
    */
   public void received(int payloadBytes) {
     framesReceived.increment();
-    bytesReceived.increment(payloadBytes);
+    bytesReceived.add(payloadBytes);
   }
 
   /** Counts a frame of another node passed on towards its destination. */
@@ -134,7 +142,7 @@ public final class FabricMetrics {
    */
   public void drop(DropReason reason, long bytes) {
     drops[reason.ordinal()].increment();
-    droppedBytes[reason.ordinal()].increment(bytes);
+    droppedBytes[reason.ordinal()].add(bytes);
   }
 
   /**
@@ -145,7 +153,7 @@ public final class FabricMetrics {
    * @param bytes bytes dropped
    */
   public void dropBytes(DropReason reason, long bytes) {
-    droppedBytes[reason.ordinal()].increment(bytes);
+    droppedBytes[reason.ordinal()].add(bytes);
   }
 
   /**
@@ -153,7 +161,7 @@ public final class FabricMetrics {
    * @return frames dropped for it
    */
   public long drops(DropReason reason) {
-    return (long) drops[reason.ordinal()].count();
+    return drops[reason.ordinal()].sum();
   }
 
   /**
@@ -161,35 +169,35 @@ public final class FabricMetrics {
    * @return bytes dropped for it
    */
   public long droppedBytes(DropReason reason) {
-    return (long) droppedBytes[reason.ordinal()].count();
+    return droppedBytes[reason.ordinal()].sum();
   }
 
   /** @return frames dropped for any reason */
   public long totalDrops() {
     long t = 0;
-    for (Counter c : drops) {
-      t += (long) c.count();
+    for (LongAdder c : drops) {
+      t += c.sum();
     }
     return t;
   }
 
   /** @return frames handed to the transport */
   public long framesSent() {
-    return (long) framesSent.count();
+    return framesSent.sum();
   }
 
   /** @return frames delivered to receivers */
   public long framesReceived() {
-    return (long) framesReceived.count();
+    return framesReceived.sum();
   }
 
   /** @return frames of other nodes passed on */
   public long framesForwarded() {
-    return (long) framesForwarded.count();
+    return framesForwarded.sum();
   }
 
   /** @return payload bytes delivered to receivers */
   public long bytesReceived() {
-    return (long) bytesReceived.count();
+    return bytesReceived.sum();
   }
 }

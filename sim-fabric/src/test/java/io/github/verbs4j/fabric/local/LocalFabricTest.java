@@ -113,7 +113,7 @@ class LocalFabricTest {
     assertEquals(1, f.metrics().drops(DropReason.MTU));
     assertEquals(1, f.metrics().drops(DropReason.NO_RECEIVER), "b had no receiver");
     assertEquals(101, f.metrics().droppedBytes(DropReason.MTU));
-    assertEquals(1.0, registry.get("verbs4j.fabric.drops").tag("reason", "mtu").counter().count());
+    assertEquals(1.0, registry.get("verbs4j.fabric.drops").tag("reason", "mtu").functionCounter().count());
   }
 
   @Test

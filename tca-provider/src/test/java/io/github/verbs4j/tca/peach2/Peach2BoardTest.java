@@ -395,6 +395,6 @@ class Peach2BoardTest {
     Peach2Counters.Snapshot c = b.board(1).counters().snapshot();
     assertEquals(c.framesSent(), b.fabric.metrics().framesSent());
     assertEquals(c.remoteBytesTotal() + c.framesSent() * Peach2Tlp.HEADER_LENGTH, c.frameBytesSent());
-    assertEquals(c.frameBytesSent(), (long) b.registry.get("verbs4j.fabric.bytes.sent").counter().count());
+    assertEquals(c.frameBytesSent(), (long) b.registry.get("verbs4j.fabric.bytes.sent").functionCounter().count());
   }
 }
