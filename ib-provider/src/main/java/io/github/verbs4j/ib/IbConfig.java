@@ -42,7 +42,7 @@ public final class IbConfig {
       "RC/DC window: most PSNs a requester sends beyond the last acknowledged one", 1, 1 << 20));
   /** AckReq cadence. */
   public static final ConfigKey ACK_REQ_EVERY = add(ConfigKey.longRange("verbs.ib.ack-req-every", 64,
-      "the requester sets AckReq at the end of each message and every this many packets", 1, 1 << 16));
+      "the requester sets AckReq at the end of each signaled message, of the last message posted, and every this many packets", 1, 1 << 16));
   /** Requester budget. */
   public static final ConfigKey REQUESTER_BUDGET = add(ConfigKey.longRange("verbs.ib.requester-budget", 64,
       "packets a requester sends per QP per engine duty cycle", 1, 1 << 16));

@@ -5,8 +5,11 @@ import io.github.verbs4j.fabric.fault.FaultInjector;
 import io.github.verbs4j.fabric.time.LinkModel;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
 
@@ -41,6 +44,8 @@ public final class FabricMetrics {
   private final LongAdder framesForwarded = new LongAdder();
   private final LongAdder[] drops;
   private final LongAdder[] droppedBytes;
+  /** Everything registered, removed again by {@link #close()}. */
+  private final List<Meter> meters = new CopyOnWriteArrayList<>();
 
   /**
    * @param registry where meters are registered
@@ -66,7 +71,18 @@ public final class FabricMetrics {
   }
 
   private void counter(String name, String unit, LongAdder value, Tags t) {
-    FunctionCounter.builder(name, value, LongAdder::sum).baseUnit(unit).tags(t).register(registry);
+    meters.add(FunctionCounter.builder(name, value, LongAdder::sum).baseUnit(unit).tags(t).register(registry));
+  }
+
+  /**
+   * Removes this node's meters from the registry (the node closed): a later node of the same name
+   * registers fresh ones instead of finding these, which read a closed node. Idempotent.
+   */
+  public void close() {
+    for (Meter m : meters) {
+      registry.remove(m);
+    }
+    meters.clear();
   }
 
   /** @return the registry */
@@ -81,7 +97,8 @@ public final class FabricMetrics {
    */
   public void bindFaults(FaultInjector faults) {
     for (FaultAction a : FaultAction.values()) {
-      Gauge.builder("verbs4j.fabric.faults", faults, f -> f.injected(a)).tags(tags).tag("kind", a.word()).register(registry);
+      meters.add(Gauge.builder("verbs4j.fabric.faults", faults, f -> f.injected(a)).tags(tags).tag("kind", a.word())
+          .register(registry));
     }
   }
 
@@ -93,8 +110,10 @@ public final class FabricMetrics {
    */
   public void bindLink(LinkModel model, int linkId) {
     String l = Integer.toString(linkId);
-    Gauge.builder("verbs4j.fabric.link.queue.depth", model, m -> m.queueDepth(linkId)).tags(tags).tag("link", l).register(registry);
-    Gauge.builder("verbs4j.fabric.link.queueing.ns", model, m -> m.queueingNanos(linkId)).tags(tags).tag("link", l).register(registry);
+    meters.add(Gauge.builder("verbs4j.fabric.link.queue.depth", model, m -> m.queueDepth(linkId)).tags(tags)
+        .tag("link", l).register(registry));
+    meters.add(Gauge.builder("verbs4j.fabric.link.queueing.ns", model, m -> m.queueingNanos(linkId)).tags(tags)
+        .tag("link", l).register(registry));
   }
 
   /**
@@ -106,7 +125,8 @@ public final class FabricMetrics {
    * @param <T> type of obj
    */
   public <T> void bindPeer(int peer, T obj, ToDoubleFunction<T> f) {
-    Gauge.builder("verbs4j.fabric.peer.pending.bytes", obj, f).tags(tags).tag("peer", Integer.toString(peer)).register(registry);
+    meters.add(Gauge.builder("verbs4j.fabric.peer.pending.bytes", obj, f).tags(tags).tag("peer", Integer.toString(peer))
+        .register(registry));
   }
 
   /**

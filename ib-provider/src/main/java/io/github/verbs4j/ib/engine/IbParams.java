@@ -57,7 +57,10 @@ public final class IbParams {
   public final Threading threading;
   /** RC window: most PSNs a requester sends beyond the last acknowledged one (rxe 128). */
   public final int maxUnackedPsns;
-  /** The requester sets AckReq at the end of each message and every this many packets (rxe 64). */
+  /**
+   * The requester sets AckReq at the end of signaled messages, of the last one posted, and every
+   * this many packets (rxe 64).
+   */
   public final int ackReqEvery;
   /** Packets a requester sends per QP per duty cycle. */
   public final int requesterBudget;

@@ -21,9 +21,9 @@ import java.nio.ByteBuffer;
 /**
  * The requester (rxe_req.c): turns send WQEs into request packets. It assigns PSNs, segments
  * messages at the path MTU, keeps the RC window ({@code maxUnackedPsns}) and the {@code
- * max_rd_atomic} limit, honours fences, sets AckReq at the end of each message and every {@code
- * ackReqEvery} packets, and owns the two timers: the local ACK timeout (4.096 us * 2^timeout,
- * {@code retry_cnt} retries) and the RNR timer ({@code rnr_retry}, 7 = infinite). A retry rewinds
+ * max_rd_atomic} limit, honours fences, sets AckReq at the end of each signaled message, of the
+ * last message posted so far, and every {@code ackReqEvery} packets, and owns the two timers: the
+ * local ACK timeout (4.096 us * 2^timeout, {@code retry_cnt} retries) and the RNR timer ({@code rnr_retry}, 7 = infinite). A retry rewinds
  * to the oldest unacknowledged PSN and regenerates packets from their PSN: the byte offset of PSN
  * p in a WQE is {@code (p - firstPsn) * mtu}.
  *
@@ -351,7 +351,11 @@ final class Requester {
     boolean ackReq = false;
     if (qp.reliable()) {
       pktsSinceAckReq++;
-      if (last || pktsSinceAckReq >= dev.params.ackReqEvery) {
+      // Like rxe: ask for an ACK at the end of a signaled WQE, and every ackReqEvery packets so the
+      // window moves; also at the end of the last WQE posted so far, so an unsignaled tail is
+      // acknowledged without waiting for the retransmit timer. Unsignaled messages in a stream
+      // then need no ACK packet each (the next ACK covers them: ACKs are cumulative).
+      if (last && (w.signaled || wqeIndex + 1 >= sq.tail()) || pktsSinceAckReq >= dev.params.ackReqEvery) {
         ackReq = true;
         pktsSinceAckReq = 0;
       }

@@ -32,8 +32,8 @@ import java.util.ArrayDeque;
  *
  * <p>Requests that arrive while a READ response is still being sent wait in order behind it (the
  * responder answers in PSN order). ACKs are coalesced: the responder answers only AckReq packets
- * (the requester sets it at the end of each message and every {@code ackReqEvery} packets), and of
- * several in one duty cycle only the last leaves.
+ * (the requester sets it at the end of signaled messages, of the last one posted, and every {@code
+ * ackReqEvery} packets), and of several in one duty cycle only the last leaves.
  *
  * <p>One instance per RC, UC and UD QP; a DCT has one per initiating DCI (keyed by LID and DCI
  * number, reset when the DCI starts a new connection epoch). Engine thread only, under the QP lock.

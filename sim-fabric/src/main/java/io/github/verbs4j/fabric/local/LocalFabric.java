@@ -276,6 +276,7 @@ public final class LocalFabric implements AutoCloseable {
           }
         }
         closed = true;
+        metrics.close();
       }
     }
   }
@@ -455,6 +456,7 @@ public final class LocalFabric implements AutoCloseable {
         }
       }
     }
+    metrics.close();
   }
 
   boolean isClosed() {

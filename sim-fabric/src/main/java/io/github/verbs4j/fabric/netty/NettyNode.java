@@ -1214,6 +1214,7 @@ public final class NettyNode implements FabricNode {
         }
       }
     }
+    metrics.close();
     if (failure != null) {
       throw failure;
     }
