@@ -8,8 +8,12 @@ import io.github.verbs4j.fabric.WritabilityListener;
 import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.time.NodeClock;
 import io.github.verbs4j.ib.engine.PacketPort;
+import io.github.verbs4j.ib.wire.Bth;
+import io.github.verbs4j.ib.wire.Icrc;
+import io.github.verbs4j.ib.wire.Lrh;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 
 /**
  * The HCA's port on a sim-fabric node: LID = node id, one packet per frame (tag {@link #TAG}),
@@ -23,14 +27,33 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   /** The frame tag of HCA packets (virtual lane 0, IBA local). */
   public static final int TAG = 0x1B00;
 
+  /** Smallest packet: LRH, BTH and ICRC. */
+  private static final int MIN_PACKET = Lrh.LENGTH + Bth.LENGTH + Icrc.LENGTH;
+  /** Most packets in one train (one fabric frame). */
+  private static final int MAX_TRAIN_COMPONENTS = 64;
+
   private final FabricNode node;
   private final NodeClock clock;
   private volatile Receiver receiver;
+  // Packet trains (engine duty cycle only): the packets a cycle sends to one LID leave as one
+  // fabric frame, so a 1 MiB message is a few frames instead of 256.
+  private volatile Thread batchThread;
+  private final int maxTrain;
+  private final ByteBuf[] trains;
+  private final boolean[] trainMarks; // trains[lid] is a train this port built
+  private final boolean[] inTouched;
+  private final int[] touched;
+  private int touchedCount;
 
   /** @param node the fabric node (owned by the caller, closed by it) */
   public FabricPacketPort(FabricNode node) {
     this.node = node;
     this.clock = node.clock();
+    this.maxTrain = node.mtu();
+    this.trains = new ByteBuf[node.size() + 1];
+    this.trainMarks = new boolean[trains.length];
+    this.inTouched = new boolean[trains.length];
+    this.touched = new int[trains.length];
   }
 
   /** @return the fabric node */
@@ -50,7 +73,64 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
 
   @Override
   public boolean transmit(int dlid, ByteBuf packet) {
-    return node.send(dlid, TAG, packet);
+    if (Thread.currentThread() != batchThread || dlid <= 0 || dlid >= trains.length) {
+      return node.send(dlid, TAG, packet);
+    }
+    int len = packet.readableBytes();
+    ByteBuf held = trains[dlid];
+    if (held == null) {
+      trains[dlid] = packet;
+      trainMarks[dlid] = false;
+      if (!inTouched[dlid]) {
+        inTouched[dlid] = true;
+        touched[touchedCount++] = dlid;
+      }
+      return true;
+    }
+    if (held.readableBytes() + len > maxTrain) {
+      node.send(dlid, TAG, held);
+      trains[dlid] = packet;
+      trainMarks[dlid] = false;
+      return true;
+    }
+    CompositeByteBuf train;
+    if (held instanceof CompositeByteBuf c && c.refCnt() == 1 && trainMarks[dlid]) {
+      train = c;
+    } else {
+      train = node.alloc().compositeDirectBuffer(MAX_TRAIN_COMPONENTS);
+      train.addComponent(true, held);
+      trains[dlid] = train;
+      trainMarks[dlid] = true;
+    }
+    train.addComponent(true, packet);
+    if (train.numComponents() >= MAX_TRAIN_COMPONENTS) {
+      flush(dlid);
+    }
+    return true;
+  }
+
+  @Override
+  public void beginBatch() {
+    batchThread = Thread.currentThread();
+  }
+
+  @Override
+  public void endBatch() {
+    batchThread = null;
+    for (int i = 0; i < touchedCount; i++) {
+      inTouched[touched[i]] = false;
+      flush(touched[i]);
+    }
+    touchedCount = 0;
+  }
+
+  private void flush(int dlid) {
+    ByteBuf held = trains[dlid];
+    if (held != null) {
+      trains[dlid] = null;
+      trainMarks[dlid] = false;
+      node.send(dlid, TAG, held);
+    }
   }
 
   @Override
@@ -104,7 +184,37 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       payload.release();
       return;
     }
-    r.onPacket(header.src(), payload);
+    int src = header.src();
+    int at = payload.readerIndex();
+    int end = payload.writerIndex();
+    int first = packetLength(payload, at, end);
+    if (first == end - at) {
+      r.onPacket(src, payload); // one packet, the common case for small messages
+      return;
+    }
+    // A train: consecutive packets, each as long as its LRH says. A length that does not fit
+    // (a corrupted frame) ends the split; the rest is dropped, as the ICRC would drop it.
+    try {
+      while (at < end) {
+        int len = packetLength(payload, at, end);
+        if (len <= 0) {
+          break;
+        }
+        r.onPacket(src, payload.retainedSlice(at, len));
+        at += len;
+      }
+    } finally {
+      payload.release();
+    }
+  }
+
+  /** @return the length of the packet at {@code at} from its LRH, or -1 if it cannot be one */
+  private static int packetLength(ByteBuf b, int at, int end) {
+    if (end - at < MIN_PACKET) {
+      return -1;
+    }
+    int len = (b.getUnsignedShort(at + Lrh.PKTLEN_OFFSET) & Lrh.MAX_PKTLEN_WORDS) * 4;
+    return len >= MIN_PACKET && len <= end - at ? len : -1;
   }
 
   @Override

@@ -294,6 +294,15 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
    * @return work done (0 = idle)
    */
   public int doWork() {
+    port.beginBatch();
+    try {
+      return dutyCycle();
+    } finally {
+      port.endBatch();
+    }
+  }
+
+  private int dutyCycle() {
     long t = port.nowNanos();
     now = t;
     int work = 0;

@@ -31,6 +31,16 @@ public interface PacketPort extends AutoCloseable {
   boolean transmit(int dlid, ByteBuf packet);
 
   /**
+   * A duty cycle starts on the calling thread: until {@link #endBatch()} the port may hold the
+   * packets this thread transmits and send those to one destination together (in order). Packets
+   * other threads transmit meanwhile go out at once.
+   */
+  default void beginBatch() {}
+
+  /** The duty cycle that {@link #beginBatch()} started ended: send everything held. */
+  default void endBatch() {}
+
+  /**
    * @param dlid a destination LID
    * @return false while the path to {@code dlid} is above its high-water mark
    */
