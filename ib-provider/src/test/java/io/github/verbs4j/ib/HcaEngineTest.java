@@ -55,6 +55,7 @@ class HcaEngineTest {
   private static final int PEER_QPN = 0x777;
 
   private CapturePort port;
+  private SimpleMeterRegistry registry;
   private IbContext ctx;
   private ProtectionDomain pd;
   private CompletionQueue cq;
@@ -64,7 +65,7 @@ class HcaEngineTest {
     IbParams p = params.threading(IbParams.Threading.CALLER).build();
     port = new CapturePort(1);
     ctx = new IbContext(new Device("sim_ib0", "ib", NodeType.CA, TransportType.IB, 1), VerbsConfig.of(Map.of()),
-        IbProvider.deviceAttr(p, 1), p, port, null, null, new SimpleMeterRegistry(), null);
+        IbProvider.deviceAttr(p, 1), p, port, null, null, registry = new SimpleMeterRegistry(), null);
     pd = ctx.allocPd();
     cq = ctx.createCq(256, null, 0);
     drainEvents();
@@ -204,6 +205,25 @@ class HcaEngineTest {
     port.inject(PEER_LID, Pkt.of(Opcode.RC_ACKNOWLEDGE).to(qp.qpNum()).psn(12).build());
     assertEquals(0, polled().length);
     assertEquals(1, counter(Counter.DROP_STALE_RESPONSE));
+  }
+
+  @Test
+  void countersAndMemoryGaugesReachTheMeterRegistryAndGaugesGoWithTheirObjects() {
+    start(IbParams.builder());
+    QueuePair qp = rc(10, 100, 10, 1, 1, 14, 4);
+    MemoryRegion m = mr(4096);
+    qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16));
+    releaseSent(sent());
+    port.advance(4096L << 10); // one local ACK timeout: a retransmit
+    releaseSent(sent());
+    assertEquals(1.0, registry.get("verbs4j.ib.retransmits").functionCounter().count());
+    assertEquals(2.0, registry.get("verbs4j.ib.packets").tag("direction", "sent").functionCounter().count());
+    assertEquals(4096.0, registry.get(IbMetrics.MEMORY).tag("object", "mr").gauge().value(), "the MR's bytes");
+    assertTrue(registry.get(IbMetrics.MEMORY).tag("object", "qp").gauge().value() > 0, "the QP's queues");
+    assertTrue(registry.get(IbMetrics.MEMORY).tag("object", "cq").gauge().value() > 0, "the CQ's entries");
+    open.remove(m);
+    m.close();
+    assertTrue(registry.find(IbMetrics.MEMORY).tag("object", "mr").gauges().isEmpty(), "removed with the MR");
   }
 
   @Test
