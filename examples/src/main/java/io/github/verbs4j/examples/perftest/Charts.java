@@ -120,6 +120,18 @@ public final class Charts {
     chart.getStyler().setYAxisLogarithmic(true);
     chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
     chart.getStyler().setXAxisDecimalPattern("#,###");
+    // XChart labels a log axis only at powers of ten: widen the axis to whole decades so that a
+    // range inside one decade (latencies of 60-500 us, say) still gets labelled ticks.
+    double lo = Double.MAX_VALUE;
+    double hi = 0;
+    for (TreeMap<Long, Double> points : series.values()) {
+      for (double v : points.values()) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+    }
+    chart.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(lo))));
+    chart.getStyler().setYAxisMax(Math.pow(10, Math.ceil(Math.log10(hi * 1.0001))));
     for (Map.Entry<String, TreeMap<Long, Double>> e : series.entrySet()) {
       double[] x = new double[e.getValue().size()];
       double[] y = new double[x.length];
