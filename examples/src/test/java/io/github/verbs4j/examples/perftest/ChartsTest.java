@@ -58,6 +58,14 @@ class ChartsTest {
   }
 
   @Test
+  void aLogAxisInsideOneDecadeIsWidenedToWholeDecadesSoItHasLabelledTicks() {
+    // t_typical from 60 to 93 us: inside one decade, where XChart would label no tick.
+    var chart = Charts.latencyChart(latencyRows("ib", 60)).orElseThrow();
+    assertEquals(10.0, chart.getStyler().getYAxisMin());
+    assertEquals(100.0, chart.getStyler().getYAxisMax());
+  }
+
+  @Test
   void latencyAndBandwidthRowsGiveTwoPanels() throws Exception {
     List<ResultRow> rows = new ArrayList<>(latencyRows("ib", 10));
     rows.addAll(bandwidthRows("ib"));
