@@ -3,7 +3,7 @@ package io.github.verbs4j.ib.engine;
 import io.github.verbs4j.ib.wire.Aeth;
 import io.github.verbs4j.ib.wire.Opcode.Flag;
 import io.github.verbs4j.ib.wire.Psn;
-import io.github.verbs4j.ib.wire.RnrTimer;
+import io.github.verbs4j.verbs.spi.RnrTimer;
 import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;

@@ -1,7 +1,7 @@
 package io.github.verbs4j.ib.engine;
 
 import io.github.verbs4j.ib.wire.Psn;
-import io.github.verbs4j.ib.wire.RnrTimer;
+import io.github.verbs4j.verbs.spi.RnrTimer;
 import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.QpAttr;
 import io.github.verbs4j.verbs.QpAttrMask;

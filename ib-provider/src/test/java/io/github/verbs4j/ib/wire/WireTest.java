@@ -1,5 +1,6 @@
 package io.github.verbs4j.ib.wire;
 
+import io.github.verbs4j.verbs.spi.RnrTimer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;

@@ -47,6 +47,7 @@ public final class Peach2Board implements AutoCloseable {
   private final Pio pio;
   private final CRC32C receiveCrc = new CRC32C();
   private final List<IntConsumer> nodeDownListeners = new CopyOnWriteArrayList<>();
+  private final java.util.Set<Integer> downNodes = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private volatile Runnable writeHook;
   private volatile boolean closed;
 
@@ -83,6 +84,7 @@ public final class Peach2Board implements AutoCloseable {
     this.pio = new Pio(this);
     link.setReceiver(this::onFrame);
     link.addNodeListener(n -> {
+      downNodes.add(n);
       for (IntConsumer l : nodeDownListeners) {
         l.accept(n);
       }
@@ -242,6 +244,10 @@ public final class Peach2Board implements AutoCloseable {
       counters.drop("no_route");
       return -1;
     }
+    if (downNodes.contains(dstNode)) {
+      counters.drop("node_down"); // the link reported the board gone: the write goes nowhere
+      return -1;
+    }
     int hops = topology.hops(nodeId, dstNode);
     long tlps = 0;
     int done = 0;
@@ -275,7 +281,7 @@ public final class Peach2Board implements AutoCloseable {
     }
     long deadline = System.nanoTime() + STALL_LIMIT_NANOS;
     int spins = 0;
-    while (!link.isWritable(dstNode) && !closed && System.nanoTime() - deadline < 0) {
+    while (!link.isWritable(dstNode) && !closed && !downNodes.contains(dstNode) && System.nanoTime() - deadline < 0) {
       if (++spins < 100) {
         Thread.onSpinWait();
       } else if (spins < 200) {

@@ -1,4 +1,4 @@
-package io.github.verbs4j.ib.wire;
+package io.github.verbs4j.verbs.spi;
 
 /**
  * The 5-bit RNR NAK timer encoding (IBTA table 45): the delay a requester waits after an RNR NAK

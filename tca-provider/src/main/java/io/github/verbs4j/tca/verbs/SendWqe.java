@@ -1,0 +1,134 @@
+package io.github.verbs4j.tca.verbs;
+
+import io.github.verbs4j.tca.peach2.TcaMallocPool;
+import io.github.verbs4j.verbs.SendFlag;
+import io.github.verbs4j.verbs.SendWr;
+import io.github.verbs4j.verbs.Sge;
+import io.github.verbs4j.verbs.WcStatus;
+import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.spi.SoftAddressHandle;
+import java.nio.ByteBuffer;
+
+/**
+ * A send work request as the requester keeps it: a copy of the {@link SendWr} taken at post time
+ * (inline data included) and its progress. Reused from a free list; never shared between threads
+ * without the QP's monitor.
+ */
+final class SendWqe {
+  /** Waiting to be started. */
+  static final int QUEUED = 0;
+  /** An RTS went out; waiting for the target's CTS. */
+  static final int WAIT_CTS = 1;
+  /** Sent; waiting for its ACK or response. */
+  static final int SENT = 2;
+  /** Finished (status says how); completed when it reaches the head. */
+  static final int DONE = 3;
+
+  long wrId;
+  WrOpcode opcode;
+  boolean signaled;
+  boolean solicited;
+  boolean fence;
+  int imm;
+  long remoteAddr;
+  int rkey;
+  long compareAdd;
+  long swap;
+  int numSge;
+  long[] addr = new long[4];
+  int[] len = new int[4];
+  int[] lkey = new int[4];
+  long total;
+  /** Inline data copied at post time, or null. */
+  ByteBuffer inline;
+  int inlineLength;
+  /** UD destination. */
+  int dlid;
+  int remoteQpn;
+  int remoteQkey;
+
+  int state;
+  int psn;
+  WcStatus status;
+  /** Where a long READ's data lands at this node (pool memory), or null. */
+  TcaMallocPool.Block landing;
+  /** The landing block is the requester's own (single, pool) SGE: nothing to copy. */
+  boolean landsInPlace;
+  /** Where a long READ asked its data to land (kept across a retransmission), or 0. */
+  long landingAddress;
+  /** Sent again after a timeout or RNR NAK (its local checks passed already). */
+  boolean restarted;
+
+  /**
+   * Copies a validated WR.
+   *
+   * @param wr the WR
+   * @param inlineSource resolves inline SGEs to memory (INLINE only)
+   */
+  void copyFrom(SendWr wr, InlineSource inlineSource) {
+    wrId = wr.wrId();
+    opcode = wr.opcode();
+    signaled = wr.hasFlag(SendFlag.SIGNALED);
+    solicited = wr.hasFlag(SendFlag.SOLICITED);
+    fence = wr.hasFlag(SendFlag.FENCE);
+    imm = wr.immData();
+    remoteAddr = wr.remoteAddr();
+    rkey = wr.rkey();
+    compareAdd = wr.compareAdd();
+    swap = wr.swap();
+    numSge = wr.numSge();
+    if (addr.length < numSge) {
+      addr = new long[numSge];
+      len = new int[numSge];
+      lkey = new int[numSge];
+    }
+    total = 0;
+    for (int i = 0; i < numSge; i++) {
+      Sge s = wr.sgList().sge(i);
+      addr[i] = s.addr();
+      len[i] = s.length();
+      lkey[i] = s.lkey();
+      total += s.length();
+    }
+    inlineLength = -1;
+    if (wr.hasFlag(SendFlag.INLINE)) {
+      int n = (int) total;
+      if (inline == null || inline.capacity() < n) {
+        inline = ByteBuffer.allocateDirect(Math.max(64, n));
+      }
+      inlineLength = inlineSource.copy(this, inline) ? n : -2;
+    }
+    if (wr.ah() instanceof SoftAddressHandle ah) {
+      dlid = ah.attr().dlid();
+      remoteQpn = wr.remoteQpn();
+      remoteQkey = wr.remoteQkey();
+    }
+    state = QUEUED;
+    psn = 0;
+    status = WcStatus.SUCCESS;
+    landing = null;
+    landsInPlace = false;
+    landingAddress = 0;
+    restarted = false;
+  }
+
+  /** @return whether the data was copied at post time */
+  boolean isInline() {
+    return inlineLength != -1;
+  }
+
+  /** @return whether this WR reads or atomically updates remote memory (it waits for a response) */
+  boolean needsResponse() {
+    return opcode == WrOpcode.RDMA_READ || opcode.isAtomic();
+  }
+
+  /** Resolves inline SGEs to memory at post time. */
+  interface InlineSource {
+    /**
+     * @param w the WQE (addr, len, lkey set)
+     * @param into where the bytes go, from index 0
+     * @return false if some SGE lies in no region of this context
+     */
+    boolean copy(SendWqe w, ByteBuffer into);
+  }
+}

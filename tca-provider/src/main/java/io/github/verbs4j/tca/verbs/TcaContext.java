@@ -1,0 +1,387 @@
+package io.github.verbs4j.tca.verbs;
+
+import io.github.verbs4j.tca.peach2.DescriptorMode;
+import io.github.verbs4j.tca.peach2.DmaDescriptor;
+import io.github.verbs4j.tca.peach2.Peach2Board;
+import io.github.verbs4j.tca.peach2.Peach2Params;
+import io.github.verbs4j.tca.peach2.TcaMallocPool;
+import io.github.verbs4j.verbs.Access;
+import io.github.verbs4j.verbs.AsyncEvent;
+import io.github.verbs4j.verbs.AsyncEventType;
+import io.github.verbs4j.verbs.Device;
+import io.github.verbs4j.verbs.DeviceAttr;
+import io.github.verbs4j.verbs.Job;
+import io.github.verbs4j.verbs.LinkLayer;
+import io.github.verbs4j.verbs.Mtu;
+import io.github.verbs4j.verbs.PortAttr;
+import io.github.verbs4j.verbs.PortState;
+import io.github.verbs4j.verbs.ProtectionDomain;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.github.verbs4j.verbs.spi.AbstractContext;
+import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
+import io.github.verbs4j.verbs.spi.RecvWqe;
+import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * An open {@code tca_peach2}: the PEACH2 board of this node, the receive areas of the packet rings
+ * at the start of its {@code tcaMalloc} pool, the {@link Proxy} thread, the job and the meters.
+ * Every byte this context sends to another node is a PEACH2 write (PIO or DMA) of the board.
+ *
+ * <p>The data movers ({@link #gather}, {@link #dmaOut}, {@link #dmaFromRegion}, …) run on the proxy
+ * thread and apply the board's rules: a DMA reads and writes pool memory only, 4-byte aligned, with
+ * equal low four address bits; anything else goes through a bounce buffer of the pool (a CPU
+ * copy, charged and counted).
+ */
+final class TcaContext extends AbstractContext {
+  /** UD MTU: the largest UD message. */
+  static final int UD_MTU = 4096;
+  private static final int DMA_DATA = 2;
+  private static final int DMA_READ = 3;
+  private static final int REGISTER_MODE_MAX = 2048;
+
+  private final Peach2Board board;
+  private final java.util.Set<TcaMemoryRegion> regions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Peach2Params params;
+  private final Job job;
+  private final TcaCounters counters;
+  private final TcaMallocPool.Block areas;
+  private final Proxy proxy;
+  private final int eagerMax;
+  private final ByteBuffer sendScratch;
+  private final TcaMallocPool.Block dataDescriptor;
+  private final java.util.concurrent.atomic.AtomicInteger nextQpn = new java.util.concurrent.atomic.AtomicInteger(0x40);
+
+  TcaContext(Device device, VerbsConfig config, DeviceAttr attr, Peach2Board board, Job job,
+      io.micrometer.core.instrument.MeterRegistry registry) {
+    super(device, config, attr);
+    this.board = board;
+    this.params = board.params();
+    this.job = job;
+    this.counters = new TcaCounters(registry, board.nodeId());
+    this.eagerMax = config.getInt(TcaConfig.EAGER_MAX);
+    TcaMallocPool pool = board.hostPool();
+    int nodes = board.window().nodes();
+    this.areas = pool.allocate(nodes * Layout.AREA, 64);
+    if (areas.address() != pool.globalBase()) {
+      areas.free();
+      throw new IllegalStateException("the ring areas must start the tcaMalloc pool of node " + board.nodeId()
+          + " (at 0x" + Long.toHexString(pool.globalBase()) + "), got " + areas);
+    }
+    this.sendScratch = ByteBuffer.allocateDirect(Math.max(Layout.HB_MAX_PAYLOAD, UD_MTU)).order(ByteOrder.LITTLE_ENDIAN);
+    this.dataDescriptor = pool.allocate(DmaDescriptor.LENGTH, 64);
+    this.proxy = new Proxy(this, board, areas.buffer(), config.getInt(TcaConfig.LL_MAX));
+    counters.gauge("pool.bytes", "bytes of the tcaMalloc pool in use", () -> pool.inUse());
+    proxy.start();
+    raiseAsyncEvent(AsyncEvent.ofPort(AsyncEventType.PORT_ACTIVE, 1));
+  }
+
+  Peach2Board board() {
+    return board;
+  }
+
+  Proxy proxy() {
+    return proxy;
+  }
+
+  TcaCounters counters() {
+    return counters;
+  }
+
+  int eagerMax() {
+    return eagerMax;
+  }
+
+  int udMtu() {
+    return UD_MTU;
+  }
+
+  int nextQpNum() {
+    return nextQpn.getAndIncrement() & 0xFFFFFF;
+  }
+
+  @Override
+  protected PortAttr portAttr(int port) {
+    return PortAttr.builder()
+        .state(PortState.ACTIVE)
+        .maxMtu(Mtu.MTU_4096)
+        .activeMtu(Mtu.MTU_4096)
+        .lid(board.nodeId())
+        .smLid(1)
+        .lmc(0)
+        .gidTblLen(1)
+        .pkeyTblLen(1)
+        .qkeyViolCntr(counters.qkeyViolations())
+        .linkLayer(LinkLayer.INFINIBAND)
+        .activeSpeed(2) // PCIe Gen2 (5 GT/s per lane)
+        .activeWidth(4) // x8
+        .build();
+  }
+
+  @Override
+  protected AbstractProtectionDomain newPd(int handle) {
+    return new TcaProtectionDomain(this, handle);
+  }
+
+  @Override
+  public Job job() {
+    return job;
+  }
+
+  @Override
+  public long nowNanos() {
+    return board.clock().nowNanos();
+  }
+
+  @Override
+  protected void closeDevice() {
+    try {
+      proxy.close();
+      dataDescriptor.free();
+      areas.free();
+    } finally {
+      counters.close();
+      board.close();
+    }
+  }
+
+  // ================================================================ modelled software costs
+
+  void chargePost() {
+    board.clock().charge(params.verbsPostNs());
+  }
+
+  void chargeProxy(int atomics) {
+    board.clock().charge(params.proxyServiceNs() + atomics * params.atomicExecuteNs());
+    counters.proxyServed(1);
+  }
+
+  void chargeCopy(long bytes) {
+    board.clock().charge(params.cpuCopyNs(bytes, false));
+    board.counters().bounceCopy(1);
+  }
+
+  // ================================================================ local memory
+
+  private SoftMemoryRegion local(ProtectionDomain pd, int lkey, long addr, int len, boolean write) {
+    SoftMemoryRegion mr = memoryKeys().byLkey(lkey);
+    if (mr == null || !mr.isValid() || mr.pd() != pd || !mr.contains(addr, len)
+        || (write && !mr.allows(Access.LOCAL_WRITE))) {
+      return null;
+    }
+    return mr;
+  }
+
+  /** Whether every SGE of {@code w} is valid local memory of {@code pd} (writable if {@code write}). */
+  boolean checkLocal(ProtectionDomain pd, SendWqe w, boolean write) {
+    for (int i = 0; i < w.numSge; i++) {
+      if (local(pd, w.lkey[i], w.addr[i], w.len[i], write) == null) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Copies inline SGEs at post time (any region of this context that holds them). */
+  boolean copyInline(SendWqe w, ByteBuffer into) {
+    int at = 0;
+    for (int i = 0; i < w.numSge; i++) {
+      if (w.len[i] == 0) {
+        continue;
+      }
+      SoftMemoryRegion mr = memoryKeys().byLkey(w.lkey[i]);
+      if (mr == null || !mr.isValid() || !mr.contains(w.addr[i], w.len[i])) {
+        mr = containing(w.addr[i], w.len[i]); // inline data needs no lkey (ibv_post_send(3))
+      }
+      if (mr == null) {
+        return false;
+      }
+      mr.copyOut(w.addr[i], into, at, w.len[i]);
+      at += w.len[i];
+    }
+    return true;
+  }
+
+  private SoftMemoryRegion containing(long addr, int len) {
+    for (TcaMemoryRegion mr : regions) {
+      if (mr.isValid() && mr.contains(addr, len)) {
+        return mr;
+      }
+    }
+    return null;
+  }
+
+  void regionOpened(TcaMemoryRegion mr) {
+    regions.add(mr);
+  }
+
+  void regionClosed(TcaMemoryRegion mr) {
+    regions.remove(mr);
+  }
+
+  /** @return a scratch buffer of at least {@code len} bytes (proxy thread) */
+  ByteBuffer scratch(int len) {
+    return sendScratch;
+  }
+
+  /** The payload of a short message, gathered into the scratch buffer from index 0. */
+  ByteBuffer gather(SendWqe w) {
+    if (w.isInline()) {
+      return w.inline;
+    }
+    gatherRange(w, 0, (int) w.total, sendScratch, 0);
+    return sendScratch;
+  }
+
+  /** Copies message bytes [from, from + len) of {@code w} (inline or SGEs) into {@code into} at {@code at}. */
+  void gatherRange(SendWqe w, int from, int len, ByteBuffer into, int at) {
+    if (w.isInline()) {
+      into.put(at, w.inline, from, len);
+      return;
+    }
+    int skip = from;
+    int done = 0;
+    for (int i = 0; i < w.numSge && done < len; i++) {
+      int sl = w.len[i];
+      if (skip >= sl) {
+        skip -= sl;
+        continue;
+      }
+      int n = Math.min(sl - skip, len - done);
+      memoryKeys().byLkey(w.lkey[i]).copyOut(w.addr[i] + skip, into, at + done, n);
+      done += n;
+      skip = 0;
+    }
+  }
+
+  /** Scatters {@code len} bytes of {@code src} from {@code at} into the SGEs of {@code w} (checked at start). */
+  void scatter(SendWqe w, ByteBuffer src, int at, int len) {
+    int done = 0;
+    for (int i = 0; i < w.numSge && done < len; i++) {
+      int n = Math.min(w.len[i], len - done);
+      if (n > 0) {
+        memoryKeys().byLkey(w.lkey[i]).copyIn(w.addr[i], src, at + done, n);
+        done += n;
+      }
+    }
+  }
+
+  /** Writes an atomic's old value (8 bytes, little-endian) into the first SGE of {@code w}. */
+  void putLong(SendWqe w, long value) {
+    ByteBuffer b = sendScratch;
+    b.putLong(0, value);
+    scatter(w, b, 0, 8);
+  }
+
+  /**
+   * The global address of local memory, if it is pool memory a DMA may use.
+   *
+   * @return the address, or -1
+   */
+  long globalAddress(int lkey, long addr, int len) {
+    SoftMemoryRegion mr = memoryKeys().byLkey(lkey);
+    return mr instanceof TcaMemoryRegion t ? t.globalAddress(addr, len) : -1;
+  }
+
+  /** Whether a receive WQE can take {@code len} bytes: each SGE used is valid writable memory of {@code pd}. */
+  boolean checkRecv(ProtectionDomain pd, RecvWqe r, int len) {
+    int left = len;
+    for (int i = 0; i < r.numSge() && left > 0; i++) {
+      int n = Math.min(r.length(i), left);
+      if (local(pd, r.lkey(i), r.addr(i), n, true) == null) {
+        return false;
+      }
+      left -= n;
+    }
+    return true;
+  }
+
+  /** Scatters into a checked receive WQE, starting {@code skip} bytes into it. */
+  void scatterRecv(RecvWqe r, int skip, ByteBuffer src, int at, int len) {
+    int done = 0;
+    int off = skip;
+    for (int i = 0; i < r.numSge() && done < len; i++) {
+      int sl = r.length(i);
+      if (off >= sl) {
+        off -= sl;
+        continue;
+      }
+      int n = Math.min(sl - off, len - done);
+      memoryKeys().byLkey(r.lkey(i)).copyIn(r.addr(i) + off, src, at + done, n);
+      done += n;
+      off = 0;
+    }
+  }
+
+  /** Where a rendezvous SEND may be DMA-written directly: the receive's first SGE, if pool memory; else -1. */
+  long directDestination(ProtectionDomain pd, RecvWqe r, int len) {
+    if (r.numSge() < 1 || r.length(0) < len) {
+      return -1;
+    }
+    SoftMemoryRegion mr = local(pd, r.lkey(0), r.addr(0), len, true);
+    long g = mr instanceof TcaMemoryRegion t ? t.globalAddress(r.addr(0), len) : -1;
+    return g >= 0 && (g & 3) == 0 ? g : -1;
+  }
+
+  /** Where a rendezvous WRITE may be DMA-written directly: the region itself, if pool memory; else -1. */
+  long directDestination(SoftMemoryRegion mr, long addr, int len) {
+    long g = mr instanceof TcaMemoryRegion t ? t.globalAddress(addr, len) : -1;
+    return g >= 0 && (g & 3) == 0 ? g : -1;
+  }
+
+  /**
+   * Moves the first {@code len} bytes of a rendezvous message to {@code dst} by DMA, straight from
+   * its SGE when the rules allow, else through a bounce buffer whose low four address bits match.
+   */
+  void dmaOut(SendWqe w, long dst, int len) {
+    if (len == 0) {
+      return;
+    }
+    if (!w.isInline() && w.numSge == 1) {
+      long g = globalAddress(w.lkey[0], w.addr[0], len);
+      if (g >= 0 && (g & 3) == 0 && ((g ^ dst) & 15) == 0) {
+        dma(DMA_DATA, g, dst, len);
+        return;
+      }
+    }
+    TcaMallocPool.Block b = board.hostPool().allocate(len + 16, 64);
+    try {
+      int off = (int) (dst & 15);
+      gatherRange(w, 0, len, b.buffer(), off);
+      chargeCopy(len);
+      dma(DMA_DATA, b.address() + off, dst, len);
+    } finally {
+      b.free();
+    }
+  }
+
+  /** The proxy's half of a long READ: the region's bytes to the requester's landing address. */
+  void dmaFromRegion(SoftMemoryRegion mr, long addr, int len, long dst) {
+    long g = mr instanceof TcaMemoryRegion t ? t.globalAddress(addr, len) : -1;
+    if (g >= 0 && (g & 3) == 0 && ((g ^ dst) & 15) == 0) {
+      dma(DMA_READ, g, dst, len);
+      return;
+    }
+    TcaMallocPool.Block b = board.hostPool().allocate(len + 16, 64);
+    try {
+      int off = (int) (dst & 15);
+      mr.copyOut(addr, b.buffer(), off, len);
+      chargeCopy(len);
+      dma(DMA_READ, b.address() + off, dst, len);
+    } finally {
+      b.free();
+    }
+  }
+
+  private void dma(int channel, long src, long dst, int len) {
+    if (len <= REGISTER_MODE_MAX) {
+      board.dmac().channel(channel).startRegister(src, dst, len);
+      return;
+    }
+    synchronized (dataDescriptor) {
+      board.dmac().writeHostDescriptor(dataDescriptor, 0, src, dst, len, 0, 0, 0, -1);
+      board.dmac().channel(channel).start(DescriptorMode.HOST, dataDescriptor.address());
+    }
+  }
+}

@@ -1,0 +1,144 @@
+package io.github.verbs4j.tca.verbs;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+/**
+ * The software layer's meters ({@code verbs4j.tca.verbs.*}, tagged with the node): what TCA Verbs
+ * did on top of the board (the board's own transfers, hops, rule violations and interrupts are
+ * {@code verbs4j.tca.peach2.*}). Counters are LongAdders read by Micrometer function counters, so
+ * counting allocates nothing; the meters are removed when the context closes.
+ */
+final class TcaCounters implements AutoCloseable {
+  private final MeterRegistry registry;
+  private final List<Meter> meters = new ArrayList<>();
+  private final LongAdder flushes = new LongAdder();
+  private final LongAdder timeouts = new LongAdder();
+  private final LongAdder retransmits = new LongAdder();
+  private final LongAdder rendezvous = new LongAdder();
+  private final LongAdder dropped = new LongAdder();
+  private final LongAdder outOfSequence = new LongAdder();
+  private final LongAdder duplicates = new LongAdder();
+  private final LongAdder qkeyViolations = new LongAdder();
+  private final LongAdder rnrNaksSent = new LongAdder();
+  private final LongAdder rnrNaksReceived = new LongAdder();
+  private final LongAdder packetsSent = new LongAdder();
+  private final LongAdder packetsReceived = new LongAdder();
+  private final LongAdder proxyServed = new LongAdder();
+  private final String node;
+
+  TcaCounters(MeterRegistry registry, int nodeId) {
+    this.registry = registry;
+    this.node = Integer.toString(nodeId);
+    counter("flushes", "work requests completed with WR_FLUSH_ERR", flushes);
+    counter("timeouts", "local ACK timer expiries without progress", timeouts);
+    counter("retransmits", "messages sent again after a local ACK timeout", retransmits);
+    counter("rendezvous", "messages moved by RTS/CTS/FIN with a direct DMA write", rendezvous);
+    counter("drops", "packets dropped by a responder (bad state, source or QP)", dropped);
+    counter("out.of.sequence", "packets discarded behind an RNR-NAKed message", outOfSequence);
+    counter("duplicates", "duplicate requests answered again", duplicates);
+    counter("qkey.violations", "UD packets dropped for a Q_Key mismatch", qkeyViolations);
+    counter("rnr.naks.sent", "RNR NAKs sent", rnrNaksSent);
+    counter("rnr.naks.received", "RNR NAKs received", rnrNaksReceived);
+    counter("packets.sent", "packets written into peers' rings", packetsSent);
+    counter("packets.received", "packets taken from this node's rings", packetsReceived);
+    counter("proxy.served", "READ and atomic requests served by the software proxy", proxyServed);
+  }
+
+  private void counter(String name, String doc, LongAdder a) {
+    meters.add(FunctionCounter.builder("verbs4j.tca.verbs." + name, a, LongAdder::sum).description(doc)
+        .tag("node", node).register(registry));
+  }
+
+  /**
+   * Registers a gauge that is removed with the counters.
+   *
+   * @param name meter name after {@code verbs4j.tca.verbs.}
+   * @param doc description
+   * @param value the value
+   */
+  void gauge(String name, String doc, Supplier<Number> value) {
+    meters.add(Gauge.builder("verbs4j.tca.verbs." + name, value).description(doc).tag("node", node)
+        .register(registry));
+  }
+
+  void flushes(long n) {
+    flushes.add(n);
+  }
+
+  void timeouts(long n) {
+    timeouts.add(n);
+  }
+
+  void retransmits(long n) {
+    retransmits.add(n);
+  }
+
+  void rendezvous(long n) {
+    rendezvous.add(n);
+  }
+
+  void dropped(long n) {
+    dropped.add(n);
+  }
+
+  void outOfSequence(long n) {
+    outOfSequence.add(n);
+  }
+
+  void duplicates(long n) {
+    duplicates.add(n);
+  }
+
+  void qkeyViolations(long n) {
+    qkeyViolations.add(n);
+  }
+
+  long qkeyViolations() {
+    return qkeyViolations.sum();
+  }
+
+  void rnrNaksSent(long n) {
+    rnrNaksSent.add(n);
+  }
+
+  void rnrNaksReceived(long n) {
+    rnrNaksReceived.add(n);
+  }
+
+  void packetsSent(long n) {
+    packetsSent.add(n);
+  }
+
+  void packetsReceived(long n) {
+    packetsReceived.add(n);
+  }
+
+  void proxyServed(long n) {
+    proxyServed.add(n);
+  }
+
+  /** @return RNR NAKs sent so far */
+  long rnrNaksSent() {
+    return rnrNaksSent.sum();
+  }
+
+  /** @return rendezvous transfers so far */
+  long rendezvous() {
+    return rendezvous.sum();
+  }
+
+  @Override
+  public void close() {
+    for (Meter m : meters) {
+      registry.remove(m);
+    }
+    meters.clear();
+  }
+}

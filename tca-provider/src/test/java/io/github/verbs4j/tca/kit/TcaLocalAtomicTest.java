@@ -1,0 +1,12 @@
+package io.github.verbs4j.tca.kit;
+
+import io.github.verbs4j.verbs.conformance.AtomicConformance;
+import io.github.verbs4j.verbs.conformance.KitEnvironment;
+
+/** {@link AtomicConformance} on the tca provider, both ranks in this JVM on the local fabric. */
+public class TcaLocalAtomicTest extends AtomicConformance {
+  @Override
+  protected KitEnvironment environment() {
+    return TcaKit.LOCAL;
+  }
+}

@@ -1,0 +1,12 @@
+package io.github.verbs4j.tca.kit;
+
+import io.github.verbs4j.verbs.conformance.QueuePairConformance;
+import io.github.verbs4j.verbs.conformance.KitEnvironment;
+
+/** {@link QueuePairConformance} on the tca provider, both ranks in this JVM on the local fabric. */
+public class TcaLocalQueuePairTest extends QueuePairConformance {
+  @Override
+  protected KitEnvironment environment() {
+    return TcaKit.LOCAL;
+  }
+}

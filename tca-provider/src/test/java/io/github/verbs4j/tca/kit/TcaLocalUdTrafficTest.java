@@ -1,0 +1,12 @@
+package io.github.verbs4j.tca.kit;
+
+import io.github.verbs4j.verbs.conformance.UdTrafficConformance;
+import io.github.verbs4j.verbs.conformance.KitEnvironment;
+
+/** {@link UdTrafficConformance} on the tca provider, both ranks in this JVM on the local fabric. */
+public class TcaLocalUdTrafficTest extends UdTrafficConformance {
+  @Override
+  protected KitEnvironment environment() {
+    return TcaKit.LOCAL;
+  }
+}
