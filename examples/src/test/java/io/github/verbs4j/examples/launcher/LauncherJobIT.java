@@ -53,15 +53,18 @@ class LauncherJobIT {
   }
 
   @Test
-  void himenoOnFourRanksGivesTheResidualOfOneProcess() throws Exception {
-    Result four = verbs4j("run", "-n", "4", "--timeout", "240s", "--provider", "ib", "himeno", "--size", "tiny");
-    assertEquals(0, four.exit(), four.out());
-    assertTrue(four.out().contains("[0] Himeno benchmark: size TINY (16 x 16 x 32), 100 iterations, 4 ranks as 2 x 2"),
-        four.out());
+  void himenoOnFourRanksGivesTheResidualOfOneProcessOnBothProviders() throws Exception {
     Result one = verbs4j("himeno", "--size", "tiny", "--check");
     assertEquals(0, one.exit(), one.out());
     assertTrue(one.out().contains("(identical)"), one.out());
-    assertEquals(gosaBits(one.out()), gosaBits(four.out()));
+    for (String provider : new String[] {"ib", "tca"}) {
+      Result four = verbs4j("run", "-n", "4", "--timeout", "240s", "--provider", provider, "himeno", "--size", "tiny");
+      assertEquals(0, four.exit(), four.out());
+      assertTrue(four.out().contains("[0] Himeno benchmark: size TINY (16 x 16 x 32), 100 iterations, 4 ranks as 2 x 2"),
+          four.out());
+      assertTrue(four.out().contains("Provider           : " + provider), four.out());
+      assertEquals(gosaBits(one.out()), gosaBits(four.out()), provider);
+    }
   }
 
   @Test

@@ -1,15 +1,13 @@
 package io.github.verbs4j.ib.kit;
 
 import io.github.verbs4j.fabric.coord.Coordinator;
+import io.github.verbs4j.verbs.conformance.FabricKit;
 import io.github.verbs4j.verbs.conformance.KitEnvironment;
-import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
- * The environments the conformance kit runs in with the {@code ib} provider.
+ * The environments the conformance kit runs in with the {@code ib} provider ({@link FabricKit}).
  *
  * <ul>
  *   <li>{@link #LOCAL}: both ranks in this JVM on an in-JVM fabric named after the job; {@link
@@ -17,107 +15,20 @@ import java.util.Map;
  *       data (RC and UD traffic, atomics, SRQ, completion errors, data integrity); the whole kit
  *       passes in this mode too, the rest is left out to keep the suite short.
  *   <li>{@link #NETTY_2PROC}: rank 1 in a child JVM, the two ranks joined by the netty fabric
- *       through a coordinator this JVM starts for each job (the child learns its address from a
- *       system property).
+ *       through a coordinator this JVM starts for each job.
  * </ul>
  */
 final class IbKit {
-  /** System property that carries a job's coordinator address to the child JVM. */
-  static final String COORDINATOR_PROPERTY = "verbs4j.ib.kit.coordinator";
-
-  static final KitEnvironment LOCAL = new Local(false);
+  static final KitEnvironment LOCAL = FabricKit.local("ib", "verbs.ib.job", Map.of(), "local");
   /** {@link #LOCAL} with {@code verbs.ib.threading=caller}. */
-  static final KitEnvironment LOCAL_CALLER = new Local(true);
-  static final KitEnvironment NETTY_2PROC = new Netty2Proc();
+  static final KitEnvironment LOCAL_CALLER = FabricKit.local("ib", "verbs.ib.job",
+      Map.of("verbs.ib.threading", "caller"), "local-caller");
+  static final KitEnvironment NETTY_2PROC = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator);
 
   private IbKit() {}
 
-  private static Map<String, String> base(int rank, int size, String jobId) {
-    Map<String, String> m = new HashMap<>();
-    m.put("verbs.provider", "ib");
-    m.put("verbs.rank", Integer.toString(rank));
-    m.put("verbs.size", Integer.toString(size));
-    m.put("verbs.ib.job", "kit-" + jobId);
-    return m;
-  }
-
-  private static final class Local implements KitEnvironment {
-    private final boolean caller;
-
-    Local(boolean caller) {
-      this.caller = caller;
-    }
-
-    @Override
-    public String name() {
-      return caller ? "ib/local-caller" : "ib/local";
-    }
-
-    @Override
-    public VerbsConfig config(int rank, int size, String jobId) {
-      Map<String, String> m = base(rank, size, jobId);
-      m.put("verbs.fabric", "local");
-      m.put("verbs.fabric.name", "kit-" + jobId);
-      if (caller) {
-        m.put("verbs.ib.threading", "caller");
-      }
-      return VerbsConfig.of(m);
-    }
-
-    @Override
-    public boolean peersInProcesses() {
-      return false;
-    }
-  }
-
-  private static final class Netty2Proc implements KitEnvironment {
-    /** The coordinator of the current job (jobs run one after another); closed when the next starts. */
-    private static String currentJob;
-    private static Coordinator current;
-
-    /** @return the coordinator address of {@code jobId}, starting one in this (the parent) JVM */
-    private static synchronized String coordinator(String jobId) {
-      String fromParent = System.getProperty(COORDINATOR_PROPERTY);
-      if (fromParent != null) {
-        return fromParent;
-      }
-      if (!jobId.equals(currentJob)) {
-        if (current != null) {
-          current.close();
-        }
-        current = Coordinator.start("127.0.0.1", 0, Duration.ofSeconds(3));
-        currentJob = jobId;
-      }
-      return "127.0.0.1:" + current.port();
-    }
-
-    @Override
-    public String name() {
-      return "ib/netty-2proc";
-    }
-
-    @Override
-    public VerbsConfig config(int rank, int size, String jobId) {
-      Map<String, String> m = base(rank, size, jobId);
-      m.put("verbs.fabric", "netty");
-      m.put("verbs.coordinator", coordinator(jobId));
-      m.put("verbs.fabric.join-timeout-ms", "30000");
-      return VerbsConfig.of(m);
-    }
-
-    @Override
-    public boolean peersInProcesses() {
-      return true;
-    }
-
-    @Override
-    public Map<String, String> childSystemProperties(String jobId) {
-      return Map.of(COORDINATOR_PROPERTY, coordinator(jobId));
-    }
-
-    @Override
-    public List<String> childJvmOptions() {
-      return List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
-    }
+  static FabricKit.Started coordinator() {
+    Coordinator c = Coordinator.start("127.0.0.1", 0, Duration.ofSeconds(3));
+    return new FabricKit.Started("127.0.0.1:" + c.port(), c::close);
   }
 }
