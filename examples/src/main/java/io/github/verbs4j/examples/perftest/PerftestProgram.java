@@ -109,6 +109,7 @@ public abstract class PerftestProgram implements Callable<Integer>, ValidatesOpt
   public final Integer call() {
     long[] sizes = validate();
     VerbsConfig config = VerbsConfig.load();
+    DeviceCounters.keepGlobalValues();
     try (Context ctx = Verbs.open(config)) {
       run(ctx, config, sizes);
     }
@@ -246,6 +247,9 @@ public abstract class PerftestProgram implements Callable<Integer>, ValidatesOpt
     List<LatencyStats> latModel = new ArrayList<>();
     List<BandwidthStats> bwWall = new ArrayList<>();
     List<BandwidthStats> bwModel = new ArrayList<>();
+    DeviceCounters device = client ? DeviceCounters.of(io.micrometer.core.instrument.Metrics.globalRegistry,
+        ctx.queryPort(1).lid()) : null;
+    List<String> deviceRows = new ArrayList<>();
     try (Endpoint ep = new Endpoint(ctx, half, cap, s.outReads(), s.mtu(), 16, opt.waitTimeout)) {
       ep.connect(ch, 1 - job.rank());
       if (client) {
@@ -265,8 +269,12 @@ public abstract class PerftestProgram implements Callable<Integer>, ValidatesOpt
           Run run = new Run(ep, s, (int) sizes[i], client, t, progress, i);
           prepare(run);
           ch.barrier();
+          double[] before = device != null ? device.read() : null;
           measure(run);
           ch.barrier();
+          if (device != null) {
+            deviceRows.add(DeviceCounters.row(sizes[i], before, device.read(), s.iterations()));
+          }
           if (client) {
             if (bandwidth()) {
               BandwidthStats w = BandwidthStats.of(sizes[i], t.postedWall, t.completedWall, s.cqMod(), s.gbits());
@@ -302,6 +310,12 @@ public abstract class PerftestProgram implements Callable<Integer>, ValidatesOpt
       for (LatencyStats l : latModel) {
         out.println(PerftestReport.latRow(l));
       }
+      out.println(PerftestReport.RESULT_LINE);
+    }
+    if (!deviceRows.isEmpty()) {
+      out.println(" Device operations per iteration (this rank, from the provider's meters):");
+      out.println(DeviceCounters.header());
+      deviceRows.forEach(out::println);
       out.println(PerftestReport.RESULT_LINE);
     }
     String provider = ctx.device().provider();

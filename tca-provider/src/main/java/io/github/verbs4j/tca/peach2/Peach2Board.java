@@ -392,6 +392,7 @@ public final class Peach2Board implements AutoCloseable {
     }
     closed = true;
     link.close();
+    counters.close();
   }
 
   @Override

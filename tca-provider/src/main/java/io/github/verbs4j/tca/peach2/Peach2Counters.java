@@ -1,8 +1,11 @@
 package io.github.verbs4j.tca.peach2;
 
-import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.EnumMap;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -12,9 +15,10 @@ import java.util.concurrent.atomic.LongAdder;
  * descriptor mode) and scope (to another node, or local), TLPs, frames and hops on the wire, rule
  * violations by rule, interrupt register writes and interrupts delivered, descriptors created,
  * frames received and dropped. Micrometer meters ({@code verbs4j.tca.peach2.*}, tag {@code
- * node}) and plain counters for {@link #snapshot()}. Thread-safe.
+ * node}: function counters over the same LongAdders {@link #snapshot()} reads, so counting never
+ * allocates) removed again by {@link #close()}. Thread-safe.
  */
-public final class Peach2Counters {
+public final class Peach2Counters implements AutoCloseable {
   private final MeterRegistry registry;
   private final String node;
   private final Map<TransferKind, Kind> kinds = new EnumMap<>(TransferKind.class);
@@ -30,19 +34,24 @@ public final class Peach2Counters {
   private final Pair interruptsDelivered;
   private final Pair bounceCopies;
   private final Map<String, Pair> drops = new java.util.concurrent.ConcurrentHashMap<>();
+  /** Every meter registered, for {@link #close()}. */
+  private final List<Meter> meters = new CopyOnWriteArrayList<>();
 
-  /** A Micrometer counter with a readable twin. */
+  /** A LongAdder and the Micrometer function counter that reads it. */
   static final class Pair {
-    final Counter meter;
     final LongAdder value = new LongAdder();
 
-    Pair(Counter meter) {
-      this.meter = meter;
+    Pair(MeterRegistry r, List<Meter> meters, String name, String doc, String baseUnit, String... tags) {
+      FunctionCounter.Builder<LongAdder> b = FunctionCounter.builder(name, value, LongAdder::sum).description(doc)
+          .tags(tags);
+      if (baseUnit != null) {
+        b.baseUnit(baseUnit);
+      }
+      meters.add(b.register(r));
     }
 
     void add(long n) {
       if (n != 0) {
-        meter.increment(n);
         value.add(n);
       }
     }
@@ -58,15 +67,15 @@ public final class Peach2Counters {
     final Pair localBytes;
     final Pair tlps;
 
-    Kind(MeterRegistry r, String node, TransferKind k) {
-      transfers = new Pair(Counter.builder("verbs4j.tca.peach2.transfers").tag("node", node).tag("kind", k.tag())
-          .description("PEACH2 transfers started").register(r));
-      remoteBytes = new Pair(Counter.builder("verbs4j.tca.peach2.bytes").tag("node", node).tag("kind", k.tag())
-          .tag("scope", "remote").baseUnit("bytes").description("data bytes written to other nodes").register(r));
-      localBytes = new Pair(Counter.builder("verbs4j.tca.peach2.bytes").tag("node", node).tag("kind", k.tag())
-          .tag("scope", "local").baseUnit("bytes").description("data bytes written within this node").register(r));
-      tlps = new Pair(Counter.builder("verbs4j.tca.peach2.tlps").tag("node", node).tag("kind", k.tag())
-          .description("memory-write TLPs (256-byte max payload)").register(r));
+    Kind(MeterRegistry r, List<Meter> meters, String node, TransferKind k) {
+      transfers = new Pair(r, meters, "verbs4j.tca.peach2.transfers", "PEACH2 transfers started", null, "node", node,
+          "kind", k.tag());
+      remoteBytes = new Pair(r, meters, "verbs4j.tca.peach2.bytes", "data bytes written to other nodes", "bytes",
+          "node", node, "kind", k.tag(), "scope", "remote");
+      localBytes = new Pair(r, meters, "verbs4j.tca.peach2.bytes", "data bytes written within this node", "bytes",
+          "node", node, "kind", k.tag(), "scope", "local");
+      tlps = new Pair(r, meters, "verbs4j.tca.peach2.tlps", "memory-write TLPs (256-byte max payload)", null, "node",
+          node, "kind", k.tag());
     }
   }
 
@@ -78,7 +87,7 @@ public final class Peach2Counters {
     this.registry = registry;
     this.node = Integer.toString(nodeId);
     for (TransferKind k : TransferKind.values()) {
-      kinds.put(k, new Kind(registry, node, k));
+      kinds.put(k, new Kind(registry, meters, node, k));
     }
     for (DmaRule r : DmaRule.values()) {
       violations.put(r, pair("verbs4j.tca.peach2.rule.violations", "rule", r.tag(), "DMA requests refused by a hardware rule"));
@@ -100,11 +109,8 @@ public final class Peach2Counters {
   }
 
   private Pair pair(String name, String tag, String value, String doc) {
-    Counter.Builder b = Counter.builder(name).tag("node", node).description(doc);
-    if (tag != null) {
-      b.tag(tag, value);
-    }
-    return new Pair(b.register(registry));
+    return tag == null ? new Pair(registry, meters, name, doc, null, "node", node)
+        : new Pair(registry, meters, name, doc, null, "node", node, tag, value);
   }
 
   void transfer(TransferKind k, long remoteBytes, long localBytes, long tlps) {
@@ -229,5 +235,14 @@ public final class Peach2Counters {
     public long dropsTotal() {
       return drops.values().stream().mapToLong(Long::longValue).sum();
     }
+  }
+
+  /** Removes the meters (the snapshot keeps working). Idempotent. */
+  @Override
+  public void close() {
+    for (Meter m : meters) {
+      registry.remove(m);
+    }
+    meters.clear();
   }
 }

@@ -44,6 +44,8 @@ final class Packet {
   static final int ACK = 11;
   static final int NAK = 12;
   static final int UD_SEND = 13;
+  /** Part of a long READ's data has been DMA-written (the requester's timer sees progress). */
+  static final int READ_PROGRESS = 14;
 
   static final int F_IMM = 1;
   static final int F_SOLICITED = 2;
@@ -168,6 +170,7 @@ final class Packet {
       case ACK -> "ACK";
       case NAK -> "NAK";
       case UD_SEND -> "UD_SEND";
+      case READ_PROGRESS -> "READ_PROGRESS";
       default -> "opcode " + opcode;
     };
   }

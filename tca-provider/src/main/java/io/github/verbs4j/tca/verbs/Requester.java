@@ -139,6 +139,7 @@ final class Requester {
     boolean work = false;
     if (rnrUntil != 0 && now - rnrUntil >= 0) {
       rnrUntil = 0;
+      lastProgress = now; // the transport timer restarts with the retry
     }
     while ((s == QpState.RTS || next < sqdMark) && rnrUntil == 0 && !waitingCts && next < qp.tail) {
       SendWqe w = qp.slot(next);
@@ -418,6 +419,12 @@ final class Requester {
         progressMade(now);
       }
       case Packet.CTS -> cts(ch, p, now);
+      case Packet.READ_PROGRESS -> {
+        SendWqe w = find(p.psn);
+        if (w != null && w.state == SendWqe.SENT) {
+          progressMade(System.nanoTime());
+        }
+      }
       case Packet.NAK -> nak(p, now);
       default -> ctx.counters().dropped(1);
     }
@@ -483,6 +490,7 @@ final class Requester {
       int total = (int) w.total;
       int tail = Math.min(total, FIN_TAIL);
       ctx.dmaOut(w, p.addr, total - tail);
+      progressMade(System.nanoTime()); // the DMA ran on this thread: its time is not the peer's silence
       ByteBuffer t = ctx.scratch(tail);
       ctx.gatherRange(w, total - tail, tail, t, 0);
       out.clear();
@@ -516,6 +524,7 @@ final class Requester {
         return;
       }
       rnrCount++;
+      progressMade(now); // the target answered: it is alive, only out of receives
       rnrUntil = now + RnrTimer.nanos(syndrome & 0x1F);
       rewind(w);
       return;

@@ -29,7 +29,10 @@ final class Responder {
 
   private final TcaQueuePair qp;
   private final TcaContext ctx;
+  /** Bytes of a long READ moved per DMA before a progress packet. */
+  static final int READ_PIECE = 256 * 1024;
   private final Packet out = new Packet();
+  private final Packet progress = new Packet();
   private final WorkCompletion wc = new WorkCompletion();
   private final RecvWqe recv = new RecvWqe();
 
@@ -371,8 +374,21 @@ final class Responder {
       out.payloadLength = len;
       ch.send(out, data, 0);
     } else {
-      if (len > 0) {
-        ctx.dmaFromRegion(mr, p.addr, len, p.value);
+      // in pieces, each announced, so the requester's timer sees a long READ progress (as each
+      // response packet of an InfiniBand READ restarts it)
+      for (int off = 0; off < len; off += READ_PIECE) {
+        int n = Math.min(READ_PIECE, len - off);
+        ctx.dmaFromRegion(mr, p.addr + off, n, p.value + off);
+        if (off + n < len) {
+          progress.clear();
+          progress.opcode = Packet.READ_PROGRESS;
+          progress.srcQpn = qp.qpNum();
+          progress.dstQpn = p.srcQpn;
+          progress.psn = p.psn;
+          progress.length = off + n;
+          ch.send(progress, null, 0);
+          ctx.counters().packetsSent(ch.flush());
+        }
       }
       ch.send(out, null, 0);
     }

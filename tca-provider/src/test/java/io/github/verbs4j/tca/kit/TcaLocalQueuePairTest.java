@@ -2,8 +2,11 @@ package io.github.verbs4j.tca.kit;
 
 import io.github.verbs4j.verbs.conformance.QueuePairConformance;
 import io.github.verbs4j.verbs.conformance.KitEnvironment;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-/** {@link QueuePairConformance} on the tca provider, both ranks in this JVM on the local fabric. */
+/** {@link QueuePairConformance} on the tca provider, both ranks in this JVM on the local fabric,
+ * under the {@link Peach2OnlyAudit}. */
+@ExtendWith(Peach2OnlyAudit.class)
 public class TcaLocalQueuePairTest extends QueuePairConformance {
   @Override
   protected KitEnvironment environment() {

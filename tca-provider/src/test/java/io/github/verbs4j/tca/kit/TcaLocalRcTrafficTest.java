@@ -2,8 +2,11 @@ package io.github.verbs4j.tca.kit;
 
 import io.github.verbs4j.verbs.conformance.RcTrafficConformance;
 import io.github.verbs4j.verbs.conformance.KitEnvironment;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-/** {@link RcTrafficConformance} on the tca provider, both ranks in this JVM on the local fabric. */
+/** {@link RcTrafficConformance} on the tca provider, both ranks in this JVM on the local fabric,
+ * under the {@link Peach2OnlyAudit}. */
+@ExtendWith(Peach2OnlyAudit.class)
 public class TcaLocalRcTrafficTest extends RcTrafficConformance {
   @Override
   protected KitEnvironment environment() {
