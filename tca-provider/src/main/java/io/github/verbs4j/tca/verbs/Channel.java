@@ -9,6 +9,8 @@ import io.github.verbs4j.tca.peach2.TcaMallocPool;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The two rings between this node and one peer (seed 000 §3.2): the low-latency ring (fixed
@@ -26,7 +28,7 @@ import java.util.ArrayDeque;
  * <p>Used by the context's proxy thread only.
  */
 final class Channel {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Channel.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Channel.class);
   private static final int DMA_LL = 0;
   private static final int DMA_HB = 1;
 

@@ -1,6 +1,7 @@
 package io.github.verbs4j.tca.verbs;
 
 import io.github.verbs4j.tca.peach2.Peach2Board;
+import io.netty.util.collection.IntObjectHashMap;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -30,6 +31,9 @@ final class Proxy implements Channel.Sink, Runnable {
   private final Peach2Board board;
   private final Channel[] channels;
   private final ConcurrentHashMap<Integer, TcaQueuePair> qps = new ConcurrentHashMap<>();
+  /** Copies for the proxy thread, replaced on attach/detach: lookups and iteration allocate nothing. */
+  private volatile TcaQueuePair[] qpArray = new TcaQueuePair[0];
+  private volatile IntObjectHashMap<TcaQueuePair> byQpn = new IntObjectHashMap<>();
   private final List<TcaQueuePair> acks = new ArrayList<>();
   private final Packet header = new Packet();
   private final ByteBuffer scratch = ByteBuffer.allocateDirect(Layout.HB_BYTES).order(ByteOrder.LITTLE_ENDIAN);
@@ -66,12 +70,23 @@ final class Proxy implements Channel.Sink, Runnable {
     return Thread.currentThread() == thread;
   }
 
-  void attach(TcaQueuePair qp) {
+  synchronized void attach(TcaQueuePair qp) {
     qps.put(qp.qpNum(), qp);
+    publish();
   }
 
-  void detach(TcaQueuePair qp) {
+  synchronized void detach(TcaQueuePair qp) {
     qps.remove(qp.qpNum(), qp);
+    publish();
+  }
+
+  private void publish() {
+    IntObjectHashMap<TcaQueuePair> m = new IntObjectHashMap<>(Math.max(8, qps.size() * 2));
+    for (TcaQueuePair q : qps.values()) {
+      m.put(q.qpNum(), q);
+    }
+    byQpn = m;
+    qpArray = qps.values().toArray(new TcaQueuePair[0]);
   }
 
   /**
@@ -128,7 +143,7 @@ final class Proxy implements Channel.Sink, Runnable {
       }
     }
     acks.clear();
-    for (TcaQueuePair qp : qps.values()) {
+    for (TcaQueuePair qp : qpArray) {
       synchronized (qp) {
         if (!qp.destroyed) {
           work |= qp.requester.progress(now);
@@ -148,7 +163,7 @@ final class Proxy implements Channel.Sink, Runnable {
 
   private void idle() {
     long deadline = now + MAX_PARK_NS;
-    for (TcaQueuePair qp : qps.values()) {
+    for (TcaQueuePair qp : qpArray) {
       synchronized (qp) {
         deadline = Math.min(deadline, qp.requester.nextDeadline());
       }
@@ -169,7 +184,7 @@ final class Proxy implements Channel.Sink, Runnable {
     if (LOG.isTraceEnabled()) {
       LOG.trace("node {} rx from {}: {}", board.nodeId(), ch.peer, p);
     }
-    TcaQueuePair qp = qps.get(p.dstQpn);
+    TcaQueuePair qp = byQpn.get(p.dstQpn);
     if (qp == null) {
       ctx.counters().dropped(1);
       return;

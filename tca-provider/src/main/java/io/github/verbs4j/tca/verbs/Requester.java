@@ -28,10 +28,11 @@ import java.nio.ByteBuffer;
  *   <li>CAS and FETCH_ADD: a request packet; the old value comes back in the response.
  * </ul>
  *
- * <p>PEACH2 is lossless and in order (PCIe link-level retry), so nothing is retransmitted on a
- * timeout: the local ACK timer (4.096 µs × 2^timeout) counts expiries without progress and ends
- * the oldest WQE with RETRY_EXC_ERR after retry_cnt of them, which is how a dead or reset peer is
- * detected. After an RNR NAK the requester waits the responder's RNR timer and starts again at
+ * <p>PEACH2 is lossless and in order (PCIe link-level retry), but a target QP that is not yet in
+ * RTR (or was reset) drops what reaches it. So the local ACK timer (4.096 µs × 2^timeout) sends
+ * the unfinished messages again from the oldest (same PSNs; the target answers duplicates again)
+ * and ends the oldest WQE with RETRY_EXC_ERR after retry_cnt expiries without progress, which is
+ * how a dead or reset peer is detected. After an RNR NAK the requester waits the responder's RNR timer and starts again at
  * the NAKed message (the target discarded what followed it); rnr_retry = 7 retries forever.
  *
  * <p>Runs on the proxy thread under the QP's monitor.

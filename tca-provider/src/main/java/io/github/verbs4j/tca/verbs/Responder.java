@@ -12,6 +12,9 @@ import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.spi.RecvWqe;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The receive side of a QP and the software proxy's work for it (seed 000 §3.3): checks each
@@ -24,7 +27,7 @@ import java.nio.ByteBuffer;
  * {@code max_dest_rd_atomic} results. Runs on the proxy thread under the QP's monitor.
  */
 final class Responder {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Responder.class);
+  private static final Logger LOG = LoggerFactory.getLogger(Responder.class);
   private static final int GRH = 40;
 
   private final TcaQueuePair qp;
@@ -72,7 +75,7 @@ final class Responder {
   Responder(TcaQueuePair qp) {
     this.qp = qp;
     this.ctx = qp.ctx;
-    java.util.Arrays.fill(replayPsn, -1);
+    Arrays.fill(replayPsn, -1);
   }
 
   /** INIT→RTR. */

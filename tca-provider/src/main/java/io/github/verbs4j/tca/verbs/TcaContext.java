@@ -21,8 +21,12 @@ import io.github.verbs4j.verbs.spi.AbstractContext;
 import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
 import io.github.verbs4j.verbs.spi.RecvWqe;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An open {@code tca_peach2}: the PEACH2 board of this node, the receive areas of the packet rings
@@ -42,7 +46,7 @@ final class TcaContext extends AbstractContext {
   private static final int REGISTER_MODE_MAX = 2048;
 
   private final Peach2Board board;
-  private final java.util.Set<TcaMemoryRegion> regions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final Set<TcaMemoryRegion> regions = ConcurrentHashMap.newKeySet();
   private final Peach2Params params;
   private final Job job;
   private final TcaCounters counters;
@@ -51,10 +55,10 @@ final class TcaContext extends AbstractContext {
   private final int eagerMax;
   private final ByteBuffer sendScratch;
   private final TcaMallocPool.Block dataDescriptor;
-  private final java.util.concurrent.atomic.AtomicInteger nextQpn = new java.util.concurrent.atomic.AtomicInteger(0x40);
+  private final AtomicInteger nextQpn = new AtomicInteger(0x40);
 
   TcaContext(Device device, VerbsConfig config, DeviceAttr attr, Peach2Board board, Job job,
-      io.micrometer.core.instrument.MeterRegistry registry) {
+      MeterRegistry registry) {
     super(device, config, attr);
     this.board = board;
     this.params = board.params();
