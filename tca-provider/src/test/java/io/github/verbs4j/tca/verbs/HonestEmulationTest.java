@@ -7,34 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.verbs4j.tca.peach2.DmaRule;
 import io.github.verbs4j.tca.peach2.Peach2Counters;
 import io.github.verbs4j.tca.peach2.TransferKind;
-import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AhAttr;
 import io.github.verbs4j.verbs.CompletionQueue;
-import io.github.verbs4j.verbs.Context;
-import io.github.verbs4j.verbs.DeviceOptions;
 import io.github.verbs4j.verbs.MemoryRegion;
-import io.github.verbs4j.verbs.ProtectionDomain;
-import io.github.verbs4j.verbs.QpAttr;
-import io.github.verbs4j.verbs.QpCap;
-import io.github.verbs4j.verbs.QpInitAttr;
-import io.github.verbs4j.verbs.QpState;
-import io.github.verbs4j.verbs.QpType;
-import io.github.verbs4j.verbs.QueuePair;
 import io.github.verbs4j.verbs.RecvWr;
 import io.github.verbs4j.verbs.SendWr;
-import io.github.verbs4j.verbs.Verbs;
-import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
-import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
-import java.util.EnumSet;
-import java.util.Map;
 import java.util.Random;
-import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,105 +30,27 @@ import org.junit.jupiter.api.Test;
  * boards sent as a PEACH2 write; the DMA controllers refused nothing.
  */
 class HonestEmulationTest {
-  private static final Set<Access> ALL = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ,
-      Access.REMOTE_ATOMIC);
-  private static final int POOL = 4 << 20;
-  private static final int USER = 1 << 20;
-
-  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-  private final Side a = new Side();
-  private final Side b = new Side();
+  private TwoTcaNodes nodes;
+  private TwoTcaNodes.Side a;
+  private TwoTcaNodes.Side b;
+  private SimpleMeterRegistry registry;
   private final Random random = new Random(7);
-
-  /** One node's resources. */
-  private static final class Side {
-    Context ctx;
-    ProtectionDomain pd;
-    CompletionQueue cq;
-    MemoryRegion pool;
-    ByteBuffer userMemory;
-    MemoryRegion user;
-    QueuePair rc;
-    QueuePair ud;
-
-    void open(VerbsConfig c, SimpleMeterRegistry registry) {
-      ctx = Verbs.open(c, DeviceOptions.none().with(io.micrometer.core.instrument.MeterRegistry.class, registry));
-      pd = ctx.allocPd();
-      cq = ctx.createCq(256, null, 0);
-      pool = pd.allocateMemory(POOL, ALL);
-      userMemory = ByteBuffer.allocateDirect(USER);
-      user = pd.registerMemory(userMemory, ALL);
-      QpCap cap = QpCap.builder().maxSendWr(128).maxRecvWr(128).maxSendSge(4).maxRecvSge(4).build();
-      rc = pd.createQp(QpInitAttr.builder(QpType.RC).sendCq(cq).recvCq(cq).cap(cap).build());
-      ud = pd.createQp(QpInitAttr.builder(QpType.UD).sendCq(cq).recvCq(cq).cap(cap).build());
-    }
-
-    int lid() {
-      return ctx.queryPort(1).lid();
-    }
-
-    Peach2Counters.Snapshot board() {
-      return ((TcaContext) ctx).board().counters().snapshot();
-    }
-
-    void close() {
-      for (AutoCloseable c : new AutoCloseable[] {ud, rc, user, pool, cq, pd, ctx}) {
-        try {
-          if (c != null) {
-            c.close();
-          }
-        } catch (Exception e) {
-          throw new AssertionError(e);
-        }
-      }
-    }
-  }
 
   @BeforeEach
   void open() {
-    String job = UUID.randomUUID().toString();
-    CompletableFuture<Void> fa = CompletableFuture.runAsync(() -> a.open(config(job, 0), registry));
-    CompletableFuture<Void> fb = CompletableFuture.runAsync(() -> b.open(config(job, 1), registry));
-    fa.join();
-    fb.join();
-    connect(a, b);
-    connect(b, a);
-    for (Side s : new Side[] {a, b}) {
-      s.ud.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qkey(0x1111));
-      s.ud.modify(new QpAttr().qpState(QpState.RTR));
-      s.ud.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0));
-    }
-  }
-
-  private static VerbsConfig config(String job, int rank) {
-    return VerbsConfig.of(Map.of("verbs.provider", "tca", "verbs.fabric", "local", "verbs.fabric.name", "honest-" + job,
-        "verbs.rank", Integer.toString(rank), "verbs.size", "2", "verbs.tca.job", job));
-  }
-
-  private static void connect(Side s, Side peer) {
-    s.rc.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(ALL));
-    s.rc.modify(new QpAttr().qpState(QpState.RTR).pathMtu(io.github.verbs4j.verbs.Mtu.MTU_4096).destQpNum(peer.rc.qpNum()).rqPsn(100).maxDestRdAtomic(4)
-        .minRnrTimer(1).ahAttr(AhAttr.lid(peer.lid())));
-    s.rc.modify(new QpAttr().qpState(QpState.RTS).sqPsn(100).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(4));
+    nodes = new TwoTcaNodes(14);
+    a = nodes.a;
+    b = nodes.b;
+    registry = nodes.registry;
   }
 
   @AfterEach
   void close() {
-    a.close();
-    b.close();
+    nodes.close();
   }
 
   private static WorkCompletion poll(CompletionQueue cq) {
-    WorkCompletion[] wc = WorkCompletion.array(1);
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    while (cq.poll(wc) == 0) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("no completion within 30 s");
-      }
-      Thread.onSpinWait();
-    }
-    assertEquals(WcStatus.SUCCESS, wc[0].status(), wc[0]::toString);
-    return wc[0];
+    return TwoTcaNodes.poll(cq);
   }
 
   private byte[] fill(MemoryRegion mr, ByteBuffer mem, int off, int len) {
@@ -223,7 +127,7 @@ class HonestEmulationTest {
     b.ud.postRecv(new RecvWr().wrId(6).sge(b.pool, 0, 1040));
     try (io.github.verbs4j.verbs.AddressHandle ah = a.pd.createAh(AhAttr.lid(b.lid()))) {
       a.ud.postSend(new SendWr().wrId(7).opcode(WrOpcode.SEND).signaled(true).sge(a.pool, 0, 1000)
-          .ud(ah, b.ud.qpNum(), 0x1111));
+          .ud(ah, b.ud.qpNum(), TwoTcaNodes.QKEY));
       poll(a.cq);
     }
     assertEquals(1040, poll(b.cq).byteLen());
