@@ -18,10 +18,12 @@ import java.util.Map;
  */
 final class TcaKit {
   static final KitEnvironment LOCAL = FabricKit.local("tca", "verbs.tca.job", Map.of(), "local");
-  static final KitEnvironment NETTY_2PROC = FabricKit.netty2Proc("tca", "verbs.tca.job", () -> {
-    Coordinator c = Coordinator.start("127.0.0.1", 0, Duration.ofSeconds(3));
-    return new FabricKit.Started("127.0.0.1:" + c.port(), c::close);
-  });
+  static final KitEnvironment NETTY_2PROC = FabricKit.netty2Proc("tca", "verbs.tca.job", TcaKit::coordinator);
 
   private TcaKit() {}
+
+  static FabricKit.Started coordinator() {
+    Coordinator c = Coordinator.start("127.0.0.1", 0, Duration.ofSeconds(3));
+    return new FabricKit.Started("127.0.0.1:" + c.port(), c::close);
+  }
 }

@@ -1,4 +1,4 @@
-package io.github.verbs4j.ib.proc;
+package io.github.verbs4j.verbs.conformance;
 
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.ProtectionDomain;
@@ -10,7 +10,7 @@ import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
 
 /**
- * A child rank of {@link PeerKilledIT}: connects one RC QP to rank 0 and, with argument {@code
+ * A child rank of {@link PeerKilledScenario}: connects one RC QP to rank 0 and, with argument {@code
  * echo}, returns every message it receives until an empty one; with {@code idle} it only keeps
  * its receives posted and waits to be killed. Configuration comes from {@code verbs.*} system
  * properties.

@@ -1,10 +1,8 @@
-package io.github.verbs4j.ib.proc;
+package io.github.verbs4j.verbs.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.verbs4j.fabric.testing.ChildJvm;
-import io.github.verbs4j.fabric.testing.EmbeddedCoordinator;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.ProtectionDomain;
 import io.github.verbs4j.verbs.QpState;
@@ -15,37 +13,91 @@ import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
 import io.github.verbs4j.verbs.config.VerbsConfig;
+import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.time.Duration;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
  * Three JVM processes on the netty fabric: rank 0 (this JVM) holds an RC connection to rank 1 and
  * one to rank 2. Rank 1 is killed with SIGKILL; rank 0's sends to it end with RETRY_EXC_ERR and
- * the rest of its send queue flushes, while the connection to rank 2 keeps moving data.
+ * the rest of its send queue flushes, while the connection to rank 2 keeps moving data. A provider
+ * module runs it by naming its provider and how to start a coordinator:
+ *
+ * <pre>{@code
+ * class IbPeerKilledIT extends PeerKilledScenario {
+ *   protected String provider() { return "ib"; }
+ *   protected FabricKit.Started startCoordinator() { ... }
+ * }
+ * }</pre>
  */
-class PeerKilledIT {
-  private static Map<String, String> config(EmbeddedCoordinator c, int rank) {
-    Map<String, String> m = new HashMap<>(c.settings(rank, 3));
-    m.put("verbs.provider", "ib");
+public abstract class PeerKilledScenario {
+  /** @return {@code verbs.provider} */
+  protected abstract String provider();
+
+  /** @return a coordinator for the three processes, started in this JVM */
+  protected abstract FabricKit.Started startCoordinator();
+
+  private Map<String, String> config(String coordinator, int rank) {
+    Map<String, String> m = new HashMap<>();
+    m.put("verbs.provider", provider());
+    m.put("verbs.fabric", "netty");
+    m.put("verbs.coordinator", coordinator);
+    m.put("verbs.rank", Integer.toString(rank));
+    m.put("verbs.size", "3");
     m.put("verbs.fabric.heartbeat-ms", "100");
     return m;
   }
 
-  private static ChildJvm child(EmbeddedCoordinator c, int rank, String mode) {
-    return ChildJvm.builder(EchoPeerMain.class).name("peer-killed-rank" + rank).properties(config(c, rank))
-        .jvmArg("-Xmx256m").args(mode).start();
+  /** A child rank running {@link EchoPeerMain}, its output in {@code target/kit-peers}. */
+  private final class Child implements AutoCloseable {
+    final Process process;
+    final Path log;
+
+    Child(String coordinator, int rank, String mode) throws IOException {
+      Path dir = Path.of(System.getProperty("verbs4j.kit.peerLogDir", "target/kit-peers"));
+      Files.createDirectories(dir);
+      log = dir.resolve(provider() + "-peer-killed-rank" + rank + ".log");
+      List<String> cmd = new ArrayList<>();
+      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      cmd.add("--enable-native-access=ALL-UNNAMED");
+      cmd.add("-Xmx256m");
+      config(coordinator, rank).forEach((k, v) -> cmd.add("-D" + k + "=" + v));
+      cmd.add("-cp");
+      cmd.add(System.getProperty("java.class.path"));
+      cmd.add(EchoPeerMain.class.getName());
+      cmd.add(mode);
+      process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    String output() {
+      try {
+        return Files.readString(log);
+      } catch (IOException e) {
+        return "(no log: " + e + ")";
+      }
+    }
+
+    @Override
+    public void close() {
+      process.destroyForcibly();
+    }
   }
 
   @Test
-  void killNineOfAPeerGivesRetryExcErrThenFlushesAndOtherQpsKeepWorking() throws Exception {
-    try (EmbeddedCoordinator coord = EmbeddedCoordinator.start(Duration.ofSeconds(2));
-        ChildJvm victim = child(coord, 1, "idle");
-        ChildJvm bystander = child(coord, 2, "echo");
-        Context ctx = Verbs.open(VerbsConfig.of(config(coord, 0)))) {
+  public void killNineOfAPeerGivesRetryExcErrThenFlushesAndOtherQpsKeepWorking() throws Exception {
+    FabricKit.Started coord = startCoordinator();
+    try (AutoCloseable stop = coord.closer();
+        Child victim = new Child(coord.address(), 1, "idle");
+        Child bystander = new Child(coord.address(), 2, "echo");
+        Context ctx = Verbs.open(VerbsConfig.of(config(coord.address(), 0)))) {
       ProtectionDomain pd = ctx.allocPd();
       RcEnd toVictim = new RcEnd(ctx, pd, 1).connect();
       RcEnd toBystander = new RcEnd(ctx, pd, 2).connect();
@@ -58,8 +110,8 @@ class PeerKilledIT {
           .sge(toVictim.mr, RcEnd.sendOffset(0), 64));
       assertEquals(WcStatus.SUCCESS, toVictim.poll(1)[0].status());
 
-      victim.kill9();
-      assertTrue(victim.process().waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "victim exited");
+      victim.process.destroyForcibly(); // SIGKILL
+      assertTrue(victim.process.waitFor(30, TimeUnit.SECONDS), "victim exited");
       for (int i = 0; i < 3; i++) {
         toVictim.qp.postSend(new SendWr().wrId(10 + i).opcode(WrOpcode.SEND).signaled(true)
             .sge(toVictim.mr, RcEnd.sendOffset(i), 128));
@@ -88,7 +140,8 @@ class PeerKilledIT {
       toBystander.qp.postSend(new SendWr().wrId(99).opcode(WrOpcode.SEND).signaled(true)
           .sge(toBystander.mr, RcEnd.sendOffset(0), 0));
       assertEquals(WcStatus.SUCCESS, toBystander.poll(1)[0].status());
-      assertEquals(0, bystander.waitFor(Duration.ofSeconds(60)), () -> "bystander exit; log:\n" + bystander.output());
+      assertTrue(bystander.process.waitFor(60, TimeUnit.SECONDS), () -> "bystander exit; log:\n" + bystander.output());
+      assertEquals(0, bystander.process.exitValue(), () -> "bystander exit; log:\n" + bystander.output());
       toVictim.close();
       toBystander.close();
       pd.close();

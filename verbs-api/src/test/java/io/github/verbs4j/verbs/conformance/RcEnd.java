@@ -1,4 +1,4 @@
-package io.github.verbs4j.ib.proc;
+package io.github.verbs4j.verbs.conformance;
 
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AhAttr;
