@@ -68,6 +68,20 @@ public interface FabricNode extends AutoCloseable {
   int mtu();
 
   /**
+   * Lets the calling thread make the node's progress: with a netty node and {@code
+   * verbs.fabric.progress=caller}, the caller runs the node's ready I/O, tasks and timers itself and
+   * then {@code work}, as the node's fabric thread (frames {@code work} sends leave at once), unless
+   * another thread is doing that right now. Otherwise, and by default, it only runs {@code work}:
+   * the node's own thread makes its progress. Never blocks.
+   *
+   * @param work what to run afterwards, on this thread
+   * @return what {@code work} returned plus the I/O events and tasks handled
+   */
+  default int progress(java.util.function.IntSupplier work) {
+    return work.getAsInt();
+  }
+
+  /**
    * Sends {@code payload} to {@code dstNode} with tag 0.
    *
    * @param dstNode destination node id (may be this node)

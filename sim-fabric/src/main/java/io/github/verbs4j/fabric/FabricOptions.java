@@ -81,6 +81,12 @@ public final class FabricOptions {
   public static final Key TRANSPORT = key("verbs.fabric.transport", "auto", "netty: auto (Unix domain sockets to peers on this host when epoll is available, else TCP), tcp, or uds");
   /** Netty I/O implementation. */
   public static final Key IO = key("verbs.fabric.io", "auto", "netty: auto (epoll if available), epoll, or nio");
+  /** Who runs a netty node's I/O. */
+  public static final Key PROGRESS = key("verbs.fabric.progress", "thread",
+      "netty: thread (the node's event-loop thread runs all I/O) or caller (a thread that calls progress() runs the I/O itself; a background thread takes over when no caller has for verbs.fabric.progress-lease-us)");
+  /** How long a caller keeps the I/O. */
+  public static final Key PROGRESS_LEASE_US = key("verbs.fabric.progress-lease-us", "200",
+      "netty, verbs.fabric.progress=caller: how long after a caller's last progress() the background thread stays out, us");
   /** Netty listen address. */
   public static final Key HOST = key("verbs.fabric.host", "127.0.0.1", "netty: address the data listener binds and advertises");
   /** Netty listen port. */
@@ -237,12 +243,14 @@ public final class FabricOptions {
     choice(v, FABRIC, "local", "netty");
     choice(v, TIME, "wall", "modelled");
     choice(v, MODE, "threaded", "deterministic");
+    choice(v, PROGRESS, "thread", "caller");
     choice(v, TRANSPORT, "auto", "tcp", "uds");
     choice(v, IO, "auto", "epoll", "nio");
     range(v, RANK, -1, FrameHeader.MAX_NODE_ID - 1);
     range(v, SIZE, -1, FrameHeader.MAX_NODE_ID);
     range(v, QUEUE_FRAMES, 16, 1 << 24);
     range(v, PORT, 0, 65535);
+    range(v, PROGRESS_LEASE_US, 1, 3_600_000_000L);
     range(v, HEARTBEAT_MS, 1, 3_600_000);
     range(v, PEER_TIMEOUT_MS, 1, 3_600_000);
     range(v, JOIN_TIMEOUT_MS, 1, 86_400_000);

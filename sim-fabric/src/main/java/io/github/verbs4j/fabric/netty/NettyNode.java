@@ -40,6 +40,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -50,6 +51,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.function.IntSupplier;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -96,8 +98,9 @@ public final class NettyNode implements FabricNode {
   private final FabricOptions options;
   private final FabricMetrics metrics;
   private final Transports transports;
-  private final MultiThreadIoEventLoopGroup group;
+  private final EventLoopGroup group;
   private final EventLoop loop;
+  private final SharedIoEventLoop shared; // verbs.fabric.progress=caller, else null
   private final NodeClock clock;
   private final FaultInjector faults;
   private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
@@ -170,8 +173,15 @@ public final class NettyNode implements FabricNode {
     this.options = options;
     this.transports = Transports.choose(options.get(FabricOptions.IO));
     this.metrics = new FabricMetrics(registry, "netty-rank-" + options.rank() + "-" + ProcessHandle.current().pid());
-    this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("verbs4j-fabric-rank" + options.rank(), true),
-        transports.ioHandlerFactory());
+    String loopName = "verbs4j-fabric-rank" + options.rank();
+    if ("caller".equals(options.get(FabricOptions.PROGRESS))) {
+      this.shared = new SharedIoEventLoop(transports.ioHandlerFactory(), loopName,
+          TimeUnit.MICROSECONDS.toNanos(options.getLong(FabricOptions.PROGRESS_LEASE_US)));
+      this.group = shared;
+    } else {
+      this.shared = null;
+      this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(loopName, true), transports.ioHandlerFactory());
+    }
     this.loop = group.next();
     this.clock = options.modelledTime() ? NodeClock.modelled() : NodeClock.wall();
     this.timers = clock.isModelled()
@@ -574,6 +584,17 @@ public final class NettyNode implements FabricNode {
     metrics.drop(r, payload.readableBytes());
     payload.release();
     return false;
+  }
+
+  /**
+   * With {@code verbs.fabric.progress=caller}, runs the node's ready I/O, tasks and timers on the
+   * calling thread and then {@code work}, all as the node's event-loop thread (so frames {@code
+   * work} sends are written to the socket at once), unless another thread is running them; else
+   * just {@code work}.
+   */
+  @Override
+  public int progress(IntSupplier work) {
+    return shared != null ? shared.drive(work) : work.getAsInt();
   }
 
   @Override

@@ -45,6 +45,18 @@ public record Transports(boolean epoll) {
     };
   }
 
+  /**
+   * An event loop that never sleeps in the selector: it polls epoll without a timeout ({@link
+   * io.netty.channel.SelectStrategy#BUSY_WAIT}), trading a core for the wake-up. Benchmarks use it
+   * as the raw baseline of paths that poll ({@code verbs.fabric.progress=caller}).
+   *
+   * @return the busy-polling handler factory, or null with NIO (which cannot busy-wait)
+   */
+  public IoHandlerFactory busyPollIoHandlerFactory() {
+    return epoll ? EpollIoHandler.newFactory(0, () -> (selectNow, hasTasks) -> io.netty.channel.SelectStrategy.BUSY_WAIT)
+        : null;
+  }
+
   /** @return the I/O handler factory for a {@link io.netty.channel.MultiThreadIoEventLoopGroup} */
   public IoHandlerFactory ioHandlerFactory() {
     return epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();

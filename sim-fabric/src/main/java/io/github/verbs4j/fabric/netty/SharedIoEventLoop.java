@@ -1,0 +1,355 @@
+package io.github.verbs4j.fabric.netty;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultChannelPromise;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoEventLoopGroup;
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoHandlerContext;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoRegistration;
+import io.netty.util.concurrent.AbstractScheduledEventExecutor;
+import io.netty.util.concurrent.DefaultPromise;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.internal.PlatformDependent;
+import io.netty.util.internal.ThreadExecutorMap;
+import java.util.Queue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Netty event loop that any thread may drive, one at a time ({@code verbs.fabric.progress=caller}).
+ * A thread that calls {@link #drive} becomes the loop's thread for that call: it runs the ready
+ * I/O (a non-blocking select), the queued tasks and due timers, and then its own work, during which
+ * Netty treats it as the event loop — a frame it sends is written to the socket at once instead of
+ * being queued for another thread. A background thread drives the loop, blocking in the selector,
+ * whenever no caller has driven it for {@code leaseNanos}; a caller that finds the background thread
+ * driving wakes it, and the background thread steps back.
+ *
+ * <p>Why: on a machine with few cores, a message that crosses from an application thread to an
+ * event-loop thread and back costs two scheduler wake-ups per direction. When the application polls
+ * (as perftest and most RDMA programs do), letting the polling thread do the I/O removes both, the
+ * way libfabric's manual progress and UCX's worker progress do; when it stops polling, the
+ * background thread keeps the node alive (heartbeats, peers' frames, timers).
+ *
+ * <p>Thread confinement holds as with any Netty event loop: exactly one thread runs I/O, tasks and
+ * timers at any time (the holder of {@link #driver}); taking and giving back the role is a
+ * compare-and-set, which orders everything one holder did before everything the next one does.
+ * {@link #inEventLoop(Thread)} is true only for the current holder.
+ */
+final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements IoEventLoop {
+  private static final Logger LOG = LoggerFactory.getLogger(SharedIoEventLoop.class);
+  private static final int RUNNING = 0;
+  private static final int SHUTTING_DOWN = 1;
+  private static final int TERMINATED = 2;
+  /** Tasks run per pass at most, so a task that keeps queueing tasks cannot hold a caller forever. */
+  private static final int TASKS_PER_PASS = 4096;
+  /** Longest blocking select of the background thread (it re-checks shutdown and callers after). */
+  private static final long MAX_BLOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  /** How long the background thread waits before trying again when a caller holds the loop. */
+  private static final long BUSY_RETRY_NANOS = 50_000;
+
+  private final IoHandler handler;
+  private final Queue<Runnable> tasks = PlatformDependent.newMpscQueue();
+  private final AtomicReference<Thread> driver = new AtomicReference<>();
+  private final AtomicInteger state = new AtomicInteger(RUNNING);
+  private final Promise<Void> termination = new DefaultPromise<>(GlobalEventExecutor.INSTANCE);
+  private final Thread background;
+  private final long leaseNanos;
+  private final Context nonBlocking = new Context(false);
+  private final Context blocking = new Context(true);
+  /** When a caller last drove the loop or asked to. */
+  private volatile long lastCallerNanos;
+  /** A caller found the background thread driving: it should step back now. */
+  private volatile boolean callerWaiting;
+  private boolean initialized; // by the driver only
+
+  /**
+   * @param factory the I/O handler (epoll or NIO)
+   * @param threadName name of the background thread
+   * @param leaseNanos how long after a caller's last drive the background thread stays out
+   */
+  SharedIoEventLoop(IoHandlerFactory factory, String threadName, long leaseNanos) {
+    this.handler = factory.newHandler(this);
+    this.leaseNanos = leaseNanos;
+    this.lastCallerNanos = System.nanoTime() - leaseNanos;
+    this.background = new FastThreadLocalThread(this::backgroundLoop, threadName);
+    background.setDaemon(true);
+    background.start();
+  }
+
+  /**
+   * Drives the loop on the calling thread if no other thread is driving it: ready I/O, tasks and
+   * due timers, then {@code work}, then the tasks {@code work} queued. If another thread drives it,
+   * only {@code work} runs here (a background driver is asked to step back, so the caller's next
+   * call usually gets the loop). Re-entrant: a call from inside I/O or a task runs only {@code work}.
+   *
+   * @param work what to run while this thread is the loop's thread (may be null)
+   * @return I/O events and tasks handled plus what {@code work} returned
+   */
+  int drive(IntSupplier work) {
+    Thread me = Thread.currentThread();
+    lastCallerNanos = System.nanoTime();
+    Thread d = driver.get();
+    if (d == me || state.get() != RUNNING) {
+      return work == null ? 0 : work.getAsInt();
+    }
+    if (d != null || !driver.compareAndSet(null, me)) {
+      if (!callerWaiting) {
+        callerWaiting = true;
+        handler.wakeup();
+      }
+      return work == null ? 0 : work.getAsInt();
+    }
+    EventExecutor old = ThreadExecutorMap.setCurrentExecutor(this);
+    try {
+      int n = runIo(nonBlocking);
+      if (work != null) {
+        n += work.getAsInt();
+        n += runTasks();
+      }
+      return n;
+    } finally {
+      ThreadExecutorMap.setCurrentExecutor(old);
+      driver.set(null);
+    }
+  }
+
+  /** One pass: I/O (blocking or not, per the context), then tasks and due timers. Driver only. */
+  private int runIo(Context c) {
+    if (!initialized) {
+      initialized = true;
+      handler.initialize();
+    }
+    return handler.run(c) + runTasks();
+  }
+
+  private int runTasks() {
+    fetchFromScheduledTaskQueue(tasks);
+    int n = 0;
+    Runnable t;
+    while (n < TASKS_PER_PASS && (t = tasks.poll()) != null) {
+      safeExecute(t);
+      n++;
+    }
+    return n;
+  }
+
+  private void backgroundLoop() {
+    Thread me = Thread.currentThread();
+    while (true) {
+      int s = state.get();
+      if (s == TERMINATED) {
+        return;
+      }
+      long quiet = System.nanoTime() - lastCallerNanos;
+      if (s == RUNNING && quiet < leaseNanos) {
+        LockSupport.parkNanos(this, leaseNanos - quiet);
+        continue;
+      }
+      if (!driver.compareAndSet(null, me)) {
+        LockSupport.parkNanos(this, BUSY_RETRY_NANOS);
+        continue;
+      }
+      EventExecutor old = ThreadExecutorMap.setCurrentExecutor(this);
+      try {
+        if (s != RUNNING) {
+          shutdownAndTerminate();
+          return;
+        }
+        callerWaiting = false;
+        runIo(blocking);
+      } catch (Throwable t) {
+        LOG.warn("event loop pass failed", t);
+      } finally {
+        ThreadExecutorMap.setCurrentExecutor(old);
+        driver.set(null);
+      }
+    }
+  }
+
+  private void shutdownAndTerminate() {
+    try {
+      cancelScheduledTasks();
+      runAllTasks();
+      handler.prepareToDestroy();
+      runAllTasks();
+      handler.destroy();
+      runAllTasks();
+    } catch (Throwable t) {
+      LOG.warn("event loop shutdown failed", t);
+    } finally {
+      state.set(TERMINATED);
+      termination.trySuccess(null);
+    }
+  }
+
+  private void runAllTasks() {
+    while (runTasks() > 0) {
+      // until the queue stays empty
+    }
+  }
+
+  /** The select the handler may do: non-blocking for callers, bounded blocking for the background thread. */
+  private final class Context implements IoHandlerContext {
+    private final boolean mayBlock;
+
+    Context(boolean mayBlock) {
+      this.mayBlock = mayBlock;
+    }
+
+    @Override
+    public boolean canBlock() {
+      return mayBlock && tasks.isEmpty() && !hasScheduledTasks() && !callerWaiting && state.get() == RUNNING;
+    }
+
+    @Override
+    public long delayNanos(long currentTimeNanos) {
+      return mayBlock ? SharedIoEventLoop.this.delayNanos(currentTimeNanos, MAX_BLOCK_NANOS) : 0;
+    }
+
+    @Override
+    public long deadlineNanos() {
+      if (!mayBlock) {
+        return -1;
+      }
+      long next = nextScheduledTaskDeadlineNanos();
+      long limit = ticker().nanoTime() + MAX_BLOCK_NANOS;
+      return next == -1 || next - limit > 0 ? limit : next;
+    }
+  }
+
+  // ------------------------------------------------------------------ EventExecutor
+
+  @Override
+  public boolean inEventLoop(Thread thread) {
+    return driver.get() == thread;
+  }
+
+  @Override
+  public void execute(Runnable task) {
+    if (task == null) {
+      throw new NullPointerException("task");
+    }
+    if (state.get() == TERMINATED) {
+      throw new RejectedExecutionException("event loop terminated");
+    }
+    tasks.add(task);
+    if (!inEventLoop()) {
+      handler.wakeup(); // a system call only if the background thread is blocked in the selector
+    }
+  }
+
+  @Override
+  public Future<?> shutdownGracefully(long quietPeriod, long timeout, TimeUnit unit) {
+    if (state.compareAndSet(RUNNING, SHUTTING_DOWN)) {
+      handler.wakeup();
+      LockSupport.unpark(background);
+    }
+    return termination;
+  }
+
+  @Override
+  @Deprecated
+  public void shutdown() {
+    shutdownGracefully(0, 0, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public Future<?> terminationFuture() {
+    return termination;
+  }
+
+  @Override
+  public boolean isShuttingDown() {
+    return state.get() != RUNNING;
+  }
+
+  @Override
+  public boolean isShutdown() {
+    return state.get() == TERMINATED;
+  }
+
+  @Override
+  public boolean isTerminated() {
+    return state.get() == TERMINATED;
+  }
+
+  @Override
+  public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+    return termination.await(timeout, unit);
+  }
+
+  // ------------------------------------------------------------------ IoEventLoop
+
+  @Override
+  public SharedIoEventLoop next() {
+    return this;
+  }
+
+  @Override
+  public IoEventLoopGroup parent() {
+    return null;
+  }
+
+  @Override
+  @Deprecated
+  public ChannelFuture register(Channel channel) {
+    return register(new DefaultChannelPromise(channel, this));
+  }
+
+  @Override
+  public ChannelFuture register(ChannelPromise promise) {
+    promise.channel().unsafe().register(this, promise);
+    return promise;
+  }
+
+  @Override
+  @Deprecated
+  public ChannelFuture register(Channel channel, ChannelPromise promise) {
+    channel.unsafe().register(this, promise);
+    return promise;
+  }
+
+  @Override
+  public Future<IoRegistration> register(IoHandle handle) {
+    Promise<IoRegistration> promise = newPromise();
+    if (inEventLoop()) {
+      registerNow(handle, promise);
+    } else {
+      execute(() -> registerNow(handle, promise));
+    }
+    return promise;
+  }
+
+  private void registerNow(IoHandle handle, Promise<IoRegistration> promise) {
+    try {
+      promise.setSuccess(handler.register(handle));
+    } catch (Exception e) {
+      promise.setFailure(e);
+    }
+  }
+
+  @Override
+  public boolean isCompatible(Class<? extends IoHandle> handleType) {
+    return handler.isCompatible(handleType);
+  }
+
+  @Override
+  public boolean isIoType(Class<? extends IoHandler> handlerType) {
+    return handler.getClass().equals(handlerType);
+  }
+}

@@ -1,0 +1,177 @@
+package io.github.verbs4j.fabric.netty;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.github.verbs4j.fabric.Fabric;
+import io.github.verbs4j.fabric.FabricNode;
+import io.github.verbs4j.fabric.FabricOptions;
+import io.github.verbs4j.fabric.testing.EmbeddedCoordinator;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code verbs.fabric.progress=caller}: a thread that calls {@link FabricNode#progress} runs the
+ * node's I/O itself ({@link SharedIoEventLoop}); the background thread runs it when nobody does.
+ */
+class CallerProgressTest {
+  private static final java.util.concurrent.Executor THREAD_PER_TASK = r -> new Thread(r).start();
+  private final List<FabricNode> nodes = new ArrayList<>();
+  private EmbeddedCoordinator coordinator;
+
+  @AfterEach
+  void close() {
+    nodes.forEach(FabricNode::close);
+    if (coordinator != null) {
+      coordinator.close();
+    }
+  }
+
+  private List<FabricNode> open(String io, String leaseUs) throws Exception {
+    coordinator = EmbeddedCoordinator.start(Duration.ofSeconds(3));
+    List<CompletableFuture<FabricNode>> fs = new ArrayList<>();
+    for (int r = 0; r < 2; r++) {
+      Map<String, String> s = new HashMap<>(coordinator.settings(r, 2));
+      s.put("verbs.fabric.progress", "caller");
+      s.put("verbs.fabric.progress-lease-us", leaseUs);
+      s.put("verbs.fabric.io", io);
+      s.put("verbs.fabric.join-timeout-ms", "20000");
+      FabricOptions o = FabricOptions.from(s, Map.of());
+      fs.add(CompletableFuture.supplyAsync(() -> Fabric.open(o, new SimpleMeterRegistry()), THREAD_PER_TASK));
+    }
+    for (CompletableFuture<FabricNode> f : fs) {
+      nodes.add(f.get(30, TimeUnit.SECONDS));
+    }
+    return nodes;
+  }
+
+  private static ByteBuf frame(FabricNode n, int value) {
+    return n.alloc().directBuffer(4).writeInt(value);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"auto", "nio"})
+  void aPollingCallerRunsTheIoOnItsOwnThreadAndItsSendsLeaveAtOnce(String io) throws Exception {
+    List<FabricNode> ns = open(io, "200000"); // 200 ms: the background thread stays out while we poll
+    FabricNode a = ns.get(0);
+    FabricNode b = ns.get(1);
+    ConcurrentLinkedQueue<Integer> atA = new ConcurrentLinkedQueue<>();
+    AtomicReference<Thread> deliveredOn = new AtomicReference<>();
+    a.setReceiver((h, p) -> {
+      deliveredOn.set(Thread.currentThread());
+      atA.add(p.readInt());
+      p.release();
+    });
+    // b echoes from whatever thread runs its I/O (its background thread: nobody polls b).
+    b.setReceiver((h, p) -> b.send(h.src(), p));
+
+    Thread me = Thread.currentThread();
+    AtomicInteger sentInLoop = new AtomicInteger();
+    int rounds = 200;
+    for (int i = 0; i < rounds; i++) {
+      int v = i;
+      a.progress(() -> {
+        if (a.scheduler().inFabricThread()) {
+          sentInLoop.incrementAndGet();
+        }
+        assertTrue(a.send(b.nodeId(), frame(a, v)));
+        return 1;
+      });
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (atA.size() <= i) {
+        a.progress(() -> 0);
+        Thread.onSpinWait();
+        assertTrue(System.nanoTime() < deadline, "echo " + i + " did not come back");
+      }
+    }
+    List<Integer> got = new ArrayList<>(atA);
+    for (int i = 0; i < rounds; i++) {
+      assertEquals(i, got.get(i));
+    }
+    // After the first round or two (the background thread may hold the loop when we start), the
+    // poller is the loop: echoes are delivered on it, and its sends run as the fabric thread.
+    assertSame(me, deliveredOn.get());
+    assertTrue(sentInLoop.get() >= rounds - 2, "sends made as the fabric thread: " + sentInLoop.get());
+  }
+
+  @Test
+  void withNoCallerTheBackgroundThreadDeliversAndRunsTasksAndTimers() throws Exception {
+    List<FabricNode> ns = open("auto", "200");
+    FabricNode a = ns.get(0);
+    FabricNode b = ns.get(1);
+    CountDownLatch got = new CountDownLatch(50);
+    AtomicReference<String> thread = new AtomicReference<>();
+    b.setReceiver((h, p) -> {
+      thread.set(Thread.currentThread().getName());
+      p.release();
+      got.countDown();
+    });
+    for (int i = 0; i < 50; i++) {
+      assertTrue(a.send(b.nodeId(), frame(a, i))); // from a plain thread: queued for the loop
+    }
+    assertTrue(got.await(10, TimeUnit.SECONDS), "frames left: " + got.getCount());
+    assertTrue(thread.get().startsWith("verbs4j-fabric-rank"), thread.get());
+
+    CountDownLatch ran = new CountDownLatch(2);
+    a.scheduler().execute(ran::countDown);
+    a.scheduler().schedule(TimeUnit.MILLISECONDS.toNanos(5), ran::countDown);
+    assertTrue(ran.await(10, TimeUnit.SECONDS));
+  }
+
+  @Test
+  void aCallerTakesTheLoopOverFromTheBlockedBackgroundThread() throws Exception {
+    List<FabricNode> ns = open("auto", "1000");
+    FabricNode a = ns.get(0);
+    Thread.sleep(50); // nobody has polled for 50 ms: the background thread is blocked in the selector
+    Thread me = Thread.currentThread();
+    AtomicInteger asLoop = new AtomicInteger();
+    int calls = 0;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (asLoop.get() == 0) {
+      a.progress(() -> {
+        if (a.scheduler().inFabricThread()) {
+          asLoop.incrementAndGet();
+        }
+        return 0;
+      });
+      calls++;
+      assertTrue(System.nanoTime() < deadline, "the caller never got the loop");
+    }
+    assertTrue(calls >= 1);
+    // Nested calls run only the work, on the same thread, still as the loop.
+    AtomicInteger nested = new AtomicInteger();
+    a.progress(() -> a.progress(() -> {
+      assertSame(me, Thread.currentThread());
+      nested.set(a.scheduler().inFabricThread() ? 1 : 2);
+      return 0;
+    }));
+    assertEquals(1, nested.get());
+  }
+
+  @Test
+  void closeStopsTheBackgroundThreads() throws Exception {
+    java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+    List<FabricNode> ns = open("auto", "200");
+    List<Thread> loops = Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> !before.contains(t) && t.getName().startsWith("verbs4j-fabric-rank")).toList();
+    assertEquals(2, loops.size(), loops.toString());
+    ns.forEach(FabricNode::close);
+    nodes.clear();
+    await().atMost(Duration.ofSeconds(10)).until(() -> loops.stream().noneMatch(Thread::isAlive));
+  }
+}
