@@ -110,6 +110,11 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   }
 
   @Override
+  public int progress(java.util.function.IntSupplier work) {
+    return node.progress(work);
+  }
+
+  @Override
   public void beginBatch() {
     batchThread = Thread.currentThread();
   }
@@ -185,6 +190,17 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       return;
     }
     int src = header.src();
+    if (payload.nioBufferCount() > 1) {
+      // A frame that spanned socket reads arrives as a slice of a composite buffer: one copy into
+      // one buffer here is cheaper than walking the components for every packet's ICRC and payload.
+      ByteBuf flat = node.alloc().directBuffer(payload.readableBytes());
+      try {
+        flat.writeBytes(payload, payload.readerIndex(), payload.readableBytes());
+      } finally {
+        payload.release();
+      }
+      payload = flat;
+    }
     int at = payload.readerIndex();
     int end = payload.writerIndex();
     int first = packetLength(payload, at, end);

@@ -84,6 +84,18 @@ final class TwoNodes implements AutoCloseable {
     }
   }
 
+  /**
+   * Deterministic mode: runs the fabric for {@code nanos} of modelled time from the latest event,
+   * so packets and ACKs in flight arrive but timers further out (a retransmit deadline) do not
+   * fire, as in a run that does not stop.
+   */
+  void runFor(long nanos) {
+    if (deterministic) {
+      io.github.verbs4j.fabric.local.LocalFabric f = ((LocalNode) ((IbContext) a).fabricNode()).fabric();
+      f.runUntil(f.now() + nanos);
+    }
+  }
+
   int lid(Context c) {
     return c.queryPort(1).lid();
   }

@@ -63,6 +63,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
   final Icrc icrc = new Icrc();
   final WorkCompletion wc = new WorkCompletion();
   final RecvWqe recvScratch = new RecvWqe();
+  private final PacketPool packets;
   final ByteBuffer atomicScratch = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
   private ByteBuffer copyScratch = ByteBuffer.allocateDirect(8192);
   long now;
@@ -89,6 +90,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
   private PacketPort.Timer wakeTimer;
   private volatile boolean wakeFired;
   private final Runnable wakeTask = this::onWakeTimer;
+  private final java.util.function.IntSupplier untilIdle = this::workUntilIdle;
 
   /**
    * @param port the wire
@@ -101,6 +103,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     this.doorbells = new MpscArrayQueue<>(Math.max(64, params.maxQp));
     this.table = new AtomicReferenceArray<>(params.maxQp);
     this.reserved = new boolean[params.maxQp];
+    this.packets = new PacketPool(port.alloc(), 4096, 1024);
     this.idle = new BackoffIdleStrategy(params.idleSpins, params.idleYields, params.idleMinParkNanos,
         params.idleMaxParkNanos);
     port.bind(this);
@@ -597,14 +600,22 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     try {
       do {
         agent.set(BUSY);
-        while (doWork() > 0) {
-          // keep going until a cycle finds nothing to do
-        }
+        port.progress(untilIdle);
       } while (!agent.compareAndSet(BUSY, IDLE));
     } catch (RuntimeException | Error e) {
       agent.set(IDLE);
       throw e;
     }
+  }
+
+  /** Duty cycles until one finds nothing to do (under the agent). */
+  private int workUntilIdle() {
+    int total = 0;
+    int w;
+    while ((w = doWork()) > 0) {
+      total += w;
+    }
+    return total;
   }
 
   private boolean readyToPark() {
@@ -638,9 +649,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
    */
   ByteBuf newPacket(Opcode op, int payload) {
     int total = op.headerLength() + payload + Bth.padFor(payload) + Icrc.LENGTH;
-    ByteBuf b = port.alloc().directBuffer(total, total);
-    b.writerIndex(total);
-    return b;
+    return packets.allocate(total);
   }
 
   /** Writes LRH, BTH, pad and ICRC and hands the packet to the port (which then owns it). */

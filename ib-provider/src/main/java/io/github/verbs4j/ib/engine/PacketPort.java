@@ -41,6 +41,18 @@ public interface PacketPort extends AutoCloseable {
   default void endBatch() {}
 
   /**
+   * Runs {@code work} on the calling thread, first letting the wire deliver what it has on this
+   * thread when it can ({@code verbs.fabric.progress=caller}: the caller also runs the fabric's
+   * I/O, so packets {@code work} transmits leave at once). Never blocks.
+   *
+   * @param work the engine's work
+   * @return what {@code work} returned plus wire events handled
+   */
+  default int progress(java.util.function.IntSupplier work) {
+    return work.getAsInt();
+  }
+
+  /**
    * @param dlid a destination LID
    * @return false while the path to {@code dlid} is above its high-water mark
    */

@@ -15,7 +15,9 @@ import java.util.Map;
  *       data (RC and UD traffic, atomics, SRQ, completion errors, data integrity); the whole kit
  *       passes in this mode too, the rest is left out to keep the suite short.
  *   <li>{@link #NETTY_2PROC}: rank 1 in a child JVM, the two ranks joined by the netty fabric
- *       through a coordinator this JVM starts for each job.
+ *       through a coordinator this JVM starts for each job; {@link #NETTY_2PROC_CALLER} the same
+ *       with the callers running the engines and the fabric's I/O, for the classes that move data
+ *       and wait for events.
  * </ul>
  */
 final class IbKit {
@@ -24,6 +26,12 @@ final class IbKit {
   static final KitEnvironment LOCAL_CALLER = FabricKit.local("ib", "verbs.ib.job",
       Map.of("verbs.ib.threading", "caller"), "local-caller");
   static final KitEnvironment NETTY_2PROC = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator);
+  /**
+   * {@link #NETTY_2PROC} with the engines on the callers' threads and the callers driving the
+   * fabric's I/O ({@code verbs.ib.threading=caller}, {@code verbs.fabric.progress=caller}).
+   */
+  static final KitEnvironment NETTY_2PROC_CALLER = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator,
+      Map.of("verbs.ib.threading", "caller", "verbs.fabric.progress", "caller"), "caller");
 
   private IbKit() {}
 

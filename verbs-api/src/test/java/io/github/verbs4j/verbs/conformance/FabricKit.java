@@ -89,21 +89,40 @@ public final class FabricKit {
    * @return the environment
    */
   public static KitEnvironment netty2Proc(String provider, String jobKey, Supplier<Started> starter) {
-    return new Netty2Proc(provider, jobKey, starter);
+    return new Netty2Proc(provider, jobKey, starter, Map.of(), "");
+  }
+
+  /**
+   * {@link #netty2Proc(String, String, Supplier)} with more settings on both ranks.
+   *
+   * @param provider {@code verbs.provider}
+   * @param jobKey the provider's job-namespace key
+   * @param starter starts a coordinator in this (the parent) JVM
+   * @param extra settings added to every rank's configuration
+   * @param variant appended to the environment's name
+   * @return the environment
+   */
+  public static KitEnvironment netty2Proc(String provider, String jobKey, Supplier<Started> starter,
+      Map<String, String> extra, String variant) {
+    return new Netty2Proc(provider, jobKey, starter, Map.copyOf(extra), variant);
   }
 
   private static final class Netty2Proc implements KitEnvironment {
     private final String provider;
     private final String jobKey;
     private final Supplier<Started> starter;
+    private final Map<String, String> extra;
+    private final String variant;
     private final String property;
     private String currentJob;
     private Started current;
 
-    Netty2Proc(String provider, String jobKey, Supplier<Started> starter) {
+    Netty2Proc(String provider, String jobKey, Supplier<Started> starter, Map<String, String> extra, String variant) {
       this.provider = provider;
       this.jobKey = jobKey;
       this.starter = starter;
+      this.extra = extra;
+      this.variant = variant;
       this.property = "verbs4j.kit.coordinator." + provider;
     }
 
@@ -129,7 +148,7 @@ public final class FabricKit {
 
     @Override
     public String name() {
-      return provider + "/netty-2proc";
+      return provider + "/netty-2proc" + (variant.isEmpty() ? "" : "-" + variant);
     }
 
     @Override
@@ -138,6 +157,7 @@ public final class FabricKit {
       m.put("verbs.fabric", "netty");
       m.put("verbs.coordinator", coordinator(jobId));
       m.put("verbs.fabric.join-timeout-ms", "30000");
+      m.putAll(extra);
       return VerbsConfig.of(m);
     }
 
