@@ -33,9 +33,18 @@ public final class Backoff {
     this.parkNanos = minParkNanos;
   }
 
-  /** @return the back-off for latency loops: 100 spins, 50 yields, then 1 µs..100 µs parks */
+  /**
+   * The back-off for latency loops: 100 spins, then up to 20,000 yields (tens of milliseconds),
+   * then 1 µs..100 µs parks. A loop that waits for a message in flight keeps the CPU, as perftest's
+   * busy polling does: a park costs ~55 µs here (timer slack), longer than a round trip, and a
+   * provider that runs its engine or the fabric's I/O on the polling thread makes progress only
+   * while the loop polls. Yielding instead of spinning leaves the core to the other runnable
+   * threads of a small machine.
+   *
+   * @return a new back-off
+   */
   public static Backoff forLatency() {
-    return new Backoff(100, 50, 1_000, 100_000);
+    return new Backoff(100, 20_000, 1_000, 100_000);
   }
 
   /** @return the back-off for loops that may wait long: 20 spins, 10 yields, then 10 µs..1 ms parks */

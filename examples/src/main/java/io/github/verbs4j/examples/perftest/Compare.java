@@ -2,6 +2,7 @@ package io.github.verbs4j.examples.perftest;
 
 import io.github.verbs4j.examples.common.JobChannel;
 import io.github.verbs4j.examples.common.ValidatesOptions;
+import io.github.verbs4j.fabric.netty.Transports;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.config.VerbsConfig;
@@ -128,6 +129,8 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
       ch.barrier();
       int n = sizes.length;
       double[][] rawLat = new double[n][rounds];
+      double[][] pollLat = new double[n][rounds];
+      boolean poll = Transports.choose("auto").epoll();
       double[][] sendLat = new double[n][rounds];
       double[][] writeLat = new double[n][rounds];
       double[][] rawBw = new double[n][rounds];
@@ -144,8 +147,11 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
             completed[bw - 1] = s[bw];
             rawBw[i][r] = BandwidthStats.of(size, posted, completed, bw, false).bwAverage();
           }
-          ch.barrier();
           String tag = "/compare/" + r + "/" + size;
+          if (poll) {
+            pollLat[i][r] = busyPollPingPong(ch, client, tag, (int) size);
+          }
+          ch.barrier();
           ResultRow sl = one(SendLat::new, ctx, config, size, latIters, tag);
           ResultRow wl = one(WriteLat::new, ctx, config, size, latIters, tag);
           ResultRow wb = one(WriteBw::new, ctx, config, size, bw, tag);
@@ -153,14 +159,14 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
             sendLat[i][r] = sl.latency().tTypical();
             writeLat[i][r] = wl.latency().tTypical();
             writeBw[i][r] = wb.bandwidth().bwAverage();
-            System.err.printf(Locale.ROOT, "# round %d/%d, %d B: raw %.2f us, send %.2f us, write %.2f us, "
-                + "raw %.1f MiB/s, write_bw %.1f MiB/s%n", r + 1, rounds, size, rawLat[i][r], sendLat[i][r],
-                writeLat[i][r], rawBw[i][r], writeBw[i][r]);
+            System.err.printf(Locale.ROOT, "# round %d/%d, %d B: raw %.2f us, raw poll %.2f us, send %.2f us, "
+                + "write %.2f us, raw %.1f MiB/s, write_bw %.1f MiB/s%n", r + 1, rounds, size, rawLat[i][r],
+                pollLat[i][r], sendLat[i][r], writeLat[i][r], rawBw[i][r], writeBw[i][r]);
           }
         }
       }
       if (client) {
-        String table = table(ctx, config, raw.describe(), rawLat, sendLat, writeLat, rawBw, writeBw);
+        String table = table(ctx, config, raw.describe(), rawLat, poll ? pollLat : null, sendLat, writeLat, rawBw, writeBw);
         System.out.print(table);
         if (markdown != null) {
           try {
@@ -175,24 +181,48 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
     return 0;
   }
 
-  private String table(Context ctx, VerbsConfig config, String rawTransport, double[][] rawLat, double[][] sendLat,
-      double[][] writeLat, double[][] rawBw, double[][] writeBw) {
+  /**
+   * A ping-pong on a fresh pair of busy-polling raw Netty peers (made and closed here, so their
+   * spinning event loops do not run during the other measurements).
+   *
+   * @return the client's t_typical; 0 on the server
+   */
+  private double busyPollPingPong(JobChannel ch, boolean client, String tag, int size) throws Exception {
+    try (RawNettyPeer p = new RawNettyPeer(transport, true)) {
+      if (client) {
+        p.connect(ch.lookup("rawpoll" + tag, 1));
+        double t = LatencyStats.of(size, p.pingPong(size, latIters), 2).tTypical();
+        ch.barrier();
+        return t;
+      }
+      ch.publish("rawpoll" + tag, p.serve());
+      ch.barrier();
+      return 0;
+    }
+  }
+
+  private String table(Context ctx, VerbsConfig config, String rawTransport, double[][] rawLat, double[][] pollLat,
+      double[][] sendLat, double[][] writeLat, double[][] rawBw, double[][] writeBw) {
     String provider = ctx.device().provider();
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "%n%s (%s fabric, %s) vs raw Netty (%s), median of %d rounds; "
         + "latency t_typical RTT/2 in usec, bandwidth BW average in MiB/sec%n%n", provider,
         config.get(VerbsConfig.FABRIC), ctx.device().name(), rawTransport, rounds));
-    b.append("| size | raw lat | send_lat | ratio | write_lat | ratio | raw BW | write_bw | ratio |\n");
-    b.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    b.append("| size | raw lat | raw poll lat | send_lat | ratio | ratio (poll) | write_lat | ratio | ratio (poll) "
+        + "| raw BW | write_bw | ratio |\n");
+    b.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < sizes.length; i++) {
       double rl = median(rawLat[i]);
+      double pl = pollLat == null ? Double.NaN : median(pollLat[i]);
       double sl = median(sendLat[i]);
       double wl = median(writeLat[i]);
       double rb = median(rawBw[i]);
       double wb = median(writeBw[i]);
-      b.append(String.format(Locale.ROOT, "| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f |%n",
-          sizes[i], rl, sl, sl / rl, wl, wl / rl, rb, wb, wb / rb));
+      b.append(String.format(Locale.ROOT, "| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f |%n",
+          sizes[i], rl, pl, sl, sl / rl, sl / pl, wl, wl / rl, wl / pl, rb, wb, wb / rb));
     }
+    b.append("\nraw lat: ping-pong between sleeping event loops (Netty's default); raw poll lat: the same with\n"
+        + "event loops that poll epoll without sleeping (n/a without native epoll).\n");
     return b.toString();
   }
 

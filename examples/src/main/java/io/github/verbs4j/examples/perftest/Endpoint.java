@@ -197,11 +197,28 @@ final class Endpoint implements AutoCloseable {
       if (buf.get(index) == value) {
         return;
       }
+      progress(rcnt);
       backoff.idle();
       if ((++idles & 0xff) == 0 && System.nanoTime() - deadline > 0) {
         throw new WaitTimeoutException("iteration " + rcnt + ": the peer's RDMA WRITE did not arrive within "
             + waitTimeout.toMillis() + " ms (byte " + index + " is " + buf.get(index) + ", expected " + value + ")");
       }
+    }
+  }
+
+  /**
+   * Calls into the provider while waiting on memory, as a libfabric program with manual progress
+   * does: a provider whose engine runs on the caller's thread ({@code verbs.ib.threading=caller},
+   * and with {@code verbs.fabric.progress=caller} the fabric's I/O too) moves packets only inside
+   * verbs calls, where a NIC would write the memory on its own. The receive CQ is polled: it is
+   * empty in the programs that wait on memory (they post no receives), so a completion there is an
+   * error.
+   */
+  private void progress(long rcnt) {
+    int n = recvCq.poll(wcs);
+    if (n > 0) {
+      throw new IllegalStateException("iteration " + rcnt + ": unexpected completion on the receive CQ while waiting "
+          + "for the peer's RDMA WRITE: " + wcs[0]);
     }
   }
 

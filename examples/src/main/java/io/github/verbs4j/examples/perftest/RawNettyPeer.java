@@ -32,7 +32,8 @@ import java.util.concurrent.TimeUnit;
  * 2/4 MiB write-buffer water marks, the fabric's {@link ReceiveTuning} (adaptive reads up to 1 MiB,
  * composite cumulation), a 4-byte length prefix, payloads above 8 KiB sent as a prefix + payload
  * composite without copying). Latency is a ping-pong driven from the event loops
- * (the fastest a Netty program can do it); bandwidth is one-way streaming that waits for
+ * (the fastest a Netty program can do it; with {@code busyPoll} the event loops poll epoll without
+ * sleeping, as a provider's polling thread does with {@code verbs.fabric.progress=caller}); bandwidth is one-way streaming that waits for
  * writability, closed by an empty frame the receiver answers with its frame count.
  *
  * <p>Rank 1 serves ({@link #serve}); rank 0 connects ({@link #connect}) and measures.
@@ -55,10 +56,23 @@ final class RawNettyPeer implements AutoCloseable {
    *     {@code tcp} or {@code uds} — the meaning of {@code verbs.fabric.transport}
    */
   RawNettyPeer(String transport) {
+    this(transport, false);
+  }
+
+  /**
+   * @param transport as {@link #RawNettyPeer(String)}
+   * @param busyPoll the event loop polls epoll without sleeping ({@link
+   *     Transports#busyPollIoHandlerFactory()}): the baseline for a provider whose polling thread
+   *     drives the sockets; needs native epoll
+   */
+  RawNettyPeer(String transport, boolean busyPoll) {
     this.transports = Transports.choose("auto");
     this.uds = "uds".equals(transport) || ("auto".equals(transport) && transports.epoll());
-    this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("raw-netty", true),
-        transports.ioHandlerFactory());
+    io.netty.channel.IoHandlerFactory f = busyPoll ? transports.busyPollIoHandlerFactory() : transports.ioHandlerFactory();
+    if (f == null) {
+      throw new IllegalStateException("a busy-polling raw Netty baseline needs native epoll");
+    }
+    this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(busyPoll ? "raw-netty-poll" : "raw-netty", true), f);
   }
 
   /** @return e.g. {@code uds/epoll} */
