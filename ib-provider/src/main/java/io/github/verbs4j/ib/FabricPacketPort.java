@@ -13,7 +13,6 @@ import io.github.verbs4j.ib.wire.Icrc;
 import io.github.verbs4j.ib.wire.Lrh;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 
 /**
  * The HCA's port on a sim-fabric node: LID = node id, one packet per frame (tag {@link #TAG}),
@@ -41,6 +40,8 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   private final int maxTrain;
   private final ByteBuf[] trains;
   private final boolean[] trainMarks; // trains[lid] is a train this port built
+  private final int[] trainPackets; // packets in trains[lid]
+  private final int trainCapacity;
   private final boolean[] inTouched;
   private final int[] touched;
   private int touchedCount;
@@ -52,6 +53,8 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     this.maxTrain = node.mtu();
     this.trains = new ByteBuf[node.size() + 1];
     this.trainMarks = new boolean[trains.length];
+    this.trainPackets = new int[trains.length];
+    this.trainCapacity = Math.min(maxTrain, MAX_TRAIN_COMPONENTS * (4096 + 128));
     this.inTouched = new boolean[trains.length];
     this.touched = new int[trains.length];
   }
@@ -81,29 +84,35 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     if (held == null) {
       trains[dlid] = packet;
       trainMarks[dlid] = false;
+      trainPackets[dlid] = 1;
       if (!inTouched[dlid]) {
         inTouched[dlid] = true;
         touched[touchedCount++] = dlid;
       }
       return true;
     }
-    if (held.readableBytes() + len > maxTrain) {
+    if (held.readableBytes() + len > Math.min(maxTrain, trainCapacity)) {
       node.send(dlid, TAG, held);
       trains[dlid] = packet;
       trainMarks[dlid] = false;
+      trainPackets[dlid] = 1;
       return true;
     }
-    CompositeByteBuf train;
-    if (held instanceof CompositeByteBuf c && c.refCnt() == 1 && trainMarks[dlid]) {
-      train = c;
+    ByteBuf train;
+    if (trainMarks[dlid]) {
+      train = held;
     } else {
-      train = node.alloc().compositeDirectBuffer(MAX_TRAIN_COMPONENTS);
-      train.addComponent(true, held);
+      // One buffer per train: the packets are copied in and go back to the device's pool at
+      // once, and the socket gets one buffer instead of a gather list of up to 64.
+      train = node.alloc().directBuffer(trainCapacity);
+      train.writeBytes(held, held.readerIndex(), held.readableBytes());
+      held.release();
       trains[dlid] = train;
       trainMarks[dlid] = true;
     }
-    train.addComponent(true, packet);
-    if (train.numComponents() >= MAX_TRAIN_COMPONENTS) {
+    train.writeBytes(packet, packet.readerIndex(), len);
+    packet.release();
+    if (++trainPackets[dlid] >= MAX_TRAIN_COMPONENTS) {
       flush(dlid);
     }
     return true;

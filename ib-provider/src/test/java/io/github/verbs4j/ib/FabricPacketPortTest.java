@@ -110,11 +110,11 @@ class FabricPacketPortTest {
     ByteBuf p1 = packet(64, 1);
     byte[] first = ByteBufUtil.getBytes(p1);
     ByteBuf p2 = packet(64, 2);
+    p2.setShort(Lrh.PKTLEN_OFFSET, Lrh.MAX_PKTLEN_WORDS); // as if corrupted on the wire: longer than the frame
     portA.beginBatch();
     portA.transmit(b.nodeId(), p1);
     portA.transmit(b.nodeId(), p2);
     portA.transmit(b.nodeId(), packet(64, 3));
-    p2.setShort(Lrh.PKTLEN_OFFSET, Lrh.MAX_PKTLEN_WORDS); // corrupted on the wire: longer than the frame
     portA.endBatch();
     run();
     assertEquals(1, got.size());
