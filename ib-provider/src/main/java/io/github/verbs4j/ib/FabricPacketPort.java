@@ -124,6 +124,11 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   }
 
   @Override
+  public void yieldProgress() {
+    node.yieldProgress();
+  }
+
+  @Override
   public void beginBatch() {
     batchThread = Thread.currentThread();
   }

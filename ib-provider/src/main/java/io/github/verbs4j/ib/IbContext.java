@@ -83,6 +83,14 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
     return params.threading == IbParams.Threading.CALLER;
   }
 
+  /** Caller threading: a thread about to block hands the fabric's I/O to the fabric's own thread. */
+  @Override
+  protected void beforeBlocking() {
+    if (callerThreading()) {
+      engine().port().yieldProgress();
+    }
+  }
+
   @Override
   protected PortAttr portAttr(int portNum) {
     Mtu mtu = Mtu.ofBytes(params.portMtu);

@@ -82,6 +82,13 @@ public interface FabricNode extends AutoCloseable {
   }
 
   /**
+   * Tells the node that the calling thread will not call {@link #progress} for a while (it is
+   * about to block): with {@code verbs.fabric.progress=caller} the background thread takes the I/O
+   * over now instead of after the lease. Does nothing otherwise.
+   */
+  default void yieldProgress() {}
+
+  /**
    * Sends {@code payload} to {@code dstNode} with tag 0.
    *
    * @param dstNode destination node id (may be this node)

@@ -52,6 +52,9 @@ public interface PacketPort extends AutoCloseable {
     return work.getAsInt();
   }
 
+  /** The caller is about to block and will not call {@link #progress} for a while. */
+  default void yieldProgress() {}
+
   /**
    * @param dlid a destination LID
    * @return false while the path to {@code dlid} is above its high-water mark

@@ -598,6 +598,13 @@ public final class NettyNode implements FabricNode {
   }
 
   @Override
+  public void yieldProgress() {
+    if (shared != null) {
+      shared.yieldToBackground();
+    }
+  }
+
+  @Override
   public boolean send(int dstNode, int tag, ByteBuf payload) {
     if (!open) {
       return drop(DropReason.CLOSED, payload);

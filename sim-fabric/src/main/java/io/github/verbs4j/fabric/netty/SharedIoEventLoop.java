@@ -128,6 +128,15 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
     }
   }
 
+  /**
+   * The callers will not drive the loop for a while (one is about to block): the background thread
+   * takes over now rather than after the lease. Any thread.
+   */
+  void yieldToBackground() {
+    lastCallerNanos = System.nanoTime() - leaseNanos;
+    LockSupport.unpark(background);
+  }
+
   /** One pass: I/O (blocking or not, per the context), then tasks and due timers. Driver only. */
   private int runIo(Context c) {
     if (!initialized) {

@@ -164,6 +164,28 @@ class CallerProgressTest {
   }
 
   @Test
+  void aCallerThatYieldsHandsTheIoToTheBackgroundThreadBeforeTheLeaseEnds() throws Exception {
+    List<FabricNode> ns = open("auto", "60000000"); // a one-minute lease
+    FabricNode a = ns.get(0);
+    FabricNode b = ns.get(1);
+    CountDownLatch got = new CountDownLatch(1);
+    AtomicReference<String> thread = new AtomicReference<>();
+    a.setReceiver((h, p) -> {
+      thread.set(Thread.currentThread().getName());
+      p.release();
+      got.countDown();
+    });
+    for (int i = 0; i < 100; i++) {
+      a.progress(() -> 0); // a polls: the background thread now stays out for the lease
+    }
+    a.yieldProgress();
+    b.progress(() -> b.send(a.nodeId(), frame(b, 7)) ? 1 : 0);
+    b.yieldProgress();
+    assertTrue(got.await(10, TimeUnit.SECONDS), "the frame waited for the lease");
+    assertTrue(thread.get().startsWith("verbs4j-fabric-rank"), thread.get());
+  }
+
+  @Test
   void closeStopsTheBackgroundThreads() throws Exception {
     java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
     List<FabricNode> ns = open("auto", "200");

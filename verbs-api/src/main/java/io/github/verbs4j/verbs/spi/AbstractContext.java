@@ -122,6 +122,13 @@ public abstract class AbstractContext implements Context {
    */
   protected abstract AbstractProtectionDomain newPd(int handle);
 
+  /**
+   * Called by a thread that is about to block in a verbs call (a completion channel's {@code
+   * await}) and will not poll meanwhile. A provider whose progress depends on callers (the {@code
+   * ib} provider with caller threading) hands it to its own thread here. Does nothing by default.
+   */
+  protected void beforeBlocking() {}
+
   @Override
   public CompletionChannel createCompletionChannel() {
     ensureOpen();

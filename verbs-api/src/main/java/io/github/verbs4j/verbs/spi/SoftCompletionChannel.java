@@ -37,7 +37,15 @@ public final class SoftCompletionChannel implements CompletionChannel {
     }
     try {
       long nanos = timeout.toNanos();
-      return Optional.ofNullable(nanos <= 0 ? events.poll() : events.poll(nanos, TimeUnit.NANOSECONDS));
+      if (nanos <= 0) {
+        return Optional.ofNullable(events.poll());
+      }
+      CompletionQueue ready = events.poll();
+      if (ready != null) {
+        return Optional.of(ready);
+      }
+      context.beforeBlocking();
+      return Optional.ofNullable(events.poll(nanos, TimeUnit.NANOSECONDS));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return Optional.empty();
