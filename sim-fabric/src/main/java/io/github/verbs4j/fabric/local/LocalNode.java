@@ -264,12 +264,15 @@ public final class LocalNode implements FabricNode {
   }
 
   private boolean injectOne(LocalNode d, LocalFrame f) {
-    fabric.metrics.sent(f.length);
+    // A frame counts as sent once the fabric accepted it: one refused here (send returns false)
+    // is only a drop, as on the netty fabric.
+    int length = f.length;
     if (fabric.deterministic) {
       synchronized (fabric) {
         if (d.queued.get() >= fabric.queueCapacity) {
           return dropFrame(DropReason.BACKPRESSURE, f);
         }
+        fabric.metrics.sent(length);
         d.enqueued();
         if (f.route.hops() == 0) {
           f.arrival = f.sendTime + f.extraDelay;
@@ -295,9 +298,14 @@ public final class LocalNode implements FabricNode {
         fabric.inFlight.decrementAndGet();
         return dropFrame(DropReason.NODE_DOWN, f);
       }
+      fabric.metrics.sent(length);
       return true;
     }
-    return d.offer(f);
+    if (!d.offer(f)) {
+      return false;
+    }
+    fabric.metrics.sent(length);
+    return true;
   }
 
   private boolean dropFrame(DropReason r, LocalFrame f) {
