@@ -29,7 +29,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   /** Smallest packet: LRH, BTH and ICRC. */
   private static final int MIN_PACKET = Lrh.LENGTH + Bth.LENGTH + Icrc.LENGTH;
   /** Most packets in one train (one fabric frame). */
-  private static final int MAX_TRAIN_COMPONENTS = 64;
+  private static final int MAX_TRAIN_PACKETS = 64;
 
   private final FabricNode node;
   private final NodeClock clock;
@@ -39,8 +39,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   private volatile Thread batchThread;
   private final int maxTrain;
   private final ByteBuf[] trains;
-  private final boolean[] trainMarks; // trains[lid] is a train this port built
-  private final int[] trainPackets; // packets in trains[lid]
+  private final int[] trainPackets; // packets in trains[lid]: 1 = a packet as sent, 2+ = a train this port built
   private final int trainCapacity;
   private final boolean[] inTouched;
   private final int[] touched;
@@ -52,9 +51,8 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     this.clock = node.clock();
     this.maxTrain = node.mtu();
     this.trains = new ByteBuf[node.size() + 1];
-    this.trainMarks = new boolean[trains.length];
     this.trainPackets = new int[trains.length];
-    this.trainCapacity = Math.min(maxTrain, MAX_TRAIN_COMPONENTS * (4096 + 128));
+    this.trainCapacity = Math.min(maxTrain, MAX_TRAIN_PACKETS * (4096 + 128));
     this.inTouched = new boolean[trains.length];
     this.touched = new int[trains.length];
   }
@@ -83,7 +81,6 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     ByteBuf held = trains[dlid];
     if (held == null) {
       trains[dlid] = packet;
-      trainMarks[dlid] = false;
       trainPackets[dlid] = 1;
       if (!inTouched[dlid]) {
         inTouched[dlid] = true;
@@ -91,15 +88,14 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       }
       return true;
     }
-    if (held.readableBytes() + len > Math.min(maxTrain, trainCapacity)) {
+    if (held.readableBytes() + len > trainCapacity) {
       node.send(dlid, TAG, held);
       trains[dlid] = packet;
-      trainMarks[dlid] = false;
       trainPackets[dlid] = 1;
       return true;
     }
     ByteBuf train;
-    if (trainMarks[dlid]) {
+    if (trainPackets[dlid] > 1) {
       train = held;
     } else {
       // One buffer per train: the packets are copied in and go back to the device's pool at
@@ -108,11 +104,10 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       train.writeBytes(held, held.readerIndex(), held.readableBytes());
       held.release();
       trains[dlid] = train;
-      trainMarks[dlid] = true;
     }
     train.writeBytes(packet, packet.readerIndex(), len);
     packet.release();
-    if (++trainPackets[dlid] >= MAX_TRAIN_COMPONENTS) {
+    if (++trainPackets[dlid] >= MAX_TRAIN_PACKETS) {
       flush(dlid);
     }
     return true;
@@ -147,7 +142,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     ByteBuf held = trains[dlid];
     if (held != null) {
       trains[dlid] = null;
-      trainMarks[dlid] = false;
+      trainPackets[dlid] = 0;
       node.send(dlid, TAG, held);
     }
   }

@@ -103,7 +103,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     this.doorbells = new MpscArrayQueue<>(Math.max(64, params.maxQp));
     this.table = new AtomicReferenceArray<>(params.maxQp);
     this.reserved = new boolean[params.maxQp];
-    this.packets = new PacketPool(port.alloc(), 4096, 1024);
+    this.packets = new PacketPool(port.alloc(), PacketPool.MAX_SMALL, PacketPool.MAX_LARGE);
     this.idle = new BackoffIdleStrategy(params.idleSpins, params.idleYields, params.idleMinParkNanos,
         params.idleMaxParkNanos);
     port.bind(this);

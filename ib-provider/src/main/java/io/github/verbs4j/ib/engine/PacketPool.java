@@ -24,6 +24,10 @@ final class PacketPool {
   static final int SMALL = 256;
   /** A full packet of the largest IB MTU with every header. */
   static final int LARGE = 4096 + 128;
+  /** Small buffers a device makes at most (1 MiB). */
+  static final int MAX_SMALL = 4096;
+  /** Large buffers a device makes at most (4.1 MiB): a 1 MiB message in flight is 256 of them. */
+  static final int MAX_LARGE = 1024;
 
   private final ByteBufAllocator fallback;
   private final SizeClass small;
