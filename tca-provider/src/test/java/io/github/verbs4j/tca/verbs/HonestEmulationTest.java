@@ -16,6 +16,7 @@ import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -95,6 +96,40 @@ class HonestEmulationTest {
     assertArrayEquals(data, read(dstMem, dstOff, len), "READ of " + len + " bytes");
   }
 
+  /** Board frames, board bytes, fabric frames, fabric bytes. */
+  private long[] counts() {
+    Peach2Counters.Snapshot ca = a.board();
+    Peach2Counters.Snapshot cb = b.board();
+    double fabricFrames = registry.get("verbs4j.fabric.frames.sent").functionCounters().stream()
+        .mapToDouble(c -> c.count()).sum();
+    double fabricBytes = registry.get("verbs4j.fabric.bytes.sent").functionCounters().stream()
+        .mapToDouble(c -> c.count()).sum();
+    return new long[] {ca.framesSent() + cb.framesSent(), ca.frameBytesSent() + cb.frameBytesSent(),
+        (long) fabricFrames, (long) fabricBytes};
+  }
+
+  /**
+   * The counts once two readings 50 ms apart agree: a board counts a frame just after the fabric
+   * took it, so a frame in flight shows on the fabric first.
+   */
+  private long[] quiescentCounts() {
+    long[] last = counts();
+    for (int i = 0; i < 100; i++) {
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+      long[] now = counts();
+      if (Arrays.equals(now, last)) {
+        return now;
+      }
+      last = now;
+    }
+    throw new AssertionError("the fabric never went quiet: " + Arrays.toString(last));
+  }
+
   @Test
   void everyByteThatCrossesNodesIsAPeach2WriteAndTheRulesAreNeverBroken() {
     ByteBuffer ap = a.pool.buffer();
@@ -133,16 +168,12 @@ class HonestEmulationTest {
     assertEquals(1040, poll(b.cq).byteLen());
     assertArrayEquals(ud, read(bp, 40, 1000));
 
+    // the engines may still be writing back credits: count once nothing moves any more
+    long[] counts = quiescentCounts();
     Peach2Counters.Snapshot ca = a.board();
     Peach2Counters.Snapshot cb = b.board();
-    long boardFrames = ca.framesSent() + cb.framesSent();
-    long boardBytes = ca.frameBytesSent() + cb.frameBytesSent();
-    double fabricFrames = registry.get("verbs4j.fabric.frames.sent").functionCounters().stream()
-        .mapToDouble(c -> c.count()).sum();
-    double fabricBytes = registry.get("verbs4j.fabric.bytes.sent").functionCounters().stream()
-        .mapToDouble(c -> c.count()).sum();
-    assertEquals(boardFrames, (long) fabricFrames, "every frame on the fabric is a PEACH2 write frame");
-    assertEquals(boardBytes, (long) fabricBytes, "every byte on the fabric is a PEACH2 write frame byte");
+    assertEquals(counts[0], counts[2], "every frame on the fabric is a PEACH2 write frame");
+    assertEquals(counts[1], counts[3], "every byte on the fabric is a PEACH2 write frame byte");
     long appBytes = 32 + 4000 + (1 << 20) + 100_001 + 500 + 256 * 1024 + 64 * 1024 + 7 + 200_000 + 1000;
     assertTrue(ca.remoteBytesTotal() >= appBytes, "a moved " + ca.remoteBytesTotal() + " bytes for " + appBytes);
     assertTrue(cb.remoteBytesTotal() >= 100 + 300_000 + 70_000, "b moved the READ data: " + cb.remoteBytesTotal());
