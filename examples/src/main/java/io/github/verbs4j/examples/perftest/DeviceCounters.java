@@ -12,14 +12,26 @@ import java.util.Locale;
  * What the device did per operation, read from its own meters before and after each message size:
  * for the {@code tca} provider the PEACH2 board's PIO stores and DMA starts by descriptor mode, bytes
  * written to other nodes, TLPs, hops and bounce copies, and TCA Verbs' packets and rendezvous — the
- * hardware work behind one verbs operation (seed 000 §3). Providers without these meters print
- * nothing. The counts are this rank's (rank 0, the requester); the target's proxy work is on rank 1.
+ * hardware work behind one verbs operation (seed 000 §3); for the {@code ib} provider the packets
+ * and ACKs the HCA sent, held ACKs that shared a frame with another packet, retransmits and the
+ * fabric frames (socket writes) behind them. Providers without these meters print nothing. The
+ * counts are this rank's (rank 0, the requester); the target's side is on rank 1.
  */
 final class DeviceCounters {
-  /** One column: a meter name and the tag that selects it (or null), summed over the rest. */
-  private record Column(String header, String name, String tag, String value) {}
+  /**
+   * One column: a meter name and the tag that selects it (or null), summed over the rest; {@code
+   * device} says whether the meter is selected by the device's tag or summed over the process.
+   */
+  private record Column(String header, String name, String tag, String value, boolean device) {
+    Column(String header, String name, String tag, String value) {
+      this(header, name, tag, value, true);
+    }
+  }
 
-  private static final List<Column> TCA = List.of(
+  /** The meters of one provider and the tag that names a device's LID in them. */
+  private record Layout(String lidTag, List<Column> columns) {}
+
+  private static final Layout TCA = new Layout("node", List.of(
       new Column("pio", "verbs4j.tca.peach2.transfers", "kind", "pio"),
       new Column("dma.int", "verbs4j.tca.peach2.transfers", "kind", "dma_internal"),
       new Column("dma.host", "verbs4j.tca.peach2.transfers", "kind", "dma_host"),
@@ -29,14 +41,24 @@ final class DeviceCounters {
       new Column("hops", "verbs4j.tca.peach2.hops", null, null),
       new Column("bounce", "verbs4j.tca.peach2.bounce.copies", null, null),
       new Column("packets", "verbs4j.tca.verbs.packets.sent", null, null),
-      new Column("rdv", "verbs4j.tca.verbs.rendezvous", null, null));
+      new Column("rdv", "verbs4j.tca.verbs.rendezvous", null, null)));
+
+  private static final Layout IB = new Layout("lid", List.of(
+      new Column("packets", "verbs4j.ib.packets", "direction", "sent"),
+      new Column("acks", "verbs4j.ib.acks", "kind", "sent"),
+      new Column("ack.bndl", "verbs4j.ib.acks", "kind", "bundled"),
+      new Column("ack.late", "verbs4j.ib.acks", "kind", "hold_expired"),
+      new Column("retrans", "verbs4j.ib.retransmitted.packets", null, null),
+      new Column("frames", "verbs4j.fabric.frames.sent", null, null, false)));
 
   private final MeterRegistry registry;
-  private final String node;
+  private final Layout layout;
+  private final String lid;
 
-  private DeviceCounters(MeterRegistry registry, String node) {
+  private DeviceCounters(MeterRegistry registry, Layout layout, String lid) {
     this.registry = registry;
-    this.node = node;
+    this.layout = layout;
+    this.lid = lid;
   }
 
   /**
@@ -51,26 +73,32 @@ final class DeviceCounters {
 
   /**
    * @param registry where the device's meters are
-   * @param lid the device's port LID (its {@code node} tag)
+   * @param lid the device's port LID (its {@code node} or {@code lid} tag)
    * @return the reader, or null if the device has no such meters or the registry keeps no values
    */
   static DeviceCounters of(MeterRegistry registry, int lid) {
-    String node = Integer.toString(lid);
+    String id = Integer.toString(lid);
     if (registry == Metrics.globalRegistry && Metrics.globalRegistry.getRegistries().isEmpty()) {
       return null;
     }
-    if (registry.find(TCA.get(0).name()).tag("node", node).functionCounters().isEmpty()) {
-      return null;
+    for (Layout l : List.of(TCA, IB)) {
+      if (!registry.find(l.columns().get(0).name()).tag(l.lidTag(), id).functionCounters().isEmpty()) {
+        return new DeviceCounters(registry, l, id);
+      }
     }
-    return new DeviceCounters(registry, node);
+    return null;
   }
 
   /** @return the current values, one per column */
   double[] read() {
-    double[] v = new double[TCA.size()];
+    List<Column> columns = layout.columns();
+    double[] v = new double[columns.size()];
     for (int i = 0; i < v.length; i++) {
-      Column c = TCA.get(i);
-      Search s = registry.find(c.name()).tag("node", node);
+      Column c = columns.get(i);
+      Search s = registry.find(c.name());
+      if (c.device()) {
+        s = s.tag(layout.lidTag(), lid);
+      }
       if (c.tag() != null) {
         s = s.tag(c.tag(), c.value());
       }
@@ -82,9 +110,9 @@ final class DeviceCounters {
   }
 
   /** @return the table header */
-  static String header() {
+  String header() {
     StringBuilder b = new StringBuilder(String.format(Locale.ROOT, " %-10s", "#bytes"));
-    for (Column c : TCA) {
+    for (Column c : layout.columns()) {
       b.append(String.format(Locale.ROOT, " %10s", c.header()));
     }
     return b.toString();

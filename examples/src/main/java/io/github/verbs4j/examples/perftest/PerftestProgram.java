@@ -314,7 +314,7 @@ public abstract class PerftestProgram implements Callable<Integer>, ValidatesOpt
     }
     if (!deviceRows.isEmpty()) {
       out.println(" Device operations per iteration (this rank, from the provider's meters):");
-      out.println(DeviceCounters.header());
+      out.println(device.header());
       deviceRows.forEach(out::println);
       out.println(PerftestReport.RESULT_LINE);
     }
