@@ -124,6 +124,11 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   }
 
   @Override
+  public boolean onCallersIdle(Runnable task) {
+    return node.onCallersIdle(task);
+  }
+
+  @Override
   public void beginBatch() {
     batchThread = Thread.currentThread();
   }

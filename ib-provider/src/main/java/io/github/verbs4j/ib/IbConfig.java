@@ -43,6 +43,9 @@ public final class IbConfig {
   /** AckReq cadence. */
   public static final ConfigKey ACK_REQ_EVERY = add(ConfigKey.longRange("verbs.ib.ack-req-every", 64,
       "the requester sets AckReq at the end of each signaled message, of the last message posted, and every this many packets", 1, 1 << 16));
+  /** ACK hold. */
+  public static final ConfigKey ACK_DELAY_NS = add(ConfigKey.longRange("verbs.ib.ack-delay-ns", 10_000,
+      "a responder may hold an ACK this long for a packet to the same node to share a frame with (0 = ACK at once)", 0, 1_000_000));
   /** Requester budget. */
   public static final ConfigKey REQUESTER_BUDGET = add(ConfigKey.longRange("verbs.ib.requester-budget", 64,
       "packets a requester sends per QP per engine duty cycle", 1, 1 << 16));
@@ -141,6 +144,7 @@ public final class IbConfig {
         .icrc(c.getBoolean(ICRC))
         .maxUnackedPsns(c.getInt(MAX_UNACKED_PSNS))
         .ackReqEvery(c.getInt(ACK_REQ_EVERY))
+        .ackDelayNanos(c.getLong(ACK_DELAY_NS))
         .requesterBudget(c.getInt(REQUESTER_BUDGET))
         .responderBudget(c.getInt(RESPONDER_BUDGET))
         .receiveBudget(c.getInt(RECEIVE_BUDGET))

@@ -86,6 +86,7 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   /** Caller threading: a thread about to block hands the fabric's I/O to the fabric's own thread. */
   @Override
   protected void beforeBlocking() {
+    engine().flushHeldAcks(); // no answer comes from a thread that sleeps
     if (callerThreading()) {
       engine().port().yieldProgress();
     }

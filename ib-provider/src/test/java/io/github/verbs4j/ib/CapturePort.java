@@ -10,14 +10,18 @@ import java.util.List;
 
 /**
  * A port for engine tests: a fake clock the test advances, timers that run when it does, every
- * transmitted packet captured (not delivered), and {@link #inject} to hand the device a crafted
- * packet as if it came from the wire.
+ * transmitted packet captured (not delivered) with the batch (duty cycle) it was sent in — the
+ * packets of one batch to one destination would share a frame on the fabric — and {@link #inject}
+ * to hand the device a crafted packet as if it came from the wire.
  */
 final class CapturePort implements PacketPort {
   private final int lid;
   private long now = 1_000_000;
   private Receiver receiver;
   final List<ByteBuf> sent = new ArrayList<>();
+  private final List<Integer> sentBatch = new ArrayList<>();
+  private int batch;
+  private Runnable callersIdle;
   private final List<long[]> timerTimes = new ArrayList<>();
   private final List<Runnable> timerTasks = new ArrayList<>();
 
@@ -38,7 +42,26 @@ final class CapturePort implements PacketPort {
   @Override
   public synchronized boolean transmit(int dlid, ByteBuf packet) {
     sent.add(packet);
+    sentBatch.add(batch);
     return true;
+  }
+
+  @Override
+  public synchronized void endBatch() {
+    batch++;
+  }
+
+  @Override
+  public boolean onCallersIdle(Runnable task) {
+    callersIdle = task;
+    return true;
+  }
+
+  /** As if the wire's thread took over from callers that stopped calling. */
+  void callersIdle() {
+    if (callersIdle != null) {
+      callersIdle.run();
+    }
   }
 
   @Override
@@ -116,6 +139,23 @@ final class CapturePort implements PacketPort {
   synchronized List<ByteBuf> takeAll() {
     List<ByteBuf> l = new ArrayList<>(sent);
     sent.clear();
+    sentBatch.clear();
+    return l;
+  }
+
+  /** @return and forget every packet sent so far, grouped by the batch they were sent in */
+  synchronized List<List<ByteBuf>> takeBatches() {
+    List<List<ByteBuf>> l = new ArrayList<>();
+    int last = Integer.MIN_VALUE;
+    for (int i = 0; i < sent.size(); i++) {
+      if (sentBatch.get(i) != last) {
+        l.add(new ArrayList<>());
+        last = sentBatch.get(i);
+      }
+      l.get(l.size() - 1).add(sent.get(i));
+    }
+    sent.clear();
+    sentBatch.clear();
     return l;
   }
 }

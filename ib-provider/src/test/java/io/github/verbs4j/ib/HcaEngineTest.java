@@ -559,7 +559,7 @@ class HcaEngineTest {
 
   @Test
   void ackRequestsProcessedInOneDutyCycleAreCoalescedIntoOneAck() {
-    start(IbParams.builder());
+    start(IbParams.builder().ackDelayNanos(0));
     MemoryRegion into = mr(1024);
     QueuePair qp = responderWithReceives(4, into);
     for (int i = 0; i < 4; i++) {
@@ -572,6 +572,174 @@ class HcaEngineTest {
     releaseSent(s);
     assertEquals(3, counter(Counter.ACKS_COALESCED));
     assertEquals(4, polled().length);
+  }
+
+  // ------------------------------------------------------------------ ACK hold
+
+  private static final long HOLD = 50_000;
+
+  private List<List<Pkt.Seen>> batches() {
+    List<List<Pkt.Seen>> l = new ArrayList<>();
+    for (List<ByteBuf> batch : port.takeBatches()) {
+      List<Pkt.Seen> seen = new ArrayList<>();
+      batch.forEach(b -> seen.add(Pkt.Seen.of(b)));
+      l.add(seen);
+    }
+    return l;
+  }
+
+  private static void release(List<List<Pkt.Seen>> batches) {
+    batches.forEach(b -> b.forEach(s -> s.buf().release()));
+  }
+
+  /**
+   * Posts a receive, queues a SEND with AckReq for it and polls the CQ (an application's verbs
+   * call runs the engine, as in a ping-pong), expecting the receive's completion.
+   */
+  private void sendInto(QueuePair qp, MemoryRegion into, int psn) {
+    qp.postRecv(new RecvWr().wrId(psn).sge(into, 0, 64));
+    ctx.engine().enqueue(Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(psn).ackReq().payload(new byte[8]).build());
+    assertEquals(1, polled().length);
+  }
+
+  @Test
+  void aHeldAckLeavesInTheSameDutyCycleAsTheReplyToTheSameNode() {
+    start(IbParams.builder().ackDelayNanos(HOLD));
+    MemoryRegion into = mr(1024);
+    QueuePair qp = rc();
+    sendInto(qp, into, 100);
+    assertTrue(sent().isEmpty(), "the ACK waits");
+    port.advance(HOLD / 2);
+    assertEquals(0, polled().length);
+    assertTrue(sent().isEmpty(), "still within the hold");
+    qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(into, 0, 8));
+    List<List<Pkt.Seen>> b = batches();
+    assertEquals(1, b.size(), "reply and ACK in one duty cycle (one frame)");
+    assertEquals(List.of(Opcode.RC_SEND_ONLY, Opcode.RC_ACKNOWLEDGE), b.get(0).stream().map(Pkt.Seen::op).toList());
+    assertEquals(100, b.get(0).get(1).psn());
+    release(b);
+    assertEquals(1, counter(Counter.ACKS_BUNDLED));
+    assertEquals(1, counter(Counter.ACKS_SENT));
+    assertEquals(0, counter(Counter.ACK_HOLDS_EXPIRED));
+    port.advance(HOLD + 1_000_000);
+    assertEquals(0, polled().length);
+    assertTrue(sent().isEmpty(), "nothing left to send when the hold would have run out");
+  }
+
+  @Test
+  void aHeldAckWithNothingToShareAFrameWithLeavesAtTheDeadlineAndTheNextAcksAreImmediate() {
+    start(IbParams.builder().ackDelayNanos(HOLD));
+    MemoryRegion into = mr(1024);
+    QueuePair qp = rc();
+    sendInto(qp, into, 100);
+    port.advance(HOLD - 1);
+    assertEquals(0, polled().length);
+    assertTrue(sent().isEmpty());
+    port.advance(1);
+    assertEquals(0, polled().length);
+    List<Pkt.Seen> s = sent();
+    assertEquals(1, s.size(), "the hold ran out: the next verbs call sends the ACK");
+    assertEquals(Opcode.RC_ACKNOWLEDGE, s.get(0).op());
+    assertEquals(100, s.get(0).psn());
+    releaseSent(s);
+    assertEquals(1, counter(Counter.ACK_HOLDS_EXPIRED));
+    for (int i = 1; i <= 16; i++) {
+      sendInto(qp, into, 100 + i);
+      s = sent();
+      assertEquals(1, s.size(), "quick ACK " + i);
+      assertEquals(100 + i, s.get(0).psn());
+      releaseSent(s);
+    }
+    sendInto(qp, into, 117);
+    assertTrue(sent().isEmpty(), "holding again after 16 quick ACKs");
+    port.advance(HOLD);
+    assertEquals(0, polled().length);
+    releaseSent(sent());
+    assertEquals(2, counter(Counter.ACK_HOLDS_EXPIRED));
+    for (int i = 0; i < 32; i++) {
+      sendInto(qp, into, 118 + i);
+      s = sent();
+      assertEquals(1, s.size(), "a second expiry in a row doubles the quick ACKs: " + i);
+      releaseSent(s);
+    }
+    sendInto(qp, into, 150);
+    assertTrue(sent().isEmpty(), "holding again after 32");
+    assertEquals(0, counter(Counter.ACKS_BUNDLED));
+  }
+
+  @Test
+  void whenTheApplicationStopsCallingTheWiresThreadSendsTheHeldAck() {
+    start(IbParams.builder().ackDelayNanos(HOLD));
+    MemoryRegion into = mr(1024);
+    QueuePair qp = rc();
+    sendInto(qp, into, 100);
+    port.advance(10 * HOLD);
+    assertTrue(sent().isEmpty(), "nobody ran the engine yet");
+    port.callersIdle();
+    List<Pkt.Seen> s = sent();
+    assertEquals(1, s.size(), "the takeover ran the engine");
+    assertEquals(Opcode.RC_ACKNOWLEDGE, s.get(0).op());
+    releaseSent(s);
+    assertEquals(1, counter(Counter.ACK_HOLDS_EXPIRED));
+  }
+
+  @Test
+  void packetsTheFabricDeliversWhileNobodyPollsAreAcknowledgedAtOnce() {
+    start(IbParams.builder().ackDelayNanos(HOLD));
+    MemoryRegion into = mr(1024);
+    QueuePair qp = responderWithReceives(1, into);
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(100).ackReq().build());
+    List<Pkt.Seen> s = sent();
+    assertEquals(1, s.size(), "no application thread to answer: no hold");
+    assertEquals(Opcode.RC_ACKNOWLEDGE, s.get(0).op());
+    releaseSent(s);
+  }
+
+  @Test
+  void anApplicationAboutToBlockSendsItsHeldAcks() {
+    start(IbParams.builder().ackDelayNanos(HOLD));
+    MemoryRegion into = mr(1024);
+    QueuePair qp = rc();
+    sendInto(qp, into, 100);
+    assertTrue(sent().isEmpty());
+    ctx.engine().flushHeldAcks();
+    List<Pkt.Seen> s = sent();
+    assertEquals(1, s.size());
+    assertEquals(100, s.get(0).psn());
+    releaseSent(s);
+    assertEquals(0, counter(Counter.ACKS_BUNDLED));
+    assertEquals(1, counter(Counter.ACK_HOLDS_EXPIRED), "a hold nobody answered");
+  }
+
+  @Test
+  void aHeldAckGoesOutBeforeAReadResponseSoResponsesStayInPsnOrder() {
+    start(IbParams.builder().ackDelayNanos(HOLD));
+    MemoryRegion into = mr(1024);
+    QueuePair qp = rc();
+    sendInto(qp, into, 100);
+    assertTrue(sent().isEmpty());
+    ctx.engine().enqueue(Pkt.of(Opcode.RC_RDMA_READ_REQUEST).to(qp.qpNum()).psn(101)
+        .reth(into.address(), into.rkey(), 16).build());
+    ctx.engine().runInline();
+    List<Pkt.Seen> s = sent();
+    assertEquals(List.of(Opcode.RC_ACKNOWLEDGE, Opcode.RC_RDMA_READ_RESPONSE_ONLY), s.stream().map(Pkt.Seen::op)
+        .toList());
+    assertEquals(100, s.get(0).psn());
+    assertEquals(101, s.get(1).psn());
+    releaseSent(s);
+  }
+
+  @Test
+  void withoutAHoldTheAckLeavesInTheDutyCycleThatReceived() {
+    start(IbParams.builder().ackDelayNanos(0));
+    MemoryRegion into = mr(1024);
+    QueuePair qp = rc();
+    sendInto(qp, into, 100);
+    List<Pkt.Seen> s = sent();
+    assertEquals(1, s.size());
+    assertEquals(Opcode.RC_ACKNOWLEDGE, s.get(0).op());
+    releaseSent(s);
+    assertEquals(0, counter(Counter.ACKS_BUNDLED));
   }
 
   @Test

@@ -89,6 +89,19 @@ public interface FabricNode extends AutoCloseable {
   default void yieldProgress() {}
 
   /**
+   * With {@code verbs.fabric.progress=caller}: runs {@code task} on the node's background thread
+   * each time it takes the I/O over because callers stopped calling {@link #progress} (the lease
+   * ran out, or {@link #yieldProgress}), so a caller's deferred work is not left waiting for a call
+   * that does not come. Replaces an earlier task.
+   *
+   * @param task what to run, or null for nothing
+   * @return false if the node has no caller progress (the task will never run)
+   */
+  default boolean onCallersIdle(Runnable task) {
+    return false;
+  }
+
+  /**
    * Sends {@code payload} to {@code dstNode} with tag 0.
    *
    * @param dstNode destination node id (may be this node)

@@ -72,6 +72,7 @@ public final class EngineQp {
   boolean destroyed;
   boolean dirty;
   boolean inTimerList;
+  boolean inAckHolders;
   boolean commEstRaised;
   private boolean sqDrainedRaised;
   final AtomicBoolean doorbellQueued = new AtomicBoolean();

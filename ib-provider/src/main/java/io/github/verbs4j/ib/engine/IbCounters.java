@@ -42,6 +42,10 @@ public final class IbCounters {
     ACKS_SENT("verbs4j.ib.acks", "kind", "sent"),
     /** ACKs saved because a later one in the same duty cycle covered them. */
     ACKS_COALESCED("verbs4j.ib.acks", "kind", "coalesced"),
+    /** Held ACKs that left with another packet to the same node (one frame instead of two). */
+    ACKS_BUNDLED("verbs4j.ib.acks", "kind", "bundled"),
+    /** Held ACKs that left alone when their hold ran out. */
+    ACK_HOLDS_EXPIRED("verbs4j.ib.acks", "kind", "hold_expired"),
     /** Work completions flushed (WR_FLUSH_ERR). */
     FLUSHES("verbs4j.ib.flushes", null, null),
     /** Packets whose ICRC did not match. */

@@ -73,6 +73,18 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
   private EngineQp[] timed = new EngineQp[16];
   private int timedCount;
   private boolean anyTimer;
+  // ACK holds (Responder): the QPs whose responder holds one, the earliest deadline among them,
+  // whether this duty cycle sent a packet and whether it runs on an application's thread (engine
+  // only); a request to send every held ACK now (any thread); whether the port tells us when the
+  // application stops calling (CALLER mode holds need that).
+  private EngineQp[] ackHolders = new EngineQp[16];
+  private int ackHolderCount;
+  private long ackDeadline;
+  private boolean newHolds;
+  private boolean sentThisCycle;
+  private boolean appDriven;
+  private volatile boolean flushHeldAcks;
+  private final boolean callersIdleKnown;
   private long nextDeadline;
   private final BitSet deadLids = new BitSet();
   private final ArrayDeque<Integer> peerDownQueue = new ArrayDeque<>();
@@ -91,6 +103,9 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
   private volatile boolean wakeFired;
   private final Runnable wakeTask = this::onWakeTimer;
   private final java.util.function.IntSupplier untilIdle = this::workUntilIdle;
+  // CALLER mode: the thread running the agent (runInline), and whether this pass's duty cycles ran.
+  private Thread agentThread;
+  private boolean workRan;
 
   /**
    * @param port the wire
@@ -107,6 +122,8 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     this.idle = new BackoffIdleStrategy(params.idleSpins, params.idleYields, params.idleMinParkNanos,
         params.idleMaxParkNanos);
     port.bind(this);
+    callersIdleKnown = params.threading == IbParams.Threading.CALLER && params.ackDelayNanos > 0
+        && port.onCallersIdle(this::flushHeldAcks);
   }
 
   /** Starts the engine thread ({@code DEDICATED} mode; does nothing in {@code CALLER} mode). */
@@ -213,7 +230,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     return qp != null && qp.qpn == qpn ? qp : null;
   }
 
-  /** @param qp a QP whose doorbell rang (any thread) */
+  /** @param qp a QP whose doorbell rang (an application thread: a post) */
   void doorbell(EngineQp qp) {
     if (qp.doorbellQueued.compareAndSet(false, true)) {
       if (!doorbells.offer(qp)) {
@@ -221,7 +238,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
         LOG.warn("doorbell queue full; QP 0x{} will be looked at by the next duty cycle", Integer.toHexString(qp.qpn));
       }
     }
-    wake();
+    wake(true);
   }
 
   /**
@@ -307,7 +324,9 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
 
   private int dutyCycle() {
     long t = port.nowNanos();
+
     now = t;
+    sentThisCycle = false;
     int work = 0;
     if (wakeFired) {
       wakeFired = false;
@@ -339,9 +358,108 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
       work += runTimers(t);
     }
     work += progressDirty(t);
+    if (ackHolderCount > 0 || flushHeldAcks) {
+      releaseAcks(t);
+    }
     scheduleWake(t);
     return work;
   }
+
+  /**
+   * Whether a responder may hold an ACK now: always on the engine thread; in {@code CALLER} mode
+   * only when an application thread runs the agent (it returns to the application, which may
+   * answer at once) — not when the fabric's thread delivers packets nobody is waiting for — and
+   * the port says when the application stops calling ({@link PacketPort#onCallersIdle}: then the
+   * held ACKs leave, {@link #flushHeldAcks}). A port timer per hold would cost more than the
+   * frame a hold saves.
+   */
+  boolean mayHoldAck() {
+    return params.threading != IbParams.Threading.CALLER || appDriven && callersIdleKnown;
+  }
+
+  /**
+   * A responder holds an ACK until this device sends a packet or until its deadline, which runs
+   * from the end of this duty cycle (under the QP lock, engine only).
+   */
+  void holdAck(EngineQp qp) {
+    newHolds = true;
+    if (!qp.inAckHolders) {
+      qp.inAckHolders = true;
+      if (ackHolderCount == ackHolders.length) {
+        ackHolders = java.util.Arrays.copyOf(ackHolders, ackHolderCount * 2);
+      }
+      ackHolders[ackHolderCount++] = qp;
+    }
+  }
+
+  /**
+   * End of a duty cycle: if it sent a packet, held ACKs leave now and join the frames being built;
+   * a hold whose time ran out leaves alone; ACKs no longer held (another response sent them) leave
+   * the list.
+   */
+  private void releaseAcks(long t) {
+    boolean release = sentThisCycle;
+    boolean flush = flushHeldAcks;
+    if (flush) {
+      flushHeldAcks = false;
+    }
+    long end = 0;
+    if (newHolds) {
+      newHolds = false;
+      end = port.nowNanos();
+    }
+    long earliest = 0;
+    int w = 0;
+    for (int i = 0; i < ackHolderCount; i++) {
+      EngineQp qp = ackHolders[i];
+      boolean keep;
+      synchronized (qp.owner) {
+        Responder r = qp.responder;
+        if (!qp.destroyed && r.ackHeld()) {
+          if (release) {
+            r.releaseHeldAck();
+          } else if (flush) {
+            r.expireHeldAck();
+          } else {
+            r.startHold(end);
+            if (t - r.ackDeadline() >= 0) {
+              r.expireHeldAck();
+            }
+          }
+        }
+        keep = !qp.destroyed && r.ackHeld();
+        if (keep) {
+          long d = r.ackDeadline();
+          if (w == 0 || d - earliest < 0) {
+            earliest = d;
+          }
+        } else {
+          qp.inAckHolders = false;
+        }
+      }
+      if (keep) {
+        ackHolders[w++] = qp;
+      }
+    }
+    for (int i = w; i < ackHolderCount; i++) {
+      ackHolders[i] = null;
+    }
+    ackHolderCount = w;
+    ackDeadline = earliest;
+  }
+
+  /**
+   * Asks the agent to send every held ACK now (any thread): the application is about to block, or
+   * stopped calling, so no answer is coming soon.
+   */
+  public void flushHeldAcks() {
+    if (params.ackDelayNanos > 0) {
+      flushHeldAcks = true;
+      wake();
+    }
+  }
+
+
 
   private void receive(ByteBuf b, long t) {
     Packet p = rx;
@@ -566,10 +684,20 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     wake();
   }
 
-  /** Makes sure the agent will run soon (any thread). */
+  /** Makes sure the agent will run soon (any thread; a packet, a timer, the fabric). */
   void wake() {
+    wake(false);
+  }
+
+  /**
+   * Makes sure the agent will run soon.
+   *
+   * @param app whether an application thread calls (a verbs call, which returns to the
+   *     application afterwards)
+   */
+  private void wake(boolean app) {
     if (params.threading == IbParams.Threading.CALLER) {
-      runInline();
+      runInline(app);
     } else if (parked) {
       Thread t = engineThread;
       if (t != null) {
@@ -580,9 +708,15 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
 
   /**
    * Runs the agent on the calling thread until it is idle, unless another thread is running it,
-   * in which case that thread is told to go round once more ({@code CALLER} mode).
+   * in which case that thread is told to go round once more ({@code CALLER} mode). For verbs calls
+   * (a poll): the agent runs as the application's, so responders may hold ACKs.
    */
   public void runInline() {
+    runInline(true);
+  }
+
+  private void runInline(boolean app) {
+    Thread me = Thread.currentThread();
     while (true) {
       int s = agent.get();
       if (s == IDLE) {
@@ -590,6 +724,11 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
           break;
         }
       } else if (s == BUSY) {
+        if (agentThread == me && !workRan) {
+          // A packet the fabric's I/O delivered on this thread before the duty cycles of this
+          // pass: they will take it; another pass (another poll of the sockets) would be wasted.
+          return;
+        }
         if (agent.compareAndSet(BUSY, ARMED)) {
           return;
         }
@@ -597,12 +736,20 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
         return;
       }
     }
+    appDriven = app;
     try {
-      do {
+      while (true) {
         agent.set(BUSY);
+        agentThread = me;
+        workRan = false;
         port.progress(untilIdle);
-      } while (!agent.compareAndSet(BUSY, IDLE));
+        agentThread = null;
+        if (agent.compareAndSet(BUSY, IDLE)) {
+          return;
+        }
+      }
     } catch (RuntimeException | Error e) {
+      agentThread = null;
       agent.set(IDLE);
       throw e;
     }
@@ -615,6 +762,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     while ((w = doWork()) > 0) {
       total += w;
     }
+    workRan = true;
     return total;
   }
 
@@ -636,6 +784,9 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
         LOG.error("engine duty cycle failed", e);
       }
       long until = anyTimer ? Math.max(0, nextDeadline - now) : Long.MAX_VALUE;
+      if (ackHolderCount > 0) {
+        until = Math.min(until, Math.max(0, ackDeadline - now));
+      }
       idle.idle(work, until, parkGate);
       parked = false;
     }
@@ -674,6 +825,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     }
     counters.inc(IbCounters.Counter.PACKETS_SENT);
     counters.add(IbCounters.Counter.BYTES_SENT, total);
+    sentThisCycle = true;
     chargePacket(payload);
     if (!port.transmit(dlid, b)) {
       counters.inc(IbCounters.Counter.DROP_PORT_REFUSED);
@@ -713,6 +865,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     if (closed) {
       return;
     }
+
     closed = true;
     Thread t = engineThread;
     if (t != null) {

@@ -62,6 +62,11 @@ public final class IbParams {
    * this many packets (rxe 64).
    */
   public final int ackReqEvery;
+  /**
+   * How long a responder may hold an ACK for a packet to the same node to share a frame with (0 =
+   * ACK at the end of the duty cycle, as rxe does); see {@code Responder}.
+   */
+  public final long ackDelayNanos;
   /** Packets a requester sends per QP per duty cycle. */
   public final int requesterBudget;
   /** READ response packets a responder sends per QP per duty cycle. */
@@ -112,6 +117,7 @@ public final class IbParams {
     threading = b.threading;
     maxUnackedPsns = b.maxUnackedPsns;
     ackReqEvery = b.ackReqEvery;
+    ackDelayNanos = b.ackDelayNanos;
     requesterBudget = b.requesterBudget;
     responderBudget = b.responderBudget;
     receiveBudget = b.receiveBudget;
@@ -160,6 +166,7 @@ public final class IbParams {
     b.threading = threading;
     b.maxUnackedPsns = maxUnackedPsns;
     b.ackReqEvery = ackReqEvery;
+    b.ackDelayNanos = ackDelayNanos;
     b.requesterBudget = requesterBudget;
     b.responderBudget = responderBudget;
     b.receiveBudget = receiveBudget;
@@ -183,7 +190,7 @@ public final class IbParams {
         + ", maxQpRdAtom=" + maxQpRdAtom + ", maxQpInitRdAtom=" + maxQpInitRdAtom + ", maxSrq=" + maxSrq
         + ", maxSrqWr=" + maxSrqWr + ", maxSrqSge=" + maxSrqSge + ", maxAh=" + maxAh + ", maxInlineData="
         + maxInlineData + ", numCompVectors=" + numCompVectors + ", portMtu=" + portMtu + ", threading=" + threading
-        + ", maxUnackedPsns=" + maxUnackedPsns + ", ackReqEvery=" + ackReqEvery + ", requesterBudget="
+        + ", maxUnackedPsns=" + maxUnackedPsns + ", ackReqEvery=" + ackReqEvery + ", ackDelayNanos=" + ackDelayNanos + ", requesterBudget="
         + requesterBudget + ", responderBudget=" + responderBudget + ", receiveBudget=" + receiveBudget
         + ", inboundQueue=" + inboundQueue + ", icrc=" + icrc + ", dctContexts=" + dctContexts
         + ", failFastOnPeerDown=" + failFastOnPeerDown + ", idle=" + idleSpins + "/" + idleYields + "/"
@@ -213,6 +220,7 @@ public final class IbParams {
     private Threading threading = Threading.DEDICATED;
     private int maxUnackedPsns = 128;
     private int ackReqEvery = 64;
+    private long ackDelayNanos = 10_000;
     private int requesterBudget = 64;
     private int responderBudget = 32;
     private int receiveBudget = 256;
@@ -349,6 +357,12 @@ public final class IbParams {
     /** @param v value @return this */
     public Builder ackReqEvery(int v) {
       ackReqEvery = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder ackDelayNanos(long v) {
+      ackDelayNanos = v;
       return this;
     }
 

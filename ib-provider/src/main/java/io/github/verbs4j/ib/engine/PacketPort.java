@@ -56,6 +56,17 @@ public interface PacketPort extends AutoCloseable {
   default void yieldProgress() {}
 
   /**
+   * Runs {@code task} when callers stop calling {@link #progress} (the wire's own thread takes
+   * over), if the wire knows.
+   *
+   * @param task what to run (any thread but the callers')
+   * @return false if the wire cannot tell (the task will never run)
+   */
+  default boolean onCallersIdle(Runnable task) {
+    return false;
+  }
+
+  /**
    * @param dlid a destination LID
    * @return false while the path to {@code dlid} is above its high-water mark
    */

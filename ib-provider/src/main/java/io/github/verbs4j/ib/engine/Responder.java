@@ -35,6 +35,19 @@ import java.util.ArrayDeque;
  * (the requester sets it at the end of signaled messages, of the last one posted, and every {@code
  * ackReqEvery} packets), and of several in one duty cycle only the last leaves.
  *
+ * <p>ACK hold ({@link IbParams#ackDelayNanos} &gt; 0, RC only): on the simulated wire every frame
+ * costs a socket write, and in a ping-pong the ACK of a request and the reply to it are two frames
+ * a few microseconds apart. So an ACK may wait, at most the delay, for the device to send anything
+ * (the reply): it then leaves at the end of that duty cycle, in the same frame ({@code
+ * ACKS_BUNDLED}). Holds happen on the engine thread, and in {@code CALLER} mode only when an
+ * application's verbs call runs the agent ({@link IbDevice#mayHoldAck}). A hold that runs out
+ * sends the ACK alone ({@code ACK_HOLDS_EXPIRED}) and makes the next ACKs immediate — 16 after the
+ * first expiry, doubling up to 1024 while holds keep expiring, back to 16 once one is bundled — so
+ * traffic that never answers (a write followed by a wait for its completion) pays the delay on at
+ * most one ACK in 17 and then one in 1025. Any other response (READ data, atomic ACK, NAK), a
+ * stop, and an application about to block in a completion channel send a held ACK first, so
+ * responses stay in PSN order and nobody waits on a sleeping thread.
+ *
  * <p>One instance per RC, UC and UD QP; a DCT has one per initiating DCI (keyed by LID and DCI
  * number, reset when the DCI starts a new connection epoch). Engine thread only, under the QP lock.
  */
@@ -52,6 +65,8 @@ final class Responder {
   private static final int SEQ_NONE = 0;
   private static final int SEQ_SEND = 1;
   private static final int SEQ_WRITE = 2;
+  private static final int QUICK_ACKS_MIN = 16;
+  private static final int QUICK_ACKS_MAX = 1024;
 
   private final EngineQp qp;
   private final IbDevice dev;
@@ -101,6 +116,11 @@ final class Responder {
   private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>();
   private boolean ackPending;
   private int ackPsn;
+  private boolean ackHeld;
+  private boolean holdStarting;
+  private long ackDeadline;
+  private int quickAcks;
+  private int quickAckBudget = QUICK_ACKS_MIN;
 
   Responder(EngineQp qp, boolean dc) {
     this.qp = qp;
@@ -113,6 +133,8 @@ final class Responder {
     stop();
     psn = startPsn & Psn.MASK;
     msn = 0;
+    quickAcks = 0;
+    quickAckBudget = QUICK_ACKS_MIN;
     opSeq = SEQ_NONE;
     sentPsnNak = false;
     dropMsg = false;
@@ -234,8 +256,69 @@ final class Responder {
         return work;
       }
     }
-    flushAck();
+    holdOrFlushAck(now);
     return work;
+  }
+
+  /** @return whether an ACK is held (then {@link #ackDeadline()} is valid) */
+  boolean ackHeld() {
+    return ackHeld;
+  }
+
+  long ackDeadline() {
+    return ackDeadline;
+  }
+
+  /** The device sent another packet in this duty cycle: the held ACK shares its frame. */
+  void releaseHeldAck() {
+    if (ackHeld) {
+      dev.counters.inc(IbCounters.Counter.ACKS_BUNDLED);
+      quickAckBudget = QUICK_ACKS_MIN;
+      flushAck();
+    }
+  }
+
+  /**
+   * The held ACK leaves alone (its time ran out, or the application stopped calling), and the
+   * next ACKs leave at once.
+   */
+  void expireHeldAck() {
+    if (!ackHeld) {
+      return;
+    }
+    dev.counters.inc(IbCounters.Counter.ACK_HOLDS_EXPIRED);
+    quickAcks = quickAckBudget;
+    quickAckBudget = Math.min(quickAckBudget * 2, QUICK_ACKS_MAX);
+    flushAck();
+  }
+
+  private void holdOrFlushAck(long now) {
+    if (!ackPending || ackHeld) {
+      return;
+    }
+    long delay = dev.params.ackDelayNanos;
+    if (delay == 0 || dc || uc || !dev.mayHoldAck()) {
+      flushAck();
+    } else if (quickAcks > 0) {
+      quickAcks--;
+      flushAck();
+    } else {
+      ackHeld = true;
+      holdStarting = true;
+      ackDeadline = now + delay; // until the duty cycle ends (startHold)
+      dev.holdAck(qp);
+    }
+  }
+
+  /**
+   * The duty cycle that held the ACK ends at {@code end}: the hold runs from there, so it measures
+   * how soon the application answers, not how long the engine took.
+   */
+  void startHold(long end) {
+    if (holdStarting) {
+      holdStarting = false;
+      ackDeadline = end + dev.params.ackDelayNanos;
+    }
   }
 
   private void process(Packet p) {
@@ -793,9 +876,11 @@ final class Responder {
     ackPsn = ackedPsn;
   }
 
+
   private void flushAck() {
     if (ackPending) {
       ackPending = false;
+      ackHeld = false;
       sendAck(Aeth.SYNDROME_ACK, ackPsn);
     }
   }

@@ -605,6 +605,15 @@ public final class NettyNode implements FabricNode {
   }
 
   @Override
+  public boolean onCallersIdle(Runnable task) {
+    if (shared == null) {
+      return false;
+    }
+    shared.onTakeover(task);
+    return true;
+  }
+
+  @Override
   public boolean send(int dstNode, int tag, ByteBuf payload) {
     if (!open) {
       return drop(DropReason.CLOSED, payload);

@@ -76,6 +76,9 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   /** A caller found the background thread driving: it should step back now. */
   private volatile boolean callerWaiting;
   private boolean initialized; // by the driver only
+  /** Runs when the background thread takes over from callers ({@link #onTakeover}). */
+  private volatile Runnable takeoverHook;
+  private long takeoverSeen; // the lastCallerNanos the hook last ran for (background thread only)
 
   /**
    * @param factory the I/O handler (epoll or NIO)
@@ -126,6 +129,17 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
       ThreadExecutorMap.setCurrentExecutor(old);
       driver.set(null);
     }
+  }
+
+  /**
+   * Sets what runs, as the loop's thread, each time the background thread takes the loop over from
+   * callers (their lease ran out, or one yielded): work a caller left for its next call that will
+   * not come soon. Any thread.
+   *
+   * @param hook the task, or null for none
+   */
+  void onTakeover(Runnable hook) {
+    takeoverHook = hook;
   }
 
   /**
@@ -180,6 +194,14 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
           return;
         }
         callerWaiting = false;
+        long last = lastCallerNanos;
+        if (last != takeoverSeen) {
+          takeoverSeen = last;
+          Runnable hook = takeoverHook;
+          if (hook != null) {
+            safeExecute(hook);
+          }
+        }
         runIo(blocking);
       } catch (Throwable t) {
         LOG.warn("event loop pass failed", t);

@@ -186,6 +186,39 @@ class CallerProgressTest {
   }
 
   @Test
+  void whenCallersStopTheBackgroundThreadRunsTheTakeoverTaskOncePerTakeover() throws Exception {
+    List<FabricNode> ns = open("auto", "60000000"); // a one-minute lease
+    FabricNode a = ns.get(0);
+    AtomicInteger runs = new AtomicInteger();
+    AtomicReference<Thread> on = new AtomicReference<>();
+    assertTrue(a.onCallersIdle(() -> {
+      on.set(Thread.currentThread());
+      runs.incrementAndGet();
+    }));
+    a.progress(() -> 0); // a caller polls: the background thread stays out for the lease
+    int before = runs.get();
+    Thread.sleep(200);
+    assertEquals(before, runs.get(), "no takeover within the lease");
+    a.yieldProgress();
+    await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == before + 1);
+    assertNotEquals(Thread.currentThread(), on.get(), "on the background thread");
+    Thread.sleep(200);
+    assertEquals(before + 1, runs.get(), "once per takeover, not per pass");
+    a.progress(() -> 0);
+    a.yieldProgress();
+    await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == before + 2);
+  }
+
+  @Test
+  void aNodeWithoutCallerProgressHasNoTakeover() throws Exception {
+    coordinator = EmbeddedCoordinator.start(Duration.ofSeconds(3));
+    Map<String, String> s = new HashMap<>(coordinator.settings(0, 1));
+    FabricNode n = Fabric.open(FabricOptions.from(s, Map.of()), new SimpleMeterRegistry());
+    nodes.add(n);
+    assertFalse(n.onCallersIdle(() -> {}));
+  }
+
+  @Test
   void closeStopsTheBackgroundThreads() throws Exception {
     java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
     List<FabricNode> ns = open("auto", "200");
