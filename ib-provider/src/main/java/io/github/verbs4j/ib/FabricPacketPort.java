@@ -119,6 +119,11 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   }
 
   @Override
+  public int progress(java.util.function.IntSupplier work, boolean pollWire) {
+    return node.progress(work, pollWire);
+  }
+
+  @Override
   public void yieldProgress() {
     node.yieldProgress();
   }

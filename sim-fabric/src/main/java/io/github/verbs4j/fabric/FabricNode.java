@@ -82,6 +82,18 @@ public interface FabricNode extends AutoCloseable {
   }
 
   /**
+   * {@link #progress(java.util.function.IntSupplier)}, optionally without reading the sockets first
+   * (a caller that only sends: its frames still leave at once, its next call reads).
+   *
+   * @param work what to run, on this thread
+   * @param pollIo whether to handle ready I/O first
+   * @return what {@code work} returned plus the I/O events and tasks handled
+   */
+  default int progress(java.util.function.IntSupplier work, boolean pollIo) {
+    return progress(work);
+  }
+
+  /**
    * Tells the node that the calling thread will not call {@link #progress} for a while (it is
    * about to block): with {@code verbs.fabric.progress=caller} the background thread takes the I/O
    * over now instead of after the lease. Does nothing otherwise.

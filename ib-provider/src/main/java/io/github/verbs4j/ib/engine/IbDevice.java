@@ -697,7 +697,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
    */
   private void wake(boolean app) {
     if (params.threading == IbParams.Threading.CALLER) {
-      runInline(app);
+      runInline(app, !app);
     } else if (parked) {
       Thread t = engineThread;
       if (t != null) {
@@ -712,10 +712,15 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
    * (a poll): the agent runs as the application's, so responders may hold ACKs.
    */
   public void runInline() {
-    runInline(true);
+    runInline(true, true);
   }
 
-  private void runInline(boolean app) {
+  /**
+   * @param app whether an application's verbs call runs it
+   * @param pollWire whether to let the wire deliver first (not for a post: what it sends leaves at
+   *     once, and the application's next poll reads the wire — one system call less per message)
+   */
+  private void runInline(boolean app, boolean pollWire) {
     Thread me = Thread.currentThread();
     while (true) {
       int s = agent.get();
@@ -742,7 +747,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
         agent.set(BUSY);
         agentThread = me;
         workRan = false;
-        port.progress(untilIdle);
+        port.progress(untilIdle, pollWire);
         agentThread = null;
         if (agent.compareAndSet(BUSY, IDLE)) {
           return;

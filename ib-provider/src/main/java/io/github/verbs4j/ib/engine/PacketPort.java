@@ -52,6 +52,18 @@ public interface PacketPort extends AutoCloseable {
     return work.getAsInt();
   }
 
+  /**
+   * {@link #progress(java.util.function.IntSupplier)}, optionally without first letting the wire
+   * deliver (a post: what it transmits still leaves at once; the next poll delivers).
+   *
+   * @param work the engine's work
+   * @param pollWire whether to let the wire deliver first
+   * @return what {@code work} returned plus wire events handled
+   */
+  default int progress(java.util.function.IntSupplier work, boolean pollWire) {
+    return progress(work);
+  }
+
   /** The caller is about to block and will not call {@link #progress} for a while. */
   default void yieldProgress() {}
 

@@ -598,6 +598,11 @@ public final class NettyNode implements FabricNode {
   }
 
   @Override
+  public int progress(IntSupplier work, boolean pollIo) {
+    return shared != null ? shared.drive(work, pollIo) : work.getAsInt();
+  }
+
+  @Override
   public void yieldProgress() {
     if (shared != null) {
       shared.yieldToBackground();

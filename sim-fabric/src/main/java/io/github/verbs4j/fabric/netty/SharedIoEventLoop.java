@@ -104,6 +104,19 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
    * @return I/O events and tasks handled plus what {@code work} returned
    */
   int drive(IntSupplier work) {
+    return drive(work, true);
+  }
+
+  /**
+   * {@link #drive(IntSupplier)}, optionally without looking at the sockets first: a caller that
+   * only sends (a post) skips the select and runs tasks, due timers and {@code work} as the loop's
+   * thread, so its frames still leave at once; its next poll reads what arrived.
+   *
+   * @param work what to run while this thread is the loop's thread (may be null)
+   * @param pollIo whether to run the ready I/O first
+   * @return I/O events and tasks handled plus what {@code work} returned
+   */
+  int drive(IntSupplier work, boolean pollIo) {
     Thread me = Thread.currentThread();
     lastCallerNanos = System.nanoTime();
     Thread d = driver.get();
@@ -119,7 +132,7 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
     }
     EventExecutor old = ThreadExecutorMap.setCurrentExecutor(this);
     try {
-      int n = runIo(nonBlocking);
+      int n = pollIo || !initialized ? runIo(nonBlocking) : runTasks();
       if (work != null) {
         n += work.getAsInt();
         n += runTasks();

@@ -186,6 +186,46 @@ class CallerProgressTest {
   }
 
   @Test
+  void aCallerThatOnlySendsSkipsTheSocketsButItsFramesLeaveAtOnce() throws Exception {
+    List<FabricNode> ns = open("auto", "60000000"); // a one-minute lease: only callers drive a
+    FabricNode a = ns.get(0);
+    FabricNode b = ns.get(1);
+    ConcurrentLinkedQueue<Integer> atA = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<Integer> atB = new ConcurrentLinkedQueue<>();
+    a.setReceiver((h, p) -> {
+      atA.add(p.readInt());
+      p.release();
+    });
+    b.setReceiver((h, p) -> {
+      atB.add(p.readInt());
+      p.release();
+    });
+    a.progress(() -> 0); // a's caller holds the lease from now on
+    assertTrue(b.send(a.nodeId(), frame(b, 7)));
+    AtomicInteger inLoop = new AtomicInteger();
+    for (int i = 0; i < 20; i++) {
+      int v = i;
+      a.progress(() -> {
+        if (a.scheduler().inFabricThread()) {
+          inLoop.incrementAndGet();
+        }
+        assertTrue(a.send(b.nodeId(), frame(a, v)));
+        return 1;
+      }, false);
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> atB.size() == 20);
+    assertEquals(20, inLoop.get(), "the sends ran as the fabric thread");
+    Thread.sleep(100);
+    assertTrue(atA.isEmpty(), "send-only passes do not read the sockets");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (atA.isEmpty()) {
+      a.progress(() -> 0);
+      assertTrue(System.nanoTime() < deadline, "a poll reads what arrived");
+    }
+    assertEquals(7, atA.peek());
+  }
+
+  @Test
   void whenCallersStopTheBackgroundThreadRunsTheTakeoverTaskOncePerTakeover() throws Exception {
     List<FabricNode> ns = open("auto", "60000000"); // a one-minute lease
     FabricNode a = ns.get(0);
