@@ -324,7 +324,6 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
 
   private int dutyCycle() {
     long t = port.nowNanos();
-
     now = t;
     sentThisCycle = false;
     int work = 0;
@@ -458,8 +457,6 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
       wake();
     }
   }
-
-
 
   private void receive(ByteBuf b, long t) {
     Packet p = rx;

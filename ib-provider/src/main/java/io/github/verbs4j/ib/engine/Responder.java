@@ -876,7 +876,6 @@ final class Responder {
     ackPsn = ackedPsn;
   }
 
-
   private void flushAck() {
     if (ackPending) {
       ackPending = false;
