@@ -384,10 +384,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     newHolds = true;
     if (!qp.inAckHolders) {
       qp.inAckHolders = true;
-      if (ackHolderCount == ackHolders.length) {
-        ackHolders = java.util.Arrays.copyOf(ackHolders, ackHolderCount * 2);
-      }
-      ackHolders[ackHolderCount++] = qp;
+      ackHolders = put(ackHolders, ackHolderCount++, qp);
     }
   }
 
@@ -527,10 +524,14 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
       return;
     }
     qp.dirty = true;
-    if (dirtyCount == dirty.length) {
-      dirty = java.util.Arrays.copyOf(dirty, dirtyCount * 2);
-    }
-    dirty[dirtyCount++] = qp;
+    dirty = put(dirty, dirtyCount++, qp);
+  }
+
+  /** @return {@code list} with {@code qp} at {@code index}, grown (doubled) if it was full */
+  private static EngineQp[] put(EngineQp[] list, int index, EngineQp qp) {
+    EngineQp[] l = index == list.length ? java.util.Arrays.copyOf(list, index * 2) : list;
+    l[index] = qp;
+    return l;
   }
 
   private int progressDirty(long t) {
@@ -567,10 +568,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
   void armTimer(EngineQp qp, long deadline) {
     if (!qp.inTimerList) {
       qp.inTimerList = true;
-      if (timedCount == timed.length) {
-        timed = java.util.Arrays.copyOf(timed, timedCount * 2);
-      }
-      timed[timedCount++] = qp;
+      timed = put(timed, timedCount++, qp);
     }
     if (!anyTimer || deadline - nextDeadline < 0) {
       anyTimer = true;
