@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * high-bandwidth ring (variable packets, as many per DMA as are waiting, descriptors written in
  * host memory, a chain that continues across the ring's wrap and ends with the send PSN). Both
  * rings share one packet sequence, so the receiver consumes packets in the order they were sent
- * whichever ring carried them.
+ * whichever ring carried them. The two rings' DMA channels are not ordered with each other: a
+ * packet may land on one ring before an earlier one lands on the other, and the receiver waits for
+ * the earlier one.
  *
  * <p>Sending: packets are queued and {@link #flush()} moves as many as the credits allow; credits
  * come from the receive PSN the peer writes back into this node's receive area for it. Receiving:
@@ -288,6 +290,11 @@ final class Channel {
       if (!taken && hbPos > hbConsumedPos) {
         readHb(scratch, hbConsumedPos, Packet.HEADER);
         into.decode(scratch, 0);
+        if (into.seq - expectedSeq > 0) {
+          // The expected packet went by the low-latency ring, whose DMA channel is not ordered
+          // with the high-bandwidth one: its slot and index have not landed yet. Wait for them.
+          break;
+        }
         if (into.seq != expectedSeq) {
           throw new IllegalStateException("ring sequence broken from node " + peer + ": expected " + expectedSeq
               + ", found " + into);
