@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -58,6 +59,22 @@ class CallerProgressTest {
       nodes.add(f.get(30, TimeUnit.SECONDS));
     }
     return nodes;
+  }
+
+  /**
+   * Polls until this thread gets the loop once (the background thread, which drives at start, has
+   * stepped back); with a long lease it then stays this thread's.
+   */
+  private static void takeLoop(FabricNode n) {
+    AtomicBoolean held = new AtomicBoolean();
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!held.get()) {
+      n.progress(() -> {
+        held.set(n.scheduler().inFabricThread());
+        return 0;
+      });
+      assertTrue(System.nanoTime() < until, "the caller never got the loop");
+    }
   }
 
   private static ByteBuf frame(FabricNode n, int value) {
@@ -200,7 +217,7 @@ class CallerProgressTest {
       atB.add(p.readInt());
       p.release();
     });
-    a.progress(() -> 0); // a's caller holds the lease from now on
+    takeLoop(a); // from now on only this thread runs a's I/O
     assertTrue(b.send(a.nodeId(), frame(b, 7)));
     AtomicInteger inLoop = new AtomicInteger();
     for (int i = 0; i < 20; i++) {
@@ -235,7 +252,7 @@ class CallerProgressTest {
       on.set(Thread.currentThread());
       runs.incrementAndGet();
     }));
-    a.progress(() -> 0); // a caller polls: the background thread stays out for the lease
+    takeLoop(a); // a caller polls: the background thread stays out for the lease
     int before = runs.get();
     Thread.sleep(200);
     assertEquals(before, runs.get(), "no takeover within the lease");
