@@ -8,9 +8,6 @@ import io.github.verbs4j.fabric.WritabilityListener;
 import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.time.NodeClock;
 import io.github.verbs4j.ib.engine.PacketPort;
-import io.github.verbs4j.ib.wire.Bth;
-import io.github.verbs4j.ib.wire.Icrc;
-import io.github.verbs4j.ib.wire.Lrh;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -26,8 +23,6 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   /** The frame tag of HCA packets (virtual lane 0, IBA local). */
   public static final int TAG = 0x1B00;
 
-  /** Smallest packet: LRH, BTH and ICRC. */
-  private static final int MIN_PACKET = Lrh.LENGTH + Bth.LENGTH + Icrc.LENGTH;
   /** Most packets in one train (one fabric frame). */
   private static final int MAX_TRAIN_PACKETS = 64;
 
@@ -39,7 +34,8 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   private volatile Thread batchThread;
   private final int maxTrain;
   private final ByteBuf[] trains;
-  private final int[] trainPackets; // packets in trains[lid]: 1 = a packet as sent, 2+ = a train this port built
+  private final int[] trainPackets; // packets in trains[lid]
+  private final boolean[] built; // trains[lid] is a buffer this port allocated (else one packet as sent)
   private final int trainCapacity;
   private final boolean[] inTouched;
   private final int[] touched;
@@ -52,6 +48,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     this.maxTrain = node.mtu();
     this.trains = new ByteBuf[node.size() + 1];
     this.trainPackets = new int[trains.length];
+    this.built = new boolean[trains.length];
     this.trainCapacity = Math.min(maxTrain, MAX_TRAIN_PACKETS * (4096 + 128));
     this.inTouched = new boolean[trains.length];
     this.touched = new int[trains.length];
@@ -77,40 +74,77 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     if (Thread.currentThread() != batchThread || dlid <= 0 || dlid >= trains.length) {
       return node.send(dlid, TAG, packet);
     }
-    int len = packet.readableBytes();
     ByteBuf held = trains[dlid];
+    if (packet == held) {
+      countPacket(dlid); // built in place (trainRoom)
+      return true;
+    }
+    int len = packet.readableBytes();
     if (held == null) {
       trains[dlid] = packet;
       trainPackets[dlid] = 1;
-      if (!inTouched[dlid]) {
-        inTouched[dlid] = true;
-        touched[touchedCount++] = dlid;
-      }
+      touch(dlid);
       return true;
     }
     if (held.readableBytes() + len > trainCapacity) {
-      node.send(dlid, TAG, held);
+      flush(dlid);
       trains[dlid] = packet;
       trainPackets[dlid] = 1;
+      touch(dlid);
       return true;
     }
-    ByteBuf train;
-    if (trainPackets[dlid] > 1) {
-      train = held;
-    } else {
-      // One buffer per train: the packets are copied in and go back to the device's pool at
-      // once, and the socket gets one buffer instead of a gather list of up to 64.
-      train = node.alloc().directBuffer(trainCapacity);
-      train.writeBytes(held, held.readerIndex(), held.readableBytes());
-      held.release();
-      trains[dlid] = train;
-    }
+    ByteBuf train = built[dlid] ? held : startTrain(dlid, held);
     train.writeBytes(packet, packet.readerIndex(), len);
     packet.release();
+    countPacket(dlid);
+    return true;
+  }
+
+  @Override
+  public ByteBuf trainRoom(int dlid, int length) {
+    if (Thread.currentThread() != batchThread || dlid <= 0 || dlid >= trains.length || length > trainCapacity) {
+      return null;
+    }
+    ByteBuf held = trains[dlid];
+    if (held != null && held.readableBytes() + length > trainCapacity) {
+      flush(dlid);
+      held = null;
+    }
+    if (held == null) {
+      touch(dlid);
+      return startTrain(dlid, null);
+    }
+    return built[dlid] ? held : startTrain(dlid, held);
+  }
+
+  /**
+   * One buffer per train: a packet held as sent is copied in and goes back to the device's pool at
+   * once, and the socket gets one buffer instead of a gather list of up to 64.
+   */
+  private ByteBuf startTrain(int dlid, ByteBuf first) {
+    ByteBuf train = node.alloc().directBuffer(trainCapacity);
+    if (first != null) {
+      train.writeBytes(first, first.readerIndex(), first.readableBytes());
+      first.release();
+    } else {
+      trainPackets[dlid] = 0;
+    }
+    trains[dlid] = train;
+    built[dlid] = true;
+    return train;
+  }
+
+  private void countPacket(int dlid) {
     if (++trainPackets[dlid] >= MAX_TRAIN_PACKETS) {
       flush(dlid);
     }
-    return true;
+  }
+
+  private void touch(int dlid) {
+    if (!inTouched[dlid]) {
+      inTouched[dlid] = true;
+      touched[touchedCount++] = dlid;
+    }
   }
 
   @Override
@@ -153,7 +187,12 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     if (held != null) {
       trains[dlid] = null;
       trainPackets[dlid] = 0;
-      node.send(dlid, TAG, held);
+      built[dlid] = false;
+      if (held.isReadable()) {
+        node.send(dlid, TAG, held);
+      } else {
+        held.release(); // room was asked for, nothing was sent in it
+      }
     }
   }
 
@@ -220,36 +259,8 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       }
       payload = flat;
     }
-    int at = payload.readerIndex();
-    int end = payload.writerIndex();
-    int first = packetLength(payload, at, end);
-    if (first == end - at) {
-      r.onPacket(src, payload); // one packet, the common case for small messages
-      return;
-    }
-    // A train: consecutive packets, each as long as its LRH says. A length that does not fit
-    // (a corrupted frame) ends the split; the rest is dropped, as the ICRC would drop it.
-    try {
-      while (at < end) {
-        int len = packetLength(payload, at, end);
-        if (len <= 0) {
-          break;
-        }
-        r.onPacket(src, payload.retainedSlice(at, len));
-        at += len;
-      }
-    } finally {
-      payload.release();
-    }
-  }
-
-  /** @return the length of the packet at {@code at} from its LRH, or -1 if it cannot be one */
-  private static int packetLength(ByteBuf b, int at, int end) {
-    if (end - at < MIN_PACKET) {
-      return -1;
-    }
-    int len = (b.getUnsignedShort(at + Lrh.PKTLEN_OFFSET) & Lrh.MAX_PKTLEN_WORDS) * 4;
-    return len >= MIN_PACKET && len <= end - at ? len : -1;
+    // One packet or a train of them: the device splits it (one buffer view per frame).
+    r.onPacket(src, payload);
   }
 
   @Override

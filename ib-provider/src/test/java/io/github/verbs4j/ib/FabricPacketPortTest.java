@@ -2,6 +2,9 @@ package io.github.verbs4j.ib;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.verbs4j.fabric.Fabric;
 import io.github.verbs4j.fabric.FabricNode;
@@ -18,7 +21,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Packet trains: what one duty cycle sends to one LID travels as one frame and arrives split. */
+/**
+ * Packet trains: what one duty cycle sends to one LID travels as one frame; the receiving device
+ * splits it by the LRH lengths (the receiver here splits it the same way, with {@link
+ * Lrh#trainPacketBytes}).
+ */
 class FabricPacketPortTest {
   private FabricNode a;
   private FabricNode b;
@@ -51,7 +58,13 @@ class FabricPacketPortTest {
     return new PacketPort.Receiver() {
       @Override
       public void onPacket(int slid, ByteBuf packet) {
-        into.add(ByteBufUtil.getBytes(packet));
+        int at = packet.readerIndex();
+        int end = packet.writerIndex();
+        int len;
+        while (at < end && (len = Lrh.trainPacketBytes(packet, at, end)) > 0) {
+          into.add(ByteBufUtil.getBytes(packet, at, len));
+          at += len;
+        }
         packet.release();
       }
 
@@ -105,19 +118,88 @@ class FabricPacketPortTest {
     assertEquals(2, got.size());
   }
 
+  /** Writes a packet like {@link #packet} at {@code room}'s writer index and moves the index past it. */
+  private byte[] buildIn(ByteBuf room, int total, int seed) {
+    int at = room.writerIndex();
+    for (int i = 0; i < total; i++) {
+      room.setByte(at + i, seed * 31 + i);
+    }
+    Lrh.write(room, at, 0, 0, b.nodeId(), a.nodeId(), total);
+    room.writerIndex(at + total);
+    return ByteBufUtil.getBytes(room, at, total);
+  }
+
   @Test
-  void aTrainWithALengthThatDoesNotFitDeliversThePacketsBeforeItAndDropsTheRest() {
+  void packetsBuiltInTheTrainTravelWithPacketsSentAsBuffersInOrder() {
+    List<byte[]> sent = new ArrayList<>();
+    portA.beginBatch();
+    ByteBuf p = packet(64, 1);
+    sent.add(ByteBufUtil.getBytes(p));
+    portA.transmit(b.nodeId(), p); // held as sent, then copied into the train
+    ByteBuf room = portA.trainRoom(b.nodeId(), 4128);
+    sent.add(buildIn(room, 4128, 2));
+    assertTrue(portA.transmit(b.nodeId(), room));
+    ByteBuf abandoned = portA.trainRoom(b.nodeId(), 4128);
+    assertSame(room, abandoned, "the same train while it has room");
+    p = packet(128, 3); // the abandoned room is overwritten
+    sent.add(ByteBufUtil.getBytes(p));
+    portA.transmit(b.nodeId(), p);
+    portA.endBatch();
+    run();
+    assertEquals(1, a.metrics().framesSent());
+    assertEquals(sent.size(), got.size());
+    for (int i = 0; i < sent.size(); i++) {
+      assertArrayEquals(sent.get(i), got.get(i), "packet " + i);
+    }
+  }
+
+  @Test
+  void aTrainWithoutRoomLeavesAndAnUnusedRoomSendsNothing() {
+    portA.beginBatch();
+    int n = 0;
+    ByteBuf first = portA.trainRoom(b.nodeId(), 8000);
+    ByteBuf room = first;
+    while (room == first) {
+      buildIn(room, 8000, n++);
+      portA.transmit(b.nodeId(), room);
+      room = portA.trainRoom(b.nodeId(), 8000);
+    }
+    assertTrue(n > 1 && n < 64, "the train's capacity, not its packet limit, ended it: " + n);
+    assertEquals(1, a.metrics().framesSent(), "the full train left when room was asked for");
+    portA.endBatch(); // the second train's room was never used
+    run();
+    assertEquals(1, a.metrics().framesSent());
+    assertEquals(n, got.size());
+    assertNull(portA.trainRoom(b.nodeId(), 64), "no room outside a duty cycle");
+  }
+
+  @Test
+  void aTrainArrivesAsOneBufferOfItsPacketsBackToBack() {
     ByteBuf p1 = packet(64, 1);
-    byte[] first = ByteBufUtil.getBytes(p1);
-    ByteBuf p2 = packet(64, 2);
-    p2.setShort(Lrh.PKTLEN_OFFSET, Lrh.MAX_PKTLEN_WORDS); // as if corrupted on the wire: longer than the frame
+    ByteBuf p2 = packet(4128, 2);
+    byte[] both = new byte[64 + 4128];
+    p1.getBytes(0, both, 0, 64);
+    p2.getBytes(0, both, 64, 4128);
+    List<byte[]> frames = new ArrayList<>();
+    portB.bind(new PacketPort.Receiver() {
+      @Override
+      public void onPacket(int slid, ByteBuf frame) {
+        frames.add(ByteBufUtil.getBytes(frame));
+        frame.release();
+      }
+
+      @Override
+      public void onPeerDown(int lid) {}
+
+      @Override
+      public void onWritable(int dlid) {}
+    });
     portA.beginBatch();
     portA.transmit(b.nodeId(), p1);
     portA.transmit(b.nodeId(), p2);
-    portA.transmit(b.nodeId(), packet(64, 3));
     portA.endBatch();
     run();
-    assertEquals(1, got.size());
-    assertArrayEquals(first, got.get(0));
+    assertEquals(1, frames.size());
+    assertArrayEquals(both, frames.get(0));
   }
 }

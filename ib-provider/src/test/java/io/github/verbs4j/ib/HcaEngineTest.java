@@ -557,6 +557,76 @@ class HcaEngineTest {
     assertEquals(0, polled().length);
   }
 
+  /** The packets back to back in one buffer, as a port delivers a train (the parts are released). */
+  private static ByteBuf train(ByteBuf... packets) {
+    ByteBuf t = io.netty.buffer.Unpooled.directBuffer();
+    for (ByteBuf p : packets) {
+      t.writeBytes(p);
+      p.release();
+    }
+    return t;
+  }
+
+  private static byte[] bytes(int n, int seed) {
+    byte[] b = new byte[n];
+    for (int i = 0; i < n; i++) {
+      b[i] = (byte) (seed + i * 7);
+    }
+    return b;
+  }
+
+  @Test
+  void aTrainIsSplitByItsLrhLengthsAndEachPacketIsCheckedAndDeliveredInOrder() {
+    start(IbParams.builder().ackDelayNanos(0));
+    MemoryRegion into = mr(1024);
+    QueuePair qp = responderWithReceives(3, into);
+    byte[] a = bytes(40, 1);
+    byte[] b = bytes(100, 2);
+    byte[] c = bytes(7, 3);
+    ByteBuf bad = Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(102).payload(c).build();
+    bad.setByte(30, bad.getByte(30) ^ 0x10); // the third packet's ICRC fails; the first two stand
+    port.inject(PEER_LID, train(
+        Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(100).payload(a).build(),
+        Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(101).ackReq().payload(b).build(),
+        bad));
+    assertEquals(3, counter(Counter.PACKETS_RECEIVED) + counter(Counter.CRC_DROPS));
+    assertEquals(1, counter(Counter.CRC_DROPS));
+    WorkCompletion[] wc = polled();
+    assertEquals(2, wc.length);
+    assertEquals(100, wc[0].wrId());
+    assertEquals(40, wc[0].byteLen());
+    assertEquals(101, wc[1].wrId());
+    assertEquals(100, wc[1].byteLen());
+    byte[] got = new byte[100];
+    into.buffer().get(0, got, 0, 40);
+    assertArrayEquals(a, java.util.Arrays.copyOf(got, 40));
+    into.buffer().get(128, got, 0, 100);
+    assertArrayEquals(b, got);
+    List<Pkt.Seen> acks = sent();
+    assertEquals(1, acks.size());
+    assertEquals(101, acks.get(0).psn());
+    releaseSent(acks);
+  }
+
+  @Test
+  void aTrainPacketWhoseLengthRunsPastTheFrameEndsTheTrainAsMalformed() {
+    start(IbParams.builder().ackDelayNanos(0));
+    MemoryRegion into = mr(1024);
+    QueuePair qp = responderWithReceives(3, into);
+    ByteBuf second = Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(101).payload(bytes(8, 2)).build();
+    second.setShort(io.github.verbs4j.ib.wire.Lrh.PKTLEN_OFFSET, io.github.verbs4j.ib.wire.Lrh.MAX_PKTLEN_WORDS);
+    port.inject(PEER_LID, train(
+        Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(100).ackReq().payload(bytes(8, 1)).build(),
+        second,
+        Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(102).payload(bytes(8, 3)).build()));
+    assertEquals(1, counter(Counter.PACKETS_RECEIVED));
+    assertEquals(1, counter(Counter.DROP_MALFORMED), "the rest of the train, once");
+    WorkCompletion[] wc = polled();
+    assertEquals(1, wc.length);
+    assertEquals(100, wc[0].wrId());
+    releaseSent(sent());
+  }
+
   @Test
   void ackRequestsProcessedInOneDutyCycleAreCoalescedIntoOneAck() {
     start(IbParams.builder().ackDelayNanos(0));

@@ -9,7 +9,6 @@ import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
-import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 
 /**
@@ -224,7 +223,7 @@ final class Completer {
       dev.counters.inc(IbCounters.Counter.DROP_MALFORMED);
       return Step.DROP;
     }
-    if (expect > 0 && !scatterLocal(w, (int) offset, p.buf, p.payloadOffset, expect)) {
+    if (expect > 0 && !scatterLocal(w, (int) offset, dev.payload(p, expect), expect)) {
       errorStatus = WcStatus.LOC_PROT_ERR;
       return Step.ERROR;
     }
@@ -353,9 +352,8 @@ final class Completer {
   }
 
   /** Scatters bytes into the WQE's local SGEs (READ data, atomic result) at message offset. */
-  private boolean scatterLocal(SendWqe x, int offset, ByteBuf src, int srcAt, int len) {
-    ByteBuffer s = src.nioBufferCount() == 1 ? src.internalNioBuffer(srcAt, len) : dev.copyToScratch(src, srcAt, len);
-    return scatterLocal(x, offset, s, s.position(), len);
+  private boolean scatterLocal(SendWqe x, int offset, ByteBuffer src, int len) {
+    return scatterLocal(x, offset, src, src.position(), len);
   }
 
   private boolean scatterLocal(SendWqe x, int offset, ByteBuffer src, int srcPos, int len) {

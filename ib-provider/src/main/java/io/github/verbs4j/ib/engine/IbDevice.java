@@ -60,6 +60,11 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
 
   // Engine-only state (under the agent).
   final Packet rx = new Packet();
+  /** Smallest payload {@link #newPacket(Opcode, int, int)} builds in a train (smaller ones are cheap to copy). */
+  static final int IN_TRAIN_PAYLOAD = 1024;
+  /** Where the packet {@link #newPacket} last returned starts in its buffer. */
+  int txBase;
+  private boolean txInTrain;
   final Icrc icrc = new Icrc();
   final WorkCompletion wc = new WorkCompletion();
   final RecvWqe recvScratch = new RecvWqe();
@@ -335,18 +340,19 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
       work += handlePeerDown(t);
     }
     int budget = params.receiveBudget;
-    for (int i = 0; i < budget; i++) {
+    int received = 0;
+    while (received < budget) {
       ByteBuf b = inbound.poll();
       if (b == null) {
         break;
       }
-      work++;
       try {
-        receive(b, t);
+        received += receiveFrame(b, t);
       } finally {
         b.release();
       }
     }
+    work += received;
     EngineQp q;
     while ((q = doorbells.poll()) != null) {
       q.doorbellQueued.set(false);
@@ -455,9 +461,44 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     }
   }
 
-  private void receive(ByteBuf b, long t) {
+  /**
+   * One frame from the port: a packet, or a train of packets back to back (each as long as its LRH
+   * says; a length that does not fit ends the train and the rest is dropped as malformed). One
+   * buffer view serves the ICRC and payload reads of all its packets.
+   *
+   * @return the packets taken (at least 1)
+   */
+  private int receiveFrame(ByteBuf frame, long t) {
+    int at = frame.readerIndex();
+    int end = frame.writerIndex();
+    ByteBuffer view = null;
+    int delta = 0;
+    if (frame.nioBufferCount() == 1 && end > at) {
+      view = frame.internalNioBuffer(at, end - at);
+      delta = view.position() - at;
+    }
+    int first = Lrh.trainPacketBytes(frame, at, end);
+    if (first == end - at || first < 0) {
+      receive(frame, at, end - at, view, delta, t); // one packet (a bad one is counted by parse)
+      return 1;
+    }
+    int n = 0;
+    while (at < end) {
+      int len = Lrh.trainPacketBytes(frame, at, end);
+      if (len < 0) {
+        counters.inc(IbCounters.Counter.DROP_MALFORMED);
+        break;
+      }
+      receive(frame, at, len, view, delta, t);
+      at += len;
+      n++;
+    }
+    return Math.max(n, 1);
+  }
+
+  private void receive(ByteBuf b, int at, int len, ByteBuffer view, int delta, long t) {
     Packet p = rx;
-    int r = p.parse(b, params.icrc ? icrc : null);
+    int r = p.parse(b, at, len, view, delta, params.icrc ? icrc : null);
     if (r != Packet.OK) {
       counters.inc(r == Packet.BAD_CRC ? IbCounters.Counter.CRC_DROPS : IbCounters.Counter.DROP_MALFORMED);
       return;
@@ -799,26 +840,62 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
    * absolute offsets (the packet starts at index 0), the payload at {@code op.headerLength()}.
    */
   ByteBuf newPacket(Opcode op, int payload) {
-    int total = op.headerLength() + payload + Bth.padFor(payload) + Icrc.LENGTH;
-    return packets.allocate(total);
+    txBase = 0;
+    txInTrain = false;
+    return packets.allocate(op.headerLength() + payload + Bth.padFor(payload) + Icrc.LENGTH);
+  }
+
+  /**
+   * {@link #newPacket(Opcode, int)} for a packet to {@code dlid}: one with at least {@link
+   * #IN_TRAIN_PAYLOAD} bytes of payload is built straight in the port's train to that LID when the
+   * port builds one ({@link PacketPort#trainRoom}), so its payload is copied once, from memory into
+   * the frame. The packet starts at {@link #txBase} of the returned buffer; give it to {@link
+   * #send(ByteBuf, int, Opcode, int, int, int, int, boolean, boolean, int)} or {@link #discard}.
+   */
+  ByteBuf newPacket(Opcode op, int payload, int dlid) {
+    if (payload >= IN_TRAIN_PAYLOAD) {
+      int total = op.headerLength() + payload + Bth.padFor(payload) + Icrc.LENGTH;
+      ByteBuf train = port.trainRoom(dlid, total);
+      if (train != null) {
+        txBase = train.writerIndex();
+        txInTrain = true;
+        train.ensureWritable(total);
+        return train;
+      }
+    }
+    return newPacket(op, payload);
+  }
+
+  /** Gives up the packet {@link #newPacket} just returned (a train's room is simply not used). */
+  void discard(ByteBuf b) {
+    if (!txInTrain) {
+      b.release();
+    }
   }
 
   /** Writes LRH, BTH, pad and ICRC and hands the packet to the port (which then owns it). */
   void send(ByteBuf b, Opcode op, int dlid, int sl, int destQp, int psn, boolean se, boolean ackReq, int payload) {
+    send(b, 0, op, dlid, sl, destQp, psn, se, ackReq, payload);
+  }
+
+  /** {@link #send(ByteBuf, Opcode, int, int, int, int, boolean, boolean, int)} of a packet at {@code base}. */
+  void send(ByteBuf b, int base, Opcode op, int dlid, int sl, int destQp, int psn, boolean se, boolean ackReq,
+      int payload) {
     int hdr = op.headerLength();
     int pad = Bth.padFor(payload);
-    int end = hdr + payload + pad;
+    int end = base + hdr + payload + pad;
     for (int i = 0; i < pad; i++) {
-      b.setByte(hdr + payload + i, 0);
+      b.setByte(base + hdr + payload + i, 0);
     }
-    int total = end + Icrc.LENGTH;
-    Lrh.write(b, 0, 0, sl, dlid, port.localLid(), total);
-    Bth.write(b, Lrh.LENGTH, op.value(), se, pad, Bth.DEFAULT_PKEY, destQp, ackReq, psn);
+    int total = end - base + Icrc.LENGTH;
+    Lrh.write(b, base, 0, sl, dlid, port.localLid(), total);
+    Bth.write(b, base + Lrh.LENGTH, op.value(), se, pad, Bth.DEFAULT_PKEY, destQp, ackReq, psn);
     if (params.icrc) {
-      icrc.write(b, 0, end);
+      icrc.write(b, base, end);
     } else {
       b.setInt(end, 0);
     }
+    b.writerIndex(base + total);
     if (LOG.isTraceEnabled()) {
       LOG.trace("tx lid {} -> {} qp 0x{} {} psn 0x{}", port.localLid(), dlid, Integer.toHexString(destQp), op,
           Integer.toHexString(psn));
@@ -840,6 +917,12 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
 
   /** The payload of a parsed packet as a ByteBuffer (position = first byte), no copy if possible. */
   ByteBuffer payload(Packet p, int len) {
+    ByteBuffer v = p.view;
+    if (v != null) {
+      int pos = p.payloadOffset + p.viewDelta;
+      v.limit(pos + len).position(pos);
+      return v;
+    }
     if (p.buf.nioBufferCount() == 1) {
       return p.buf.internalNioBuffer(p.payloadOffset, len);
     }

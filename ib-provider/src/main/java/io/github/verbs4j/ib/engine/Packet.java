@@ -13,6 +13,7 @@ import io.github.verbs4j.ib.wire.Lrh;
 import io.github.verbs4j.ib.wire.Opcode;
 import io.github.verbs4j.ib.wire.Reth;
 import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
 
 /**
  * A received packet, parsed once (rxe's {@code rxe_pkt_info}): header fields the engines test on
@@ -28,6 +29,9 @@ final class Packet {
   static final int BAD_CRC = 2;
 
   ByteBuf buf;
+  /** A view of {@link #buf} for bulk reads (ICRC, payload), or null: index i is position i + viewDelta. */
+  ByteBuffer view;
+  int viewDelta;
   int base;
   int length;
   Opcode opcode;
@@ -50,14 +54,32 @@ final class Packet {
    * @return {@link #OK}, {@link #MALFORMED} or {@link #BAD_CRC}
    */
   int parse(ByteBuf b, Icrc icrc) {
+    return parse(b, b.readerIndex(), b.readableBytes(), null, 0, icrc);
+  }
+
+  /**
+   * Parses the packet of {@code len} bytes at index {@code at} of {@code b} (one of a train).
+   *
+   * @param b the buffer
+   * @param at the packet's first byte
+   * @param len the packet's length
+   * @param v a view of {@code b} (index i at position i + delta) for the bulk reads, or null
+   * @param delta the view's position minus the buffer's index
+   * @param icrc the checker, or null to skip the ICRC check (a packet parsed again)
+   * @return {@link #OK}, {@link #MALFORMED} or {@link #BAD_CRC}
+   */
+  int parse(ByteBuf b, int at, int len, ByteBuffer v, int delta, Icrc icrc) {
     buf = b;
-    base = b.readerIndex();
-    length = b.readableBytes();
+    view = v;
+    viewDelta = delta;
+    base = at;
+    length = len;
     if (length < Opcode.BASE_LENGTH + Icrc.LENGTH || (length & 3) != 0) {
       return MALFORMED;
     }
     // ICRC first: a flipped bit anywhere, length fields included, counts as what it is.
-    if (icrc != null && !icrc.check(b, base, base + length - Icrc.LENGTH)) {
+    if (icrc != null && !(v != null ? icrc.check(b, base, base + length - Icrc.LENGTH, v, delta)
+        : icrc.check(b, base, base + length - Icrc.LENGTH))) {
       return BAD_CRC;
     }
     if (Lrh.lver(b, base) != Lrh.LVER || Lrh.lnh(b, base) != Lrh.LNH_IBA_LOCAL

@@ -41,6 +41,22 @@ public interface PacketPort extends AutoCloseable {
   default void endBatch() {}
 
   /**
+   * Room for a packet of {@code length} bytes to {@code dlid} in the train the port builds for
+   * it (only on the thread of a {@link #beginBatch()} duty cycle): the caller writes the packet
+   * from the returned buffer's writer index on, moves the writer index past it and hands the same
+   * buffer to {@link #transmit} — the packet is then built in place, never copied into the train.
+   * The buffer stays the port's: a packet the caller gives up is simply not transmitted (its
+   * bytes are overwritten or never sent), and the caller must not release the buffer.
+   *
+   * @param dlid the destination LID
+   * @param length the packet's length
+   * @return the train buffer, or null if the port builds no train here (allocate the packet)
+   */
+  default ByteBuf trainRoom(int dlid, int length) {
+    return null;
+  }
+
+  /**
    * Runs {@code work} on the calling thread, first letting the wire deliver what it has on this
    * thread when it can ({@code verbs.fabric.progress=caller}: the caller also runs the fabric's
    * I/O, so packets {@code work} transmits leave at once). Never blocks.
@@ -127,10 +143,11 @@ public interface PacketPort extends AutoCloseable {
   /** The upcalls of a port, made on the port's thread. */
   interface Receiver {
     /**
-     * A packet arrived.
+     * A packet arrived, or a train of them: packets back to back in one buffer, each as long as
+     * its LRH says (what {@link #beginBatch} / {@link #endBatch} let a port build).
      *
      * @param slid the LID the fabric says sent it
-     * @param packet the packet (LRH to ICRC); the receiver owns it and must release it
+     * @param packet the packet or train (LRH to ICRC); the receiver owns it and must release it
      */
     void onPacket(int slid, ByteBuf packet);
 

@@ -292,6 +292,7 @@ final class Requester {
     int payload;
     boolean last;
     ByteBuf b;
+    int base = 0;
     if (wop == WrOpcode.RDMA_READ) {
       op = Opcode.of(t, Op.READ_REQUEST);
       payload = 0;
@@ -323,15 +324,16 @@ final class Requester {
         o = write ? Op.WRITE_MIDDLE : Op.SEND_MIDDLE;
       }
       op = Opcode.of(t, o);
-      b = dev.newPacket(op, payload);
+      b = dev.newPacket(op, payload, dlid);
+      base = dev.txBase;
       if (op.has(HeaderType.RETH)) {
-        Reth.write(b, op.offset(HeaderType.RETH), w.remoteAddr, w.rkey, w.totalLength);
+        Reth.write(b, base + op.offset(HeaderType.RETH), w.remoteAddr, w.rkey, w.totalLength);
       }
       if (op.has(HeaderType.IMM_DT)) {
-        ImmDt.write(b, op.offset(HeaderType.IMM_DT), w.immData);
+        ImmDt.write(b, base + op.offset(HeaderType.IMM_DT), w.immData);
       }
-      if (payload > 0 && !gather(w, (int) offset, b, op.headerLength(), payload)) {
-        b.release();
+      if (payload > 0 && !gather(w, (int) offset, b, base + op.headerLength(), payload)) {
+        dev.discard(b);
         w.state = SendWqe.ERROR;
         w.status = WcStatus.LOC_PROT_ERR;
         return false;
@@ -341,11 +343,11 @@ final class Requester {
     if (op.has(HeaderType.DETH)) {
       // A Q_Key with the high bit set means "use the QP's own Q_Key" (IBA 10.2.5).
       int qkey = w.remoteQkey < 0 ? qp.qkey : w.remoteQkey;
-      Deth.write(b, op.offset(HeaderType.DETH), qkey, qp.qpn);
+      Deth.write(b, base + op.offset(HeaderType.DETH), qkey, qp.qpn);
       destQp = w.remoteQpn;
     }
     if (op.has(HeaderType.DCETH)) {
-      DcEth.write(b, op.offset(HeaderType.DCETH), w.dcKey, dcGeneration, qp.qpn, dcEpochPsn);
+      DcEth.write(b, base + op.offset(HeaderType.DCETH), w.dcKey, dcGeneration, qp.qpn, dcEpochPsn);
       destQp = w.dctn;
     }
     boolean ackReq = false;
@@ -383,7 +385,7 @@ final class Requester {
     if (qp.reliable() && !retransmitArmed && qp.timeoutNanos > 0) {
       armRetransmit(now);
     }
-    dev.send(b, op, dlid, sl, destQp, pktPsn, se, ackReq, payload);
+    dev.send(b, base, op, dlid, sl, destQp, pktPsn, se, ackReq, payload);
     return true;
   }
 

@@ -229,7 +229,7 @@ final class Responder {
       return;
     }
     if (replying || !pending.isEmpty()) {
-      pending.add(p.buf.retain());
+      pending.add(p.buf.retainedSlice(p.base, p.length)); // the packet alone, not its train
       return;
     }
     process(p);
@@ -948,15 +948,16 @@ final class Responder {
           return n;
         }
       }
-      ByteBuf b = dev.newPacket(op, len);
+      ByteBuf b = dev.newPacket(op, len, lid);
+      int base = dev.txBase;
       if (op.has(HeaderType.AETH)) {
-        Aeth.write(b, op.offset(HeaderType.AETH), Aeth.SYNDROME_ACK, msn);
+        Aeth.write(b, base + op.offset(HeaderType.AETH), Aeth.SYNDROME_ACK, msn);
       }
       if (len > 0) {
-        ByteBuffer dst = b.internalNioBuffer(op.headerLength(), len);
+        ByteBuffer dst = b.internalNioBuffer(base + op.headerLength(), len);
         m.copyOut(replyVa, dst, dst.position(), len);
       }
-      dev.send(b, op, lid, qp.sl, responseQpn(), replyPsn, false, false, len);
+      dev.send(b, base, op, lid, qp.sl, responseQpn(), replyPsn, false, false, len);
       replyPsn = Psn.next(replyPsn);
       replyVa += len;
       replyResid -= len;

@@ -51,6 +51,22 @@ public final class Icrc {
   }
 
   /**
+   * Computes the CRC of {@code len} bytes at position {@code pos} of a view (its position and limit
+   * are moved; nothing is allocated).
+   *
+   * @param view a buffer view
+   * @param pos first byte
+   * @param len bytes
+   * @return the CRC-32 value
+   */
+  public int compute(ByteBuffer view, int pos, int len) {
+    crc.reset();
+    view.limit(pos + len).position(pos);
+    crc.update(view);
+    return (int) crc.getValue();
+  }
+
+  /**
    * Appends the trailer over bytes {@code [off, end)} at {@code end}.
    *
    * @param b the buffer
@@ -69,5 +85,20 @@ public final class Icrc {
    */
   public boolean check(ByteBuf b, int off, int end) {
     return b.getInt(end) == compute(b, off, end - off);
+  }
+
+  /**
+   * {@link #check(ByteBuf, int, int)} reading the bytes through {@code view}, a view of {@code b}
+   * in which index {@code i} of {@code b} is position {@code i + delta}.
+   *
+   * @param b the buffer
+   * @param off the packet's first byte (LRH)
+   * @param end offset of the trailer
+   * @param view the view
+   * @param delta view position minus buffer index
+   * @return whether the trailer matches the bytes before it
+   */
+  public boolean check(ByteBuf b, int off, int end, ByteBuffer view, int delta) {
+    return b.getInt(end) == compute(view, off + delta, end - off);
   }
 }

@@ -31,6 +31,8 @@ public final class Lrh {
   public static final int SL_LNH_OFFSET = 1;
   /** Destination LID, 16 bits. */
   public static final int DLID_OFFSET = 2;
+  /** Smallest packet: LRH, BTH and ICRC. */
+  public static final int MIN_PACKET = LENGTH + Bth.LENGTH + Icrc.LENGTH;
   /** Packet length in 4-byte words, low 11 bits of a 16-bit field. */
   public static final int PKTLEN_OFFSET = 4;
   /** Source LID, 16 bits. */
@@ -91,6 +93,24 @@ public final class Lrh {
   /** @param b buffer @param off LRH offset @return the packet length in bytes */
   public static int packetBytes(ByteBuf b, int off) {
     return (b.getUnsignedShort(off + PKTLEN_OFFSET) & MAX_PKTLEN_WORDS) << 2;
+  }
+
+  /**
+   * The length of the packet at {@code at} of a packet train (packets back to back in one frame,
+   * each as long as its LRH says), if it can be one: at least LRH, BTH and ICRC, and no longer than
+   * the bytes left.
+   *
+   * @param b the frame
+   * @param at the packet's first byte
+   * @param end the frame's end
+   * @return the packet length in bytes, or -1 if no packet of that length fits
+   */
+  public static int trainPacketBytes(ByteBuf b, int at, int end) {
+    if (end - at < MIN_PACKET) {
+      return -1;
+    }
+    int len = packetBytes(b, at);
+    return len >= MIN_PACKET && len <= end - at ? len : -1;
   }
 
   /** @param b buffer @param off LRH offset @return the source LID */
