@@ -1,5 +1,6 @@
 package io.github.verbs4j.examples.perftest;
 
+import io.github.verbs4j.examples.common.Backoff;
 import io.github.verbs4j.fabric.netty.ReceiveTuning;
 import io.github.verbs4j.fabric.netty.Transports;
 import io.netty.bootstrap.Bootstrap;
@@ -178,14 +179,18 @@ final class RawNettyPeer implements AutoCloseable {
     ByteBuf payload = ALLOC.directBuffer(size).writeZero(size);
     CompletableFuture<Long> count = new CompletableFuture<>();
     client.expectCount(count);
+    // The writability wait backs off like the verbs programs' completion wait (Endpoint): a pure
+    // spin here would take a vCPU from the event loops that move the bytes.
+    Backoff backoff = Backoff.forLatency();
     try {
       for (int i = 0; i < iters; i++) {
         while (!channel.isWritable()) {
-          Thread.onSpinWait();
+          backoff.idle();
           if (!channel.isActive()) {
             throw new IllegalStateException("raw Netty connection closed while streaming");
           }
         }
+        backoff.reset();
         posted[i] = System.nanoTime();
         channel.writeAndFlush(frame(payload.retainedDuplicate()), channel.voidPromise());
       }
