@@ -62,6 +62,10 @@ public final class IbConfig {
   /** DCT contexts. */
   public static final ConfigKey DCT_CONTEXTS = add(ConfigKey.longRange("verbs.ib.dct-contexts", 1024,
       "responder contexts a DCT keeps, one per active DCI; the least recently used is evicted", 1, 1 << 20));
+  /** Inline delivery. */
+  public static final ConfigKey INLINE_DELIVERY = add(ConfigKey.bool("verbs.ib.inline-delivery", true,
+      "dedicated threading: the fabric thread that delivers a packet runs the engine itself when the "
+          + "engine thread is idle (no hand-off per packet); false hands every packet to the engine thread"));
   /** Fail fast. */
   public static final ConfigKey FAIL_FAST = add(ConfigKey.bool("verbs.ib.fail-fast", true,
       "when the fabric reports a peer down, connections to it fail after one more local ACK timeout "
@@ -150,6 +154,7 @@ public final class IbConfig {
         .receiveBudget(c.getInt(RECEIVE_BUDGET))
         .inboundQueue(c.getInt(INBOUND_QUEUE))
         .dctContexts(c.getInt(DCT_CONTEXTS))
+        .inlineDelivery(c.getBoolean(INLINE_DELIVERY))
         .failFastOnPeerDown(c.getBoolean(FAIL_FAST))
         .idleSpins(c.getInt(IDLE_SPINS))
         .idleYields(c.getInt(IDLE_YIELDS))

@@ -111,6 +111,13 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
   // CALLER mode: the thread running the agent (runInline), and whether this pass's duty cycles ran.
   private Thread agentThread;
   private boolean workRan;
+  // DEDICATED with inline delivery: a delivering thread runs the agent (deliveryRun, under the
+  // agent); the engine thread plans to wake by engineDeadline (port clock, under the agent).
+  private final boolean inlineDelivery;
+  private boolean deliveryRun;
+  private long engineDeadline = Long.MAX_VALUE;
+  /** Most duty cycles a delivering thread runs before it leaves the rest to the engine thread. */
+  static final int DELIVERY_CYCLES = 16;
 
   /**
    * @param port the wire
@@ -124,6 +131,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     this.table = new AtomicReferenceArray<>(params.maxQp);
     this.reserved = new boolean[params.maxQp];
     this.packets = new PacketPool(port.alloc(), PacketPool.MAX_SMALL, PacketPool.MAX_LARGE);
+    this.inlineDelivery = params.threading == IbParams.Threading.DEDICATED && params.inlineDelivery;
     this.idle = new BackoffIdleStrategy(params.idleSpins, params.idleYields, params.idleMinParkNanos,
         params.idleMaxParkNanos);
     port.bind(this);
@@ -276,7 +284,45 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
       packet.release();
       return;
     }
+    if (inlineDelivery && agent.compareAndSet(IDLE, BUSY)) {
+      runDelivered();
+      return;
+    }
     wake();
+  }
+
+  /**
+   * {@code DEDICATED} with inline delivery: the thread that delivered a packet runs the agent (it
+   * took it from {@code IDLE}) for at most {@link #DELIVERY_CYCLES} duty cycles, instead of waking
+   * the engine thread for it — no thread hand-off between the wire and the engine. The engine
+   * thread is woken when work is left, or when a timer now comes due before the time it planned
+   * to wake.
+   */
+  private void runDelivered() {
+    boolean more = false;
+    boolean earlier = false;
+    deliveryRun = true;
+    try {
+      int cycles = 0;
+      while (doWork() > 0) {
+        if (++cycles >= DELIVERY_CYCLES) {
+          more = true;
+          break;
+        }
+      }
+      earlier = anyTimer && nextDeadline - engineDeadline < 0;
+    } catch (RuntimeException | Error e) {
+      LOG.error("engine duty cycle failed (delivering thread)", e);
+    } finally {
+      deliveryRun = false;
+      agent.set(IDLE);
+    }
+    if (more || earlier || !inbound.isEmpty() || !doorbells.isEmpty()) {
+      Thread t = engineThread;
+      if (t != null) {
+        LockSupport.unpark(t);
+      }
+    }
   }
 
   /**
@@ -379,7 +425,10 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
    * frame a hold saves.
    */
   boolean mayHoldAck() {
-    return params.threading != IbParams.Threading.CALLER || appDriven && callersIdleKnown;
+    if (params.threading != IbParams.Threading.CALLER) {
+      return !deliveryRun; // the engine thread's deadline covers its holds; a delivering thread's would not
+    }
+    return appDriven && callersIdleKnown;
   }
 
   /**
@@ -819,14 +868,23 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
   private void runLoop() {
     while (!closed) {
       int work = 0;
-      try {
-        work = doWork();
-      } catch (RuntimeException | Error e) {
-        LOG.error("engine duty cycle failed", e);
-      }
-      long until = anyTimer ? Math.max(0, nextDeadline - now) : Long.MAX_VALUE;
-      if (ackHolderCount > 0) {
-        until = Math.min(until, Math.max(0, ackDeadline - now));
+      long until = Long.MAX_VALUE;
+      // With inline delivery a delivering thread may hold the agent; then this thread idles (the
+      // other runs until idle and wakes it if work is left).
+      if (!inlineDelivery || agent.compareAndSet(IDLE, BUSY)) {
+        try {
+          work = doWork();
+        } catch (RuntimeException | Error e) {
+          LOG.error("engine duty cycle failed", e);
+        }
+        until = anyTimer ? Math.max(0, nextDeadline - now) : Long.MAX_VALUE;
+        if (ackHolderCount > 0) {
+          until = Math.min(until, Math.max(0, ackDeadline - now));
+        }
+        engineDeadline = until == Long.MAX_VALUE ? Long.MAX_VALUE : now + until;
+        if (inlineDelivery) {
+          agent.set(IDLE);
+        }
       }
       idle.idle(work, until, parkGate);
       parked = false;

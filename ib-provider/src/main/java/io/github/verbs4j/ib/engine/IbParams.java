@@ -55,6 +55,11 @@ public final class IbParams {
   // Engine.
   /** Threading mode. */
   public final Threading threading;
+  /**
+   * {@code DEDICATED}: the thread that delivers a packet (the fabric's I/O thread) runs the agent
+   * itself when the engine thread is not running it, instead of handing the packet over.
+   */
+  public final boolean inlineDelivery;
   /** RC window: most PSNs a requester sends beyond the last acknowledged one (rxe 128). */
   public final int maxUnackedPsns;
   /**
@@ -115,6 +120,7 @@ public final class IbParams {
     numCompVectors = b.numCompVectors;
     portMtu = b.portMtu;
     threading = b.threading;
+    inlineDelivery = b.inlineDelivery;
     maxUnackedPsns = b.maxUnackedPsns;
     ackReqEvery = b.ackReqEvery;
     ackDelayNanos = b.ackDelayNanos;
@@ -164,6 +170,7 @@ public final class IbParams {
     b.numCompVectors = numCompVectors;
     b.portMtu = portMtu;
     b.threading = threading;
+    b.inlineDelivery = inlineDelivery;
     b.maxUnackedPsns = maxUnackedPsns;
     b.ackReqEvery = ackReqEvery;
     b.ackDelayNanos = ackDelayNanos;
@@ -189,7 +196,7 @@ public final class IbParams {
         + ", maxCqe=" + maxCqe + ", maxMr=" + maxMr + ", maxMrSize=" + maxMrSize + ", maxPd=" + maxPd
         + ", maxQpRdAtom=" + maxQpRdAtom + ", maxQpInitRdAtom=" + maxQpInitRdAtom + ", maxSrq=" + maxSrq
         + ", maxSrqWr=" + maxSrqWr + ", maxSrqSge=" + maxSrqSge + ", maxAh=" + maxAh + ", maxInlineData="
-        + maxInlineData + ", numCompVectors=" + numCompVectors + ", portMtu=" + portMtu + ", threading=" + threading
+        + maxInlineData + ", numCompVectors=" + numCompVectors + ", portMtu=" + portMtu + ", threading=" + threading + ", inlineDelivery=" + inlineDelivery
         + ", maxUnackedPsns=" + maxUnackedPsns + ", ackReqEvery=" + ackReqEvery + ", ackDelayNanos=" + ackDelayNanos + ", requesterBudget="
         + requesterBudget + ", responderBudget=" + responderBudget + ", receiveBudget=" + receiveBudget
         + ", inboundQueue=" + inboundQueue + ", icrc=" + icrc + ", dctContexts=" + dctContexts
@@ -218,6 +225,7 @@ public final class IbParams {
     private int numCompVectors = 4;
     private int portMtu = 4096;
     private Threading threading = Threading.DEDICATED;
+    private boolean inlineDelivery = true;
     private int maxUnackedPsns = 128;
     private int ackReqEvery = 64;
     private long ackDelayNanos = 10_000;
@@ -399,6 +407,12 @@ public final class IbParams {
     /** @param v value @return this */
     public Builder dctContexts(int v) {
       dctContexts = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder inlineDelivery(boolean v) {
+      inlineDelivery = v;
       return this;
     }
 
