@@ -532,17 +532,20 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
       return 1;
     }
     int n = 0;
-    while (at < end) {
-      int len = Lrh.trainPacketBytes(frame, at, end);
-      if (len < 0) {
-        counters.inc(IbCounters.Counter.DROP_MALFORMED);
-        break;
-      }
+    int len = first;
+    while (true) {
       receive(frame, at, len, view, delta, t);
       at += len;
       n++;
+      if (at >= end) {
+        return n;
+      }
+      len = Lrh.trainPacketBytes(frame, at, end);
+      if (len < 0) {
+        counters.inc(IbCounters.Counter.DROP_MALFORMED);
+        return n;
+      }
     }
-    return Math.max(n, 1);
   }
 
   private void receive(ByteBuf b, int at, int len, ByteBuffer view, int delta, long t) {
