@@ -104,6 +104,9 @@ public final class FabricOptions {
   /** Wall-clock safety net of modelled timers. */
   public static final Key TIMER_WALL_MIN_US = key("verbs.fabric.timer-wall-min-us", "1000",
       "verbs.time=modelled, netty or threaded local: a timer the node's clock has not reached fires after max(delay, this) of wall time, us, the clock jumping to its deadline");
+  /** Socket buffers of Unix domain socket connections. */
+  public static final Key UDS_SOCKET_BUFFER = key("verbs.fabric.uds-socket-buffer-bytes", "4194304",
+      "netty: SO_SNDBUF and SO_RCVBUF of Unix domain socket connections, bytes (the kernel caps them at net.core.wmem_max and rmem_max); 0 = the kernel's default. TCP keeps the kernel's autotuning");
   /** Hard limit on pending bytes. */
   public static final Key MAX_PENDING = key("verbs.fabric.max-pending-bytes", "16777216", "netty: pending bytes per peer beyond which frames are dropped (backpressure)");
 
@@ -256,6 +259,7 @@ public final class FabricOptions {
     range(v, JOIN_TIMEOUT_MS, 1, 86_400_000);
     range(v, TIMER_WALL_MIN_US, 0, 3_600_000_000L);
     range(v, HIGH_WATER, 1024, Integer.MAX_VALUE);
+    range(v, UDS_SOCKET_BUFFER, 0, Integer.MAX_VALUE);
     range(v, MAX_PENDING, 1024, Long.MAX_VALUE);
     if (longValue(v, MAX_PENDING) < longValue(v, HIGH_WATER)) {
       throw new IllegalArgumentException(MAX_PENDING.name() + "=" + v.get(MAX_PENDING.name()) + " must be >= "

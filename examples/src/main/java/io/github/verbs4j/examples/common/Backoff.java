@@ -47,6 +47,20 @@ public final class Backoff {
     return new Backoff(100, 20_000, 1_000, 100_000);
   }
 
+  /**
+   * The back-off for loops that keep a deep queue full (perftest's bandwidth loops, the raw Netty
+   * stream): 100 spins, 100 yields, then 10 µs..200 µs parks. Such a loop has work queued for much
+   * longer than its longest park (at 5 GB/s, 200 µs is 1 MB; the queues hold 2 MiB and more), so
+   * it need not react within microseconds, and every yield it does not make leaves the CPU to the
+   * threads that move the bytes: on a two-core machine a loop yielding for a whole 1 MiB stream
+   * took 70 % of a core ({@code docs/benchmarks.md}).
+   *
+   * @return a new back-off
+   */
+  public static Backoff forThroughput() {
+    return new Backoff(100, 100, 10_000, 200_000);
+  }
+
   /** @return the back-off for loops that may wait long: 20 spins, 10 yields, then 10 µs..1 ms parks */
   public static Backoff forWaiting() {
     return new Backoff(20, 10, 10_000, 1_000_000);

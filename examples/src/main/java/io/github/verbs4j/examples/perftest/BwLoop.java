@@ -30,7 +30,7 @@ final class BwLoop {
         scnt++;
       }
       if (ccnt < iters) {
-        int n = ep.await(ep.sendCq, run.side(), scnt, ccnt);
+        int n = ep.awaitBatch(ep.sendCq, run.side(), scnt, ccnt);
         for (int i = 0; i < n; i++) {
           ccnt = Math.min(ccnt + cqMod, iters);
           run.timings.completed(ccnt - 1);

@@ -2,9 +2,11 @@ package io.github.verbs4j.examples.perftest;
 
 import io.github.verbs4j.examples.common.JobChannel;
 import io.github.verbs4j.examples.common.ValidatesOptions;
+import io.github.verbs4j.fabric.FabricOptions;
 import io.github.verbs4j.fabric.netty.Transports;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.Verbs;
+import io.github.verbs4j.verbs.config.ConfigKey;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -17,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine;
@@ -55,13 +58,21 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
   int latIters;
 
   @Option(names = "--bw-iters", paramLabel = "N", defaultValue = "2000",
-      description = "Messages per bandwidth measurement, fewer above 64 KiB to keep 256 MiB per "
+      description = "Messages per bandwidth measurement, fewer for large sizes to keep --bw-bytes per "
           + "measurement (default: ${DEFAULT-VALUE}).")
   int bwIters;
+
+  @Option(names = "--bw-bytes", paramLabel = "BYTES", defaultValue = "1073741824",
+      description = "Most bytes per bandwidth measurement; at least 16 messages are sent "
+          + "(default: ${DEFAULT-VALUE}, about half a second at the sizes where it applies).")
+  long bwBytes;
 
   @Option(names = "--transport", paramLabel = "auto|tcp|uds", defaultValue = "auto",
       description = "Raw Netty socket family; auto follows verbs.fabric.transport's rule (default: ${DEFAULT-VALUE}).")
   String transport;
+
+  /** The fabric's Unix socket buffers, applied to the raw peers too (set in {@link #call}). */
+  private int socketBuffer;
 
   @Option(names = "--md", paramLabel = "FILE", description = "Also write the table as Markdown to FILE.")
   Path markdown;
@@ -87,6 +98,9 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
     if (bwIters < 1) {
       throw bad("--bw-iters=" + bwIters + " must be at least 1");
     }
+    if (bwBytes < 1) {
+      throw bad("--bw-bytes=" + bwBytes + " must be at least 1");
+    }
     if (!List.of("auto", "tcp", "uds").contains(transport)) {
       throw bad("--transport=" + transport + " must be auto, tcp or uds");
     }
@@ -97,7 +111,7 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
   }
 
   private int bwIters(long size) {
-    return (int) Math.max(16, Math.min(bwIters, (256L << 20) / size));
+    return (int) Math.max(16, Math.min(bwIters, bwBytes / size));
   }
 
   private static <P extends PerftestProgram> ResultRow one(Supplier<P> factory, Context ctx, VerbsConfig config,
@@ -114,7 +128,10 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
   public Integer call() throws Exception {
     validateOptions();
     VerbsConfig config = VerbsConfig.load();
-    try (Context ctx = Verbs.open(config); RawNettyPeer raw = new RawNettyPeer(transport)) {
+    FabricOptions.Key sb = FabricOptions.UDS_SOCKET_BUFFER;
+    String sbValue = config.get(ConfigKey.string(sb.name(), sb.defaultValue(), sb.description()));
+    socketBuffer = (int) FabricOptions.from(Map.of(sb.name(), sbValue), Map.of()).getLong(sb);
+    try (Context ctx = Verbs.open(config); RawNettyPeer raw = new RawNettyPeer(transport, socketBuffer)) {
       JobChannel ch = new JobChannel(ctx.job(), "compare", Duration.ofSeconds(120));
       if (ch.size() != 2) {
         throw new IllegalStateException("compare runs on exactly 2 ranks, this job has " + ch.size()
@@ -188,7 +205,7 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
    * @return the client's t_typical; 0 on the server
    */
   private double busyPollPingPong(JobChannel ch, boolean client, String tag, int size) throws Exception {
-    try (RawNettyPeer p = new RawNettyPeer(transport, true)) {
+    try (RawNettyPeer p = new RawNettyPeer(transport, socketBuffer, true)) {
       if (client) {
         p.connect(ch.lookup("rawpoll" + tag, 1));
         double t = LatencyStats.of(size, p.pingPong(size, latIters), 2).tTypical();

@@ -43,6 +43,7 @@ final class Endpoint implements AutoCloseable {
   private final Duration waitTimeout;
   private final WorkCompletion[] wcs;
   private final Backoff backoff = Backoff.forLatency();
+  private final Backoff throughputBackoff = Backoff.forThroughput();
   private RcAddress local;
   private RcAddress remote;
 
@@ -131,6 +132,18 @@ final class Endpoint implements AutoCloseable {
    * @throws WaitTimeoutException after the wait timeout
    */
   int await(CompletionQueue cq, String side, long scnt, long ccnt) {
+    return await(cq, side, scnt, ccnt, backoff);
+  }
+
+  /**
+   * {@link #await} for a loop that keeps many WRs outstanding: waits with {@link
+   * Backoff#forThroughput()}, which parks sooner.
+   */
+  int awaitBatch(CompletionQueue cq, String side, long scnt, long ccnt) {
+    return await(cq, side, scnt, ccnt, throughputBackoff);
+  }
+
+  private int await(CompletionQueue cq, String side, long scnt, long ccnt, Backoff backoff) {
     int n = cq.poll(wcs);
     if (n == 0) {
       long deadline = System.nanoTime() + waitTimeout.toNanos();

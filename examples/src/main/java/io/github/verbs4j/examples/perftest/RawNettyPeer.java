@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * without verbs4j, tuned like the netty fabric's data path (same socket family and I/O
  * implementation, one event-loop thread, {@link PooledByteBufAllocator}, {@code TCP_NODELAY},
  * 2/4 MiB write-buffer water marks, the fabric's {@link ReceiveTuning} (adaptive reads up to 1 MiB,
- * composite cumulation), a 4-byte length prefix, payloads above 8 KiB sent as a prefix + payload
+ * composite cumulation) and Unix socket buffers, a 4-byte length prefix, payloads above 8 KiB sent as a prefix + payload
  * composite without copying). Latency is a ping-pong driven from the event loops
  * (the fastest a Netty program can do it; with {@code busyPoll} the event loops poll epoll without
  * sleeping, as a provider's polling thread does with {@code verbs.fabric.progress=caller}); bandwidth is one-way streaming that waits for
@@ -46,6 +46,7 @@ final class RawNettyPeer implements AutoCloseable {
 
   private final Transports transports;
   private final boolean uds;
+  private final int socketBuffer;
   private final MultiThreadIoEventLoopGroup group;
   private Channel server;
   private Channel channel;
@@ -55,19 +56,23 @@ final class RawNettyPeer implements AutoCloseable {
   /**
    * @param transport {@code auto} (Unix domain sockets when native epoll is available, else TCP),
    *     {@code tcp} or {@code uds} — the meaning of {@code verbs.fabric.transport}
+   * @param socketBuffer SO_SNDBUF and SO_RCVBUF of a Unix socket connection, 0 = the kernel's
+   *     default — the fabric's {@code verbs.fabric.uds-socket-buffer-bytes}
    */
-  RawNettyPeer(String transport) {
-    this(transport, false);
+  RawNettyPeer(String transport, int socketBuffer) {
+    this(transport, socketBuffer, false);
   }
 
   /**
-   * @param transport as {@link #RawNettyPeer(String)}
+   * @param transport as {@link #RawNettyPeer(String, int)}
+   * @param socketBuffer as {@link #RawNettyPeer(String, int)}
    * @param busyPoll the event loop polls epoll without sleeping ({@link
    *     Transports#busyPollIoHandlerFactory()}): the baseline for a provider whose polling thread
    *     drives the sockets; needs native epoll
    */
-  RawNettyPeer(String transport, boolean busyPoll) {
+  RawNettyPeer(String transport, int socketBuffer, boolean busyPoll) {
     this.transports = Transports.choose("auto");
+    this.socketBuffer = socketBuffer;
     this.uds = "uds".equals(transport) || ("auto".equals(transport) && transports.epoll());
     io.netty.channel.IoHandlerFactory f = busyPoll ? transports.busyPollIoHandlerFactory() : transports.ioHandlerFactory();
     if (f == null) {
@@ -81,15 +86,16 @@ final class RawNettyPeer implements AutoCloseable {
     return (uds ? "uds" : "tcp") + "/" + transports.name();
   }
 
-  private static void configure(Channel ch) {
+  private void configure(Channel ch) {
     ch.config().setAllocator(ALLOC);
     ch.config().setOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(2 << 20, 4 << 20));
+    ReceiveTuning.socketBuffers(ch, socketBuffer);
     if (ch.localAddress() instanceof InetSocketAddress || ch.remoteAddress() instanceof InetSocketAddress) {
       ch.config().setOption(ChannelOption.TCP_NODELAY, true);
     }
   }
 
-  private static ChannelInitializer<Channel> pipeline(ChannelHandler handler) {
+  private ChannelInitializer<Channel> pipeline(ChannelHandler handler) {
     return new ChannelInitializer<>() {
       @Override
       protected void initChannel(Channel ch) {
@@ -179,9 +185,9 @@ final class RawNettyPeer implements AutoCloseable {
     ByteBuf payload = ALLOC.directBuffer(size).writeZero(size);
     CompletableFuture<Long> count = new CompletableFuture<>();
     client.expectCount(count);
-    // The writability wait backs off like the verbs programs' completion wait (Endpoint): a pure
-    // spin here would take a vCPU from the event loops that move the bytes.
-    Backoff backoff = Backoff.forLatency();
+    // The writability wait backs off like the bandwidth loops' completion wait (BwLoop): a spin
+    // or a long run of yields here would take a vCPU from the event loops that move the bytes.
+    Backoff backoff = Backoff.forThroughput();
     try {
       for (int i = 0; i < iters; i++) {
         while (!channel.isWritable()) {

@@ -311,6 +311,7 @@ public final class NettyNode implements FabricNode {
   private void configure(Channel ch) {
     ch.config().setOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(highWater / 2, highWater));
     ch.config().setAllocator(alloc);
+    ReceiveTuning.socketBuffers(ch, (int) options.getLong(FabricOptions.UDS_SOCKET_BUFFER));
   }
 
   private String listen() {

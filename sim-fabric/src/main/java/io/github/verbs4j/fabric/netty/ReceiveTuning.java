@@ -2,10 +2,13 @@ package io.github.verbs4j.fabric.netty;
 
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.unix.DomainSocketChannel;
 import io.netty.handler.codec.ByteToMessageDecoder;
 
 /**
- * How the netty fabric reads frames of up to 1 MiB without Netty's defaults hurting large frames:
+ * How the netty fabric reads frames of up to 1 MiB without Netty's defaults hurting large frames
+ * (and sizes its Unix socket buffers, {@link #socketBuffers}):
  * a 64 KiB read ceiling, and a merge cumulator that grows the cumulation by doubling and copies
  * what it holds each time (a 1 MiB frame cost ~1 ms one-way). Public so the raw-Netty benchmark
  * baseline applies exactly the same settings ({@code docs/benchmarks.md}); not a provider API.
@@ -28,6 +31,23 @@ public final class ReceiveTuning {
   public static final int MAX_READ = (1 << 20) + 64;
 
   private ReceiveTuning() {}
+
+  /**
+   * Sets the socket buffers of a Unix domain socket connection (other channels are left alone, so
+   * TCP keeps the kernel's autotuning, which an explicit size turns off). The default Unix socket
+   * buffer (net.core.wmem_default, 208 KiB on most kernels) holds a fifth of a 1 MiB frame: every
+   * write and read of a stream moves at most that much, and on a VM whose system calls are
+   * expensive a larger buffer halves the calls per byte ({@code docs/benchmarks.md}).
+   *
+   * @param ch the channel, before or after it connected
+   * @param bytes SO_SNDBUF and SO_RCVBUF; 0 keeps the kernel's default
+   */
+  public static void socketBuffers(Channel ch, int bytes) {
+    if (bytes > 0 && ch instanceof DomainSocketChannel) {
+      ch.config().setOption(ChannelOption.SO_SNDBUF, bytes);
+      ch.config().setOption(ChannelOption.SO_RCVBUF, bytes);
+    }
+  }
 
   /**
    * Applies the tuning to a channel and its frame decoder.

@@ -1,5 +1,6 @@
 package io.github.verbs4j.fabric.bench;
 
+import io.github.verbs4j.fabric.FabricOptions;
 import io.github.verbs4j.fabric.netty.ReceiveTuning;
 import io.github.verbs4j.fabric.netty.Transports;
 import io.netty.bootstrap.Bootstrap;
@@ -31,7 +32,8 @@ import java.util.function.Supplier;
  * The raw-Netty baseline: a 4-byte length prefix and {@link LengthFieldBasedFrameDecoder}, tuned
  * like the fabric's netty path — same I/O implementation and socket family, one event-loop thread,
  * {@link PooledByteBufAllocator}, TCP_NODELAY, 2/4 MiB water marks, the same receive tuning
- * ({@link ReceiveTuning}: reads up to 1 MiB, composite cumulation), payloads up to 8 KiB copied
+ * ({@link ReceiveTuning}: reads up to 1 MiB, composite cumulation, the fabric's default Unix
+ * socket buffers), payloads up to 8 KiB copied
  * behind the prefix and larger ones written behind it as a second message on the event loop (a
  * composite elsewhere), and the same outbox for
  * frames sent from outside the event loop ({@link Outbox}).
@@ -49,6 +51,7 @@ final class RawNetty {
   static void configure(Channel ch) {
     ch.config().setAllocator(ALLOC);
     ch.config().setOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(2 << 20, 4 << 20));
+    ReceiveTuning.socketBuffers(ch, (int) FabricOptions.defaults().getLong(FabricOptions.UDS_SOCKET_BUFFER));
     if (ch.remoteAddress() instanceof InetSocketAddress || ch.localAddress() instanceof InetSocketAddress) {
       ch.config().setOption(ChannelOption.TCP_NODELAY, true);
     }
