@@ -23,8 +23,8 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   /** The frame tag of HCA packets (virtual lane 0, IBA local). */
   public static final int TAG = 0x1B00;
 
-  /** Most packets in one train (one fabric frame). */
-  private static final int MAX_TRAIN_PACKETS = 64;
+  /** Most packets in one train (one fabric frame) unless the constructor says otherwise. */
+  public static final int DEFAULT_TRAIN_PACKETS = 64;
 
   private final FabricNode node;
   private final NodeClock clock;
@@ -37,19 +37,33 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   private final int[] trainPackets; // packets in trains[lid]
   private final boolean[] built; // trains[lid] is a buffer this port allocated (else one packet as sent)
   private final int trainCapacity;
+  private final int maxTrainPackets;
   private final boolean[] inTouched;
   private final int[] touched;
   private int touchedCount;
 
   /** @param node the fabric node (owned by the caller, closed by it) */
   public FabricPacketPort(FabricNode node) {
+    this(node, DEFAULT_TRAIN_PACKETS);
+  }
+
+  /**
+   * @param node the fabric node (owned by the caller, closed by it)
+   * @param maxTrainPackets most packets one train (fabric frame) carries; the fabric MTU bounds a
+   *     train's bytes as well
+   */
+  public FabricPacketPort(FabricNode node, int maxTrainPackets) {
+    if (maxTrainPackets < 1) {
+      throw new IllegalArgumentException("maxTrainPackets must be at least 1, got " + maxTrainPackets);
+    }
     this.node = node;
+    this.maxTrainPackets = maxTrainPackets;
     this.clock = node.clock();
     this.maxTrain = node.mtu();
     this.trains = new ByteBuf[node.size() + 1];
     this.trainPackets = new int[trains.length];
     this.built = new boolean[trains.length];
-    this.trainCapacity = Math.min(maxTrain, MAX_TRAIN_PACKETS * (4096 + 128));
+    this.trainCapacity = (int) Math.min(maxTrain, maxTrainPackets * (4096L + 128));
     this.inTouched = new boolean[trains.length];
     this.touched = new int[trains.length];
   }
@@ -135,7 +149,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   }
 
   private void countPacket(int dlid) {
-    if (++trainPackets[dlid] >= MAX_TRAIN_PACKETS) {
+    if (++trainPackets[dlid] >= maxTrainPackets) {
       flush(dlid);
     }
   }
@@ -248,18 +262,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       return;
     }
     int src = header.src();
-    if (payload.nioBufferCount() > 1) {
-      // A frame that spanned socket reads arrives as a slice of a composite buffer: one copy into
-      // one buffer here is cheaper than walking the components for every packet's ICRC and payload.
-      ByteBuf flat = node.alloc().directBuffer(payload.readableBytes());
-      try {
-        flat.writeBytes(payload, payload.readerIndex(), payload.readableBytes());
-      } finally {
-        payload.release();
-      }
-      payload = flat;
-    }
-    // One packet or a train of them: the device splits it (one buffer view per frame).
+    // One packet or a train of them: the device splits it, also a frame that spans read buffers.
     r.onPacket(src, payload);
   }
 

@@ -55,6 +55,10 @@ public final class IbConfig {
   /** Receive budget. */
   public static final ConfigKey RECEIVE_BUDGET = add(ConfigKey.longRange("verbs.ib.receive-budget", 256,
       "received packets the engine processes per duty cycle", 1, 1 << 20));
+  /** Train length. */
+  public static final ConfigKey TRAIN_PACKETS = add(ConfigKey.longRange("verbs.ib.train-packets", 64,
+      "most packets one engine duty cycle sends to one node in one fabric frame (a train; the fabric MTU bounds its bytes too)",
+      1, 4096));
   /** Inbound queue. */
   public static final ConfigKey INBOUND_QUEUE = add(ConfigKey.longRange("verbs.ib.inbound-queue", 65536,
       "received packets waiting for the engine; beyond it packets are dropped (drops reason=inbound_full)", 16,

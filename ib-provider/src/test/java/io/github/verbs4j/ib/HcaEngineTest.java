@@ -608,6 +608,64 @@ class HcaEngineTest {
     releaseSent(acks);
   }
 
+  /**
+   * A frame that spanned socket reads reaches the device as a slice of several buffers: packets
+   * that lie in one buffer are read through its view, one cut by a boundary through the frame;
+   * either way every packet is checked and delivered byte-exact, in order.
+   */
+  @org.junit.jupiter.params.ParameterizedTest(name = "cuts at {0} and {1}")
+  @org.junit.jupiter.params.provider.CsvSource({"1, 2", "20, 80", "68, 208", "69, 300", "100, 101", "207, 400",
+      "300, 470", "455, 456"})
+  void aTrainThatSpansReadBuffersIsReadInPlaceAndCutPacketsAreStillChecked(int cut1, int cut2) {
+    start(IbParams.builder().ackDelayNanos(0));
+    MemoryRegion into = mr(4096);
+    QueuePair qp = rc();
+    for (int i = 0; i < 4; i++) {
+      qp.postRecv(new RecvWr().wrId(100 + i).sge(into, i * 1024L, 1024));
+    }
+    byte[][] payloads = {bytes(40, 1), bytes(100, 2), bytes(200, 3), bytes(4, 4)};
+    ByteBuf bad = Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(104).payload(bytes(12, 5)).build();
+    bad.setByte(30, bad.getByte(30) ^ 0x10); // the last packet's ICRC fails
+    ByteBuf whole = train(
+        Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(100).payload(payloads[0]).build(),
+        Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(101).payload(payloads[1]).build(),
+        Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(102).payload(payloads[2]).build(),
+        Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(103).ackReq().payload(payloads[3]).build(),
+        bad);
+    int len = whole.readableBytes();
+    assertTrue(cut2 < len, "cut inside the train");
+    // As a frame decoder hands it on: a slice of a composite of read buffers, with bytes of other
+    // frames before and after it.
+    io.netty.buffer.CompositeByteBuf reads = io.netty.buffer.Unpooled.compositeBuffer();
+    ByteBuf before = io.netty.buffer.Unpooled.directBuffer().writeBytes(new byte[] {9, 9, 9});
+    before.writeBytes(whole, 0, cut1);
+    reads.addComponent(true, before);
+    reads.addComponent(true, io.netty.buffer.Unpooled.directBuffer().writeBytes(whole, cut1, cut2 - cut1));
+    ByteBuf after = io.netty.buffer.Unpooled.directBuffer().writeBytes(whole, cut2, len - cut2);
+    after.writeBytes(new byte[] {7, 7});
+    reads.addComponent(true, after);
+    whole.release();
+    ByteBuf frame = reads.retainedSlice(3, len);
+    reads.release();
+    port.inject(PEER_LID, frame);
+    assertEquals(4, counter(Counter.PACKETS_RECEIVED));
+    assertEquals(1, counter(Counter.CRC_DROPS));
+    WorkCompletion[] wc = polled();
+    assertEquals(4, wc.length);
+    for (int i = 0; i < 4; i++) {
+      assertEquals(100 + i, wc[i].wrId());
+      assertEquals(WcStatus.SUCCESS, wc[i].status(), java.util.Arrays.toString(wc));
+      assertEquals(payloads[i].length, wc[i].byteLen());
+      byte[] got = new byte[payloads[i].length];
+      into.buffer().get(i * 1024, got);
+      assertArrayEquals(payloads[i], got, "message " + i);
+    }
+    List<Pkt.Seen> acks = sent();
+    assertEquals(1, acks.size());
+    assertEquals(103, acks.get(0).psn());
+    releaseSent(acks);
+  }
+
   @Test
   void aTrainPacketWhoseLengthRunsPastTheFrameEndsTheTrainAsMalformed() {
     start(IbParams.builder().ackDelayNanos(0));

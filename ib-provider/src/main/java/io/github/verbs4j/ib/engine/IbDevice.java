@@ -71,6 +71,9 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
   private final PacketPool packets;
   final ByteBuffer atomicScratch = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
   private ByteBuffer copyScratch = ByteBuffer.allocateDirect(8192);
+  // receiveFrame, a frame in several read buffers: where each buffer's view began, and its length
+  private int[] partPos = new int[8];
+  private int[] partLen = new int[8];
   long now;
   private EngineQp[] dirty = new EngineQp[64];
   private int dirtyCount;
@@ -513,7 +516,10 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
   /**
    * One frame from the port: a packet, or a train of packets back to back (each as long as its LRH
    * says; a length that does not fit ends the train and the rest is dropped as malformed). One
-   * buffer view serves the ICRC and payload reads of all its packets.
+   * buffer view serves the ICRC and payload reads of all its packets. A frame that spanned socket
+   * reads is a slice of several buffers: each packet that lies in one of them is read through a
+   * view of that buffer, and only a packet cut by a buffer boundary is read through the frame (its
+   * payload copied once to scratch), instead of copying the whole frame into one buffer first.
    *
    * @return the packets taken (at least 1)
    */
@@ -522,18 +528,52 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     int end = frame.writerIndex();
     ByteBuffer view = null;
     int delta = 0;
-    if (frame.nioBufferCount() == 1 && end > at) {
-      view = frame.internalNioBuffer(at, end - at);
-      delta = view.position() - at;
+    ByteBuffer[] parts = null;
+    if (end > at) {
+      if (frame.nioBufferCount() == 1) {
+        view = frame.internalNioBuffer(at, end - at);
+        delta = view.position() - at;
+      } else {
+        parts = frame.nioBuffers(at, end - at);
+        if (parts.length == 1) {
+          view = parts[0];
+          delta = view.position() - at;
+          parts = null;
+        } else {
+          // The views' positions and limits move as packets are read: keep where each began.
+          if (partPos.length < parts.length) {
+            partPos = new int[parts.length * 2];
+            partLen = new int[parts.length * 2];
+          }
+          for (int i = 0; i < parts.length; i++) {
+            partPos[i] = parts[i].position();
+            partLen[i] = parts[i].remaining();
+          }
+        }
+      }
     }
     int first = Lrh.trainPacketBytes(frame, at, end);
-    if (first == end - at || first < 0) {
+    if (parts == null && (first == end - at || first < 0)) {
       receive(frame, at, end - at, view, delta, t); // one packet (a bad one is counted by parse)
       return 1;
     }
+    if (first < 0) {
+      first = end - at; // one bad packet: parse counts it
+    }
     int n = 0;
     int len = first;
+    int part = 0;
+    int partStart = at; // the frame index where parts[part] begins
     while (true) {
+      if (parts != null) {
+        while (at >= partStart + partLen[part]) {
+          partStart += partLen[part];
+          part++;
+        }
+        boolean whole = at + len <= partStart + partLen[part];
+        view = whole ? parts[part] : null;
+        delta = whole ? partPos[part] - partStart : 0;
+      }
       receive(frame, at, len, view, delta, t);
       at += len;
       n++;
