@@ -24,7 +24,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   public static final int TAG = 0x1B00;
 
   /** Most packets in one train (one fabric frame) unless the constructor says otherwise. */
-  public static final int DEFAULT_TRAIN_PACKETS = 64;
+  public static final int DEFAULT_TRAIN_PACKETS = 256;
 
   private final FabricNode node;
   private final NodeClock clock;

@@ -38,16 +38,16 @@ public final class IbConfig {
   public static final ConfigKey ICRC = add(ConfigKey.bool("verbs.ib.icrc", true,
       "packets carry a CRC-32 ICRC and receivers drop packets that fail it (counted in verbs4j.ib.crc.drops)"));
   /** RC window. */
-  public static final ConfigKey MAX_UNACKED_PSNS = add(ConfigKey.longRange("verbs.ib.max-unacked-psns", 128,
+  public static final ConfigKey MAX_UNACKED_PSNS = add(ConfigKey.longRange("verbs.ib.max-unacked-psns", 1024,
       "RC/DC window: most PSNs a requester sends beyond the last acknowledged one", 1, 1 << 20));
   /** AckReq cadence. */
-  public static final ConfigKey ACK_REQ_EVERY = add(ConfigKey.longRange("verbs.ib.ack-req-every", 64,
+  public static final ConfigKey ACK_REQ_EVERY = add(ConfigKey.longRange("verbs.ib.ack-req-every", 256,
       "the requester sets AckReq at the end of each signaled message, of the last message posted, and every this many packets", 1, 1 << 16));
   /** ACK hold. */
   public static final ConfigKey ACK_DELAY_NS = add(ConfigKey.longRange("verbs.ib.ack-delay-ns", 10_000,
       "a responder may hold an ACK this long for a packet to the same node to share a frame with (0 = ACK at once)", 0, 1_000_000));
   /** Requester budget. */
-  public static final ConfigKey REQUESTER_BUDGET = add(ConfigKey.longRange("verbs.ib.requester-budget", 64,
+  public static final ConfigKey REQUESTER_BUDGET = add(ConfigKey.longRange("verbs.ib.requester-budget", 256,
       "packets a requester sends per QP per engine duty cycle", 1, 1 << 16));
   /** Responder budget. */
   public static final ConfigKey RESPONDER_BUDGET = add(ConfigKey.longRange("verbs.ib.responder-budget", 32,
@@ -56,7 +56,7 @@ public final class IbConfig {
   public static final ConfigKey RECEIVE_BUDGET = add(ConfigKey.longRange("verbs.ib.receive-budget", 256,
       "received packets the engine processes per duty cycle", 1, 1 << 20));
   /** Train length. */
-  public static final ConfigKey TRAIN_PACKETS = add(ConfigKey.longRange("verbs.ib.train-packets", 64,
+  public static final ConfigKey TRAIN_PACKETS = add(ConfigKey.longRange("verbs.ib.train-packets", 256,
       "most packets one engine duty cycle sends to one node in one fabric frame (a train; the fabric MTU bounds its bytes too)",
       1, 4096));
   /** Inbound queue. */

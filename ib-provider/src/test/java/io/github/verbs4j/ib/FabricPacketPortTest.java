@@ -27,6 +27,8 @@ import org.junit.jupiter.api.Test;
  * Lrh#trainPacketBytes}).
  */
 class FabricPacketPortTest {
+  /** The train length these tests use (verbs.ib.train-packets). */
+  private static final int TRAIN = 64;
   private FabricNode a;
   private FabricNode b;
   private FabricPacketPort portA;
@@ -40,8 +42,8 @@ class FabricPacketPortTest {
         "verbs.size", "2", "verbs.rank", "0"), new SimpleMeterRegistry());
     b = Fabric.open(Map.of("verbs.fabric", "local", "verbs.fabric.name", name, "verbs.fabric.mode", "deterministic",
         "verbs.size", "2", "verbs.rank", "1"), new SimpleMeterRegistry());
-    portA = new FabricPacketPort(a);
-    portB = new FabricPacketPort(b);
+    portA = new FabricPacketPort(a, TRAIN);
+    portB = new FabricPacketPort(b, TRAIN);
     portA.bind(receiver(new ArrayList<>()));
     portB.bind(receiver(got));
   }
@@ -94,12 +96,12 @@ class FabricPacketPortTest {
   void packetsOfOneCycleToOneLidTravelAsOneFrameAndArriveSplitInOrderByteExact() {
     List<byte[]> sent = new ArrayList<>();
     portA.beginBatch();
-    for (int i = 0; i < 100; i++) { // more than one train holds (64 packets)
+    for (int i = 0; i < 100; i++) { // more than one train holds (TRAIN packets)
       ByteBuf p = packet(i % 3 == 0 ? 4128 : 28 + 4 * i, i);
       sent.add(ByteBufUtil.getBytes(p));
       portA.transmit(b.nodeId(), p);
     }
-    assertEquals(1, a.metrics().framesSent(), "a full train (64 packets) leaves at once; the rest is held");
+    assertEquals(1, a.metrics().framesSent(), "a full train (TRAIN packets) leaves at once; the rest is held");
     portA.endBatch();
     run();
     assertEquals(2, a.metrics().framesSent(), "100 packets in two frames");
@@ -107,6 +109,23 @@ class FabricPacketPortTest {
     for (int i = 0; i < sent.size(); i++) {
       assertArrayEquals(sent.get(i), got.get(i), "packet " + i);
     }
+  }
+
+  @Test
+  void theTrainLengthIsThePortsSetting() {
+    FabricPacketPort short3 = new FabricPacketPort(a, 3);
+    short3.beginBatch();
+    for (int i = 0; i < 7; i++) {
+      short3.transmit(b.nodeId(), packet(64, i));
+    }
+    assertEquals(2, a.metrics().framesSent(), "two full trains of 3 left during the cycle");
+    short3.endBatch();
+    run();
+    assertEquals(3, a.metrics().framesSent(), "7 packets in trains of 3, 3 and 1");
+    assertEquals(7, got.size());
+    IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> new FabricPacketPort(a, 0));
+    assertTrue(e.getMessage().contains("maxTrainPackets") && e.getMessage().contains("0"), e.getMessage());
   }
 
   @Test
@@ -164,7 +183,7 @@ class FabricPacketPortTest {
       portA.transmit(b.nodeId(), room);
       room = portA.trainRoom(b.nodeId(), 8000);
     }
-    assertTrue(n > 1 && n < 64, "the train's capacity, not its packet limit, ended it: " + n);
+    assertTrue(n > 1 && n < TRAIN, "the train's capacity, not its packet limit, ended it: " + n);
     assertEquals(1, a.metrics().framesSent(), "the full train left when room was asked for");
     portA.endBatch(); // the second train's room was never used
     run();

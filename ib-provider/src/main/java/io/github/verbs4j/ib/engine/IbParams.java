@@ -60,11 +60,11 @@ public final class IbParams {
    * itself when the engine thread is not running it, instead of handing the packet over.
    */
   public final boolean inlineDelivery;
-  /** RC window: most PSNs a requester sends beyond the last acknowledged one (rxe 128). */
+  /** RC window: most PSNs a requester sends beyond the last acknowledged one (default 1024; rxe 128). */
   public final int maxUnackedPsns;
   /**
    * The requester sets AckReq at the end of signaled messages, of the last one posted, and every
-   * this many packets (rxe 64).
+   * this many packets (default 256, a train; rxe 64).
    */
   public final int ackReqEvery;
   /**
@@ -226,10 +226,10 @@ public final class IbParams {
     private int portMtu = 4096;
     private Threading threading = Threading.DEDICATED;
     private boolean inlineDelivery = true;
-    private int maxUnackedPsns = 128;
-    private int ackReqEvery = 64;
+    private int maxUnackedPsns = 1024;
+    private int ackReqEvery = 256;
     private long ackDelayNanos = 10_000;
-    private int requesterBudget = 64;
+    private int requesterBudget = 256;
     private int responderBudget = 32;
     private int receiveBudget = 256;
     private int inboundQueue = 65536;
