@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * The raw Netty baseline of {@link Compare}: the same payloads between the same two processes
  * without verbs4j, tuned like the netty fabric's data path (same socket family and I/O
  * implementation, one event-loop thread, {@link PooledByteBufAllocator}, {@code TCP_NODELAY},
- * 2/4 MiB write-buffer water marks, the fabric's {@link ReceiveTuning} (adaptive reads up to 1 MiB,
+ * 2/4 MiB write-buffer water marks, the fabric's {@link ReceiveTuning} (adaptive reads up to 512 KiB,
  * composite cumulation) and Unix socket buffers, a 4-byte length prefix, payloads above 8 KiB sent as a prefix + payload
  * composite without copying). Latency is a ping-pong driven from the event loops
  * (the fastest a Netty program can do it; with {@code busyPoll} the event loops poll epoll without

@@ -27,8 +27,14 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  * fastest for 1 MiB frames and no slower at 64 KiB.
  */
 public final class ReceiveTuning {
-  /** Largest read buffer. */
-  public static final int MAX_READ = (1 << 20) + 64;
+  /**
+   * Largest read buffer (the adaptive allocator reads at most the largest of its sizes, powers of
+   * two from 1 KiB, that fits: 512 KiB). Not 1 MiB: Netty's pooled allocator destroys an emptied
+   * 4 MiB chunk that held a buffer of 1 MiB or more, and re-creating it cost 90-130 µs per read on
+   * this VM; the raw-Netty stream moved 1 MiB messages at 5.6-5.8 GB/s with 512 KiB reads against
+   * 3.7-4.7 GB/s with 1 MiB reads ({@code docs/benchmarks.md}).
+   */
+  public static final int MAX_READ = (512 << 10) + 64;
 
   private ReceiveTuning() {}
 

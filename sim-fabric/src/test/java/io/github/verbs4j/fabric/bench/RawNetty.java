@@ -32,7 +32,7 @@ import java.util.function.Supplier;
  * The raw-Netty baseline: a 4-byte length prefix and {@link LengthFieldBasedFrameDecoder}, tuned
  * like the fabric's netty path — same I/O implementation and socket family, one event-loop thread,
  * {@link PooledByteBufAllocator}, TCP_NODELAY, 2/4 MiB water marks, the same receive tuning
- * ({@link ReceiveTuning}: reads up to 1 MiB, composite cumulation, the fabric's default Unix
+ * ({@link ReceiveTuning}: reads up to 512 KiB, composite cumulation, the fabric's default Unix
  * socket buffers), payloads up to 8 KiB copied
  * behind the prefix and larger ones written behind it as a second message on the event loop (a
  * composite elsewhere), and the same outbox for
