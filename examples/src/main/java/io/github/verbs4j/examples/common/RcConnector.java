@@ -45,10 +45,25 @@ public final class RcConnector {
    * @param maxDestRdAtomic READ/atomic requests this side accepts (responder resources)
    */
   public static void connect(QueuePair qp, RcAddress local, RcAddress remote, int maxRdAtomic, int maxDestRdAtomic) {
+    connect(qp, local, remote, maxRdAtomic, maxDestRdAtomic, TIMEOUT);
+  }
+
+  /**
+   * {@link #connect(QueuePair, RcAddress, RcAddress, int, int)} with another local ACK timeout.
+   *
+   * @param qp the QP, in INIT
+   * @param local what this side published (its PSN and MTU)
+   * @param remote what the peer published
+   * @param maxRdAtomic READ/atomic requests this side may have outstanding (initiator depth)
+   * @param maxDestRdAtomic READ/atomic requests this side accepts (responder resources)
+   * @param timeout the QP timeout code (4.096 µs × 2^timeout; 0 = infinite)
+   */
+  public static void connect(QueuePair qp, RcAddress local, RcAddress remote, int maxRdAtomic, int maxDestRdAtomic,
+      int timeout) {
     Mtu mtu = Mtu.ofBytes(Math.min(local.mtu(), remote.mtu()));
     qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(mtu).destQpNum(remote.qpn()).rqPsn(remote.psn())
         .maxDestRdAtomic(maxDestRdAtomic).minRnrTimer(MIN_RNR_TIMER).ahAttr(AhAttr.lid(remote.lid())));
-    qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(local.psn()).timeout(TIMEOUT).retryCnt(RETRY_CNT)
+    qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(local.psn()).timeout(timeout).retryCnt(RETRY_CNT)
         .rnrRetry(RNR_RETRY).maxRdAtomic(maxRdAtomic));
   }
 }

@@ -71,6 +71,13 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
   /** RDMA operations one QP keeps posted at a time. */
   private static final int RDMA_IN_FLIGHT = 8;
+  /**
+   * Local ACK timeout code of the ranks' QPs: 4.096 µs × 2^20 ≈ 4.3 s (Open MPI's openib default),
+   * not perftest's 67 ms. With retry count 7 a peer is declared lost after ~34 s without an ACK
+   * instead of ~0.5 s: four rank JVMs on two vCPUs under a build stalled that long now and then
+   * (RETRY_EXC_ERR in the four-rank Himeno test).
+   */
+  static final int QP_TIMEOUT = 20;
   private static final int POLL_BATCH = 32;
   private static final int WR_RECV = 1;
   private static final int WR_SEND = 2;
@@ -294,7 +301,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       RcAddress remote = new RcAddress(Integer.parseInt(f[0]), theirQpns[rank()], Integer.parseInt(f[1]), 0, 0,
           Integer.parseInt(f[3]), Integer.parseInt(f[2]));
       RcAddress local = new RcAddress(lid, peers[r].qp.qpNum(), psn, 0, 0, outReads, mtu);
-      RcConnector.connect(peers[r].qp, local, remote, Math.min(outReads, remote.outReads()), outReads);
+      RcConnector.connect(peers[r].qp, local, remote, Math.min(outReads, remote.outReads()), outReads, QP_TIMEOUT);
     }
     ch.barrier();
   }
