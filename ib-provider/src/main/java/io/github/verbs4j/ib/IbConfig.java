@@ -19,6 +19,8 @@ import java.util.Map;
  */
 public final class IbConfig {
   private static final List<ConfigKey> OWN = new ArrayList<>();
+  /** The engine's defaults: the keys' defaults are read from them, so the two cannot drift. */
+  private static final IbParams D = IbParams.defaults();
 
   private static ConfigKey add(ConfigKey k) {
     OWN.add(k);
@@ -35,39 +37,39 @@ public final class IbConfig {
       "port MTU in bytes (max and active MTU; the UD MTU): 256, 512, 1024, 2048 or 4096", "256", "512", "1024",
       "2048", "4096"));
   /** ICRC on or off. */
-  public static final ConfigKey ICRC = add(ConfigKey.bool("verbs.ib.icrc", true,
+  public static final ConfigKey ICRC = add(ConfigKey.bool("verbs.ib.icrc", D.icrc,
       "packets carry a CRC-32 ICRC and receivers drop packets that fail it (counted in verbs4j.ib.crc.drops)"));
   /** RC window. */
-  public static final ConfigKey MAX_UNACKED_PSNS = add(ConfigKey.longRange("verbs.ib.max-unacked-psns", 1024,
+  public static final ConfigKey MAX_UNACKED_PSNS = add(ConfigKey.longRange("verbs.ib.max-unacked-psns", D.maxUnackedPsns,
       "RC/DC window: most PSNs a requester sends beyond the last acknowledged one", 1, 1 << 20));
   /** AckReq cadence. */
-  public static final ConfigKey ACK_REQ_EVERY = add(ConfigKey.longRange("verbs.ib.ack-req-every", 256,
+  public static final ConfigKey ACK_REQ_EVERY = add(ConfigKey.longRange("verbs.ib.ack-req-every", D.ackReqEvery,
       "the requester sets AckReq at the end of each signaled message, of the last message posted, and every this many packets", 1, 1 << 16));
   /** ACK hold. */
-  public static final ConfigKey ACK_DELAY_NS = add(ConfigKey.longRange("verbs.ib.ack-delay-ns", 10_000,
+  public static final ConfigKey ACK_DELAY_NS = add(ConfigKey.longRange("verbs.ib.ack-delay-ns", D.ackDelayNanos,
       "a responder may hold an ACK this long for a packet to the same node to share a frame with (0 = ACK at once)", 0, 1_000_000));
   /** Requester budget. */
-  public static final ConfigKey REQUESTER_BUDGET = add(ConfigKey.longRange("verbs.ib.requester-budget", 256,
+  public static final ConfigKey REQUESTER_BUDGET = add(ConfigKey.longRange("verbs.ib.requester-budget", D.requesterBudget,
       "packets a requester sends per QP per engine duty cycle", 1, 1 << 16));
   /** Responder budget. */
-  public static final ConfigKey RESPONDER_BUDGET = add(ConfigKey.longRange("verbs.ib.responder-budget", 32,
+  public static final ConfigKey RESPONDER_BUDGET = add(ConfigKey.longRange("verbs.ib.responder-budget", D.responderBudget,
       "READ response packets a responder sends per QP per engine duty cycle", 1, 1 << 16));
   /** Receive budget. */
-  public static final ConfigKey RECEIVE_BUDGET = add(ConfigKey.longRange("verbs.ib.receive-budget", 256,
+  public static final ConfigKey RECEIVE_BUDGET = add(ConfigKey.longRange("verbs.ib.receive-budget", D.receiveBudget,
       "received packets the engine processes per duty cycle", 1, 1 << 20));
   /** Train length. */
-  public static final ConfigKey TRAIN_PACKETS = add(ConfigKey.longRange("verbs.ib.train-packets", 256,
+  public static final ConfigKey TRAIN_PACKETS = add(ConfigKey.longRange("verbs.ib.train-packets", FabricPacketPort.DEFAULT_TRAIN_PACKETS,
       "most packets one engine duty cycle sends to one node in one fabric frame (a train; the fabric MTU bounds its bytes too)",
       1, 4096));
   /** Inbound queue. */
-  public static final ConfigKey INBOUND_QUEUE = add(ConfigKey.longRange("verbs.ib.inbound-queue", 65536,
+  public static final ConfigKey INBOUND_QUEUE = add(ConfigKey.longRange("verbs.ib.inbound-queue", D.inboundQueue,
       "received packets waiting for the engine; beyond it packets are dropped (drops reason=inbound_full)", 16,
       1 << 24));
   /** DCT contexts. */
-  public static final ConfigKey DCT_CONTEXTS = add(ConfigKey.longRange("verbs.ib.dct-contexts", 1024,
+  public static final ConfigKey DCT_CONTEXTS = add(ConfigKey.longRange("verbs.ib.dct-contexts", D.dctContexts,
       "responder contexts a DCT keeps, one per active DCI; the least recently used is evicted", 1, 1 << 20));
   /** Inline delivery. */
-  public static final ConfigKey INLINE_DELIVERY = add(ConfigKey.bool("verbs.ib.inline-delivery", true,
+  public static final ConfigKey INLINE_DELIVERY = add(ConfigKey.bool("verbs.ib.inline-delivery", D.inlineDelivery,
       "dedicated threading: the fabric thread that delivers a packet runs the engine itself when the "
           + "engine thread is idle (no hand-off per packet); false hands every packet to the engine thread"));
   /** Fail fast. */
