@@ -34,6 +34,14 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
    */
   static final int MAX_TRAIN_BYTES = 768 * 1024;
 
+  /**
+   * The smallest train buffer. A train's buffer is sized from the last train to the same LID
+   * (twice its bytes, at least this, at most the train capacity): a duty cycle that sends one 4 KiB
+   * packet (a post that runs the engine inline sends each message as it is posted) must not take a
+   * 768 KiB buffer — a stream of them kept the pooled allocator creating and zeroing chunks.
+   */
+  static final int MIN_TRAIN_BYTES = 8 * 1024;
+
   private final FabricNode node;
   private final NodeClock clock;
   private volatile Receiver receiver;
@@ -44,6 +52,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   private final ByteBuf[] trains;
   private final int[] trainPackets; // packets in trains[lid]
   private final boolean[] built; // trains[lid] is a buffer this port allocated (else one packet as sent)
+  private final int[] lastTrainBytes; // bytes of the last built train to each LID (sizes the next)
   private final int trainCapacity;
   private final int maxTrainPackets;
   private final boolean[] inTouched;
@@ -71,6 +80,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     this.trains = new ByteBuf[node.size() + 1];
     this.trainPackets = new int[trains.length];
     this.built = new boolean[trains.length];
+    this.lastTrainBytes = new int[trains.length];
     this.trainCapacity = (int) Math.min(Math.min(maxTrain, MAX_TRAIN_BYTES), maxTrainPackets * (4096L + 128));
     this.inTouched = new boolean[trains.length];
     this.touched = new int[trains.length];
@@ -108,14 +118,14 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       touch(dlid);
       return true;
     }
-    if (held.readableBytes() + len > trainCapacity) {
+    if (held.readableBytes() + len > trainCapacity || (built[dlid] && held.writableBytes() < len)) {
       flush(dlid);
       trains[dlid] = packet;
       trainPackets[dlid] = 1;
       touch(dlid);
       return true;
     }
-    ByteBuf train = built[dlid] ? held : startTrain(dlid, held);
+    ByteBuf train = built[dlid] ? held : startTrain(dlid, held, len);
     train.writeBytes(packet, packet.readerIndex(), len);
     packet.release();
     countPacket(dlid);
@@ -128,23 +138,24 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       return null;
     }
     ByteBuf held = trains[dlid];
-    if (held != null && held.readableBytes() + length > trainCapacity) {
+    if (held != null && (held.readableBytes() + length > trainCapacity || (built[dlid] && held.writableBytes() < length))) {
       flush(dlid);
       held = null;
     }
     if (held == null) {
       touch(dlid);
-      return startTrain(dlid, null);
+      return startTrain(dlid, null, length);
     }
-    return built[dlid] ? held : startTrain(dlid, held);
+    return built[dlid] ? held : startTrain(dlid, held, length);
   }
 
   /**
    * One buffer per train: a packet held as sent is copied in and goes back to the device's pool at
    * once, and the socket gets one buffer instead of a gather list of up to 64.
    */
-  private ByteBuf startTrain(int dlid, ByteBuf first) {
-    ByteBuf train = node.alloc().directBuffer(trainCapacity);
+  private ByteBuf startTrain(int dlid, ByteBuf first, int next) {
+    int need = (first == null ? 0 : first.readableBytes()) + next;
+    ByteBuf train = node.alloc().directBuffer(trainBytes(need, lastTrainBytes[dlid]));
     if (first != null) {
       train.writeBytes(first, first.readerIndex(), first.readableBytes());
       first.release();
@@ -154,6 +165,18 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     trains[dlid] = train;
     built[dlid] = true;
     return train;
+  }
+
+  /**
+   * @param need bytes the train must hold at once
+   * @param last bytes of the last train to the same LID
+   * @return the capacity of a new train buffer: a power of two of at least twice {@code last} and
+   *     at least {@code need}, between {@link #MIN_TRAIN_BYTES} and the train capacity
+   */
+  int trainBytes(int need, int last) {
+    long want = Math.max((long) need, Math.max(MIN_TRAIN_BYTES, 2L * last));
+    long pow = Long.highestOneBit(want - 1) << 1;
+    return (int) Math.max(need, Math.min(pow, trainCapacity));
   }
 
   private void countPacket(int dlid) {
@@ -209,6 +232,9 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     if (held != null) {
       trains[dlid] = null;
       trainPackets[dlid] = 0;
+      if (built[dlid] && held.isReadable()) {
+        lastTrainBytes[dlid] = held.readableBytes();
+      }
       built[dlid] = false;
       if (held.isReadable()) {
         node.send(dlid, TAG, held);

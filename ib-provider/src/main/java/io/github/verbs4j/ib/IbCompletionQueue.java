@@ -8,28 +8,31 @@ import io.micrometer.core.instrument.Meter;
 /**
  * A completion queue of {@code sim_ib0}: the SPI ring (notification, solicited-only, overrun to
  * CQ_ERR), reported by the memory gauge. With {@code verbs.ib.threading=caller} a poll first runs
- * the engine on the polling thread, so a program that only polls still makes progress.
+ * the engine on the polling thread, so a program that only polls still makes progress; with the
+ * default threading and {@code verbs.ib.inline-calls} a poll lets the fabric deliver and runs the
+ * engine when the engine thread is not running it ({@link
+ * io.github.verbs4j.ib.engine.IbDevice#onPoll}).
  */
 final class IbCompletionQueue extends SoftCompletionQueue {
   /** Bytes of one preallocated completion slot. */
   static final int SLOT_BYTES = 96;
 
   private final IbContext ctx;
-  private final boolean caller;
+  private final boolean drives;
   private final Meter gauge;
 
   IbCompletionQueue(IbContext ctx, int cqe, SoftCompletionChannel channel) {
     super(ctx, cqe, channel);
     this.ctx = ctx;
-    this.caller = ctx.callerThreading();
+    this.drives = ctx.engine().callsDrive();
     this.gauge = ctx.metrics().memoryGauge("cq", "0x" + Integer.toHexString(System.identityHashCode(this)), this,
         q -> 64.0 + (double) q.cqe() * SLOT_BYTES);
   }
 
   @Override
   public int poll(WorkCompletion[] wcs, int max) {
-    if (caller) {
-      ctx.engine().runInline();
+    if (drives) {
+      ctx.engine().onPoll();
     }
     return super.poll(wcs, max);
   }

@@ -72,6 +72,11 @@ public final class IbConfig {
   public static final ConfigKey INLINE_DELIVERY = add(ConfigKey.bool("verbs.ib.inline-delivery", D.inlineDelivery,
       "dedicated threading: the fabric thread that delivers a packet runs the engine itself when the "
           + "engine thread is idle (no hand-off per packet); false hands every packet to the engine thread"));
+  /** Inline calls. */
+  public static final ConfigKey INLINE_CALLS = add(ConfigKey.bool("verbs.ib.inline-calls", D.inlineCalls,
+      "dedicated threading: a post or CQ poll runs the engine on the application's thread when no other "
+          + "thread runs it, inside the fabric's progress (with verbs.fabric.progress=caller it also does "
+          + "the socket I/O); false leaves all engine work to the engine and delivering threads"));
   /** Fail fast. */
   public static final ConfigKey FAIL_FAST = add(ConfigKey.bool("verbs.ib.fail-fast", true,
       "when the fabric reports a peer down, connections to it fail after one more local ACK timeout "
@@ -161,6 +166,7 @@ public final class IbConfig {
         .inboundQueue(c.getInt(INBOUND_QUEUE))
         .dctContexts(c.getInt(DCT_CONTEXTS))
         .inlineDelivery(c.getBoolean(INLINE_DELIVERY))
+        .inlineCalls(c.getBoolean(INLINE_CALLS))
         .failFastOnPeerDown(c.getBoolean(FAIL_FAST))
         .idleSpins(c.getInt(IDLE_SPINS))
         .idleYields(c.getInt(IDLE_YIELDS))
@@ -179,13 +185,19 @@ public final class IbConfig {
 
   /**
    * The settings the fabric reads, resolved from every configuration source (overrides, system
-   * properties, environment, file).
+   * properties, environment, file). One default differs from the fabric's: with the default
+   * threading and {@link #INLINE_CALLS} (both defaults), {@code verbs.fabric.progress} is {@code
+   * caller} unless set — the verbs calls that run the engine then also do the node's socket I/O,
+   * which is what makes those calls worth running inline (see docs/ib-provider.md, "Threading").
    *
    * @param c the configuration
    * @return fabric settings for {@link FabricOptions#from(Map, Map)}
    */
   public static Map<String, String> fabricSettings(VerbsConfig c) {
     Map<String, String> m = new LinkedHashMap<>();
+    if (c.get(THREADING).equalsIgnoreCase("dedicated") && c.getBoolean(INLINE_CALLS)) {
+      m.put(FabricOptions.PROGRESS.name(), "caller");
+    }
     for (ConfigKey k : VerbsConfig.CORE_KEYS) {
       if (c.isSet(k)) {
         m.put(k.name(), c.get(k));

@@ -87,7 +87,7 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   @Override
   protected void beforeBlocking() {
     engine().flushHeldAcks(); // no answer comes from a thread that sleeps
-    if (callerThreading()) {
+    if (engine().callsDrive()) {
       engine().port().yieldProgress();
     }
   }

@@ -39,8 +39,24 @@ final class CapturePort implements PacketPort {
     return PooledByteBufAllocator.DEFAULT;
   }
 
+  /** The thread that transmitted each packet in {@link #sent}. */
+  final List<Thread> sentBy = new ArrayList<>();
+  /** Calls of {@link #progress(java.util.function.IntSupplier, boolean)}, and how many asked to poll the wire. */
+  final java.util.concurrent.atomic.AtomicInteger progressCalls = new java.util.concurrent.atomic.AtomicInteger();
+  final java.util.concurrent.atomic.AtomicInteger wirePolls = new java.util.concurrent.atomic.AtomicInteger();
+
+  @Override
+  public int progress(java.util.function.IntSupplier work, boolean pollWire) {
+    progressCalls.incrementAndGet();
+    if (pollWire) {
+      wirePolls.incrementAndGet();
+    }
+    return work.getAsInt();
+  }
+
   @Override
   public synchronized boolean transmit(int dlid, ByteBuf packet) {
+    sentBy.add(Thread.currentThread());
     sent.add(packet);
     sentBatch.add(batch);
     return true;
@@ -140,6 +156,7 @@ final class CapturePort implements PacketPort {
     List<ByteBuf> l = new ArrayList<>(sent);
     sent.clear();
     sentBatch.clear();
+    sentBy.clear();
     return l;
   }
 
@@ -156,6 +173,7 @@ final class CapturePort implements PacketPort {
     }
     sent.clear();
     sentBatch.clear();
+    sentBy.clear();
     return l;
   }
 }

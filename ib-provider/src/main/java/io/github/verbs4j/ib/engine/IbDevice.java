@@ -117,6 +117,11 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
   // DEDICATED with inline delivery: a delivering thread runs the agent (deliveryRun, under the
   // agent); the engine thread plans to wake by engineDeadline (port clock, under the agent).
   private final boolean inlineDelivery;
+  // DEDICATED with inline calls: an application's post or poll runs the agent (see IbParams).
+  private final boolean inlineCalls;
+  private final java.util.function.IntSupplier callWork = this::runCalled;
+  // Other threads may run the agent, so the engine thread takes it too (inline delivery or calls).
+  private final boolean shared;
   private boolean deliveryRun;
   private long engineDeadline = Long.MAX_VALUE;
   /** Most duty cycles a delivering thread runs before it leaves the rest to the engine thread. */
@@ -135,10 +140,12 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     this.reserved = new boolean[params.maxQp];
     this.packets = new PacketPool(port.alloc(), PacketPool.MAX_SMALL, PacketPool.MAX_LARGE);
     this.inlineDelivery = params.threading == IbParams.Threading.DEDICATED && params.inlineDelivery;
+    this.inlineCalls = params.threading == IbParams.Threading.DEDICATED && params.inlineCalls;
+    this.shared = inlineDelivery || inlineCalls;
     this.idle = new BackoffIdleStrategy(params.idleSpins, params.idleYields, params.idleMinParkNanos,
         params.idleMaxParkNanos);
     port.bind(this);
-    callersIdleKnown = params.threading == IbParams.Threading.CALLER && params.ackDelayNanos > 0
+    callersIdleKnown = (params.threading == IbParams.Threading.CALLER || inlineCalls) && params.ackDelayNanos > 0
         && port.onCallersIdle(this::flushHeldAcks);
   }
 
@@ -254,7 +261,29 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
         LOG.warn("doorbell queue full; QP 0x{} will be looked at by the next duty cycle", Integer.toHexString(qp.qpn));
       }
     }
-    wake(true);
+    if (inlineCalls) {
+      port.progress(callWork, false);
+    } else {
+      wake(true);
+    }
+  }
+
+  /**
+   * An application's CQ poll: in {@code CALLER} mode it runs the agent (and the fabric's I/O) until
+   * idle; in {@code DEDICATED} mode with inline calls it lets the fabric deliver what arrived and
+   * runs the agent if no other thread is running it; else nothing (the engine thread works).
+   */
+  public void onPoll() {
+    if (params.threading == IbParams.Threading.CALLER) {
+      runInline(true, true);
+    } else if (inlineCalls) {
+      port.progress(callWork, true);
+    }
+  }
+
+  /** @return whether application threads drive the agent and the fabric's progress (CALLER, inline calls) */
+  public boolean callsDrive() {
+    return params.threading == IbParams.Threading.CALLER || inlineCalls;
   }
 
   /**
@@ -288,26 +317,42 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
       return;
     }
     if (inlineDelivery && agent.compareAndSet(IDLE, BUSY)) {
-      runDelivered();
+      runBorrowed(false);
       return;
     }
     wake();
   }
 
+  /** Inline calls: runs the agent on the application's thread if no other thread runs it. */
+  private int runCalled() {
+    if (!agent.compareAndSet(IDLE, BUSY)) {
+      return 0; // the runner takes the doorbell; a delivering thread wakes the engine thread for it
+    }
+    return runBorrowed(true);
+  }
+
   /**
-   * {@code DEDICATED} with inline delivery: the thread that delivered a packet runs the agent (it
-   * took it from {@code IDLE}) for at most {@link #DELIVERY_CYCLES} duty cycles, instead of waking
-   * the engine thread for it — no thread hand-off between the wire and the engine. The engine
-   * thread is woken when work is left, or when a timer now comes due before the time it planned
-   * to wake.
+   * {@code DEDICATED} with inline delivery or inline calls: the thread that delivered a packet, or
+   * an application thread in a verbs call, runs the agent (it took it from {@code IDLE}) for at
+   * most {@link #DELIVERY_CYCLES} duty cycles, instead of waking the engine thread for it — no
+   * thread hand-off between the wire, the application and the engine. The engine thread is woken
+   * when work is left, or when a timer now comes due before the time it planned to wake.
+   *
+   * @param app whether an application's verbs call runs it (its responders may hold ACKs when the
+   *     fabric says when callers stop: {@link #mayHoldAck})
+   * @return work done
    */
-  private void runDelivered() {
+  private int runBorrowed(boolean app) {
     boolean more = false;
     boolean earlier = false;
+    int work = 0;
     deliveryRun = true;
+    appDriven = app;
     try {
       int cycles = 0;
-      while (doWork() > 0) {
+      int w;
+      while ((w = doWork()) > 0) {
+        work += w;
         if (++cycles >= DELIVERY_CYCLES) {
           more = true;
           break;
@@ -315,9 +360,10 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
       }
       earlier = anyTimer && nextDeadline - engineDeadline < 0;
     } catch (RuntimeException | Error e) {
-      LOG.error("engine duty cycle failed (delivering thread)", e);
+      LOG.error("engine duty cycle failed ({} thread)", app ? "application" : "delivering", e);
     } finally {
       deliveryRun = false;
+      appDriven = false;
       agent.set(IDLE);
     }
     if (more || earlier || !inbound.isEmpty() || !doorbells.isEmpty()) {
@@ -326,6 +372,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
         LockSupport.unpark(t);
       }
     }
+    return work;
   }
 
   /**
@@ -429,7 +476,9 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
    */
   boolean mayHoldAck() {
     if (params.threading != IbParams.Threading.CALLER) {
-      return !deliveryRun; // the engine thread's deadline covers its holds; a delivering thread's would not
+      // The engine thread's deadline covers its holds; a delivering thread's would not; an
+      // application's call may hold as in CALLER mode (the fabric flushes when calls stop).
+      return !deliveryRun || (appDriven && callersIdleKnown);
     }
     return appDriven && callersIdleKnown;
   }
@@ -914,7 +963,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
       long until = Long.MAX_VALUE;
       // With inline delivery a delivering thread may hold the agent; then this thread idles (the
       // other runs until idle and wakes it if work is left).
-      if (!inlineDelivery || agent.compareAndSet(IDLE, BUSY)) {
+      if (!shared || agent.compareAndSet(IDLE, BUSY)) {
         try {
           work = doWork();
         } catch (RuntimeException | Error e) {
@@ -925,7 +974,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
           until = Math.min(until, Math.max(0, ackDeadline - now));
         }
         engineDeadline = until == Long.MAX_VALUE ? Long.MAX_VALUE : now + until;
-        if (inlineDelivery) {
+        if (shared) {
           agent.set(IDLE);
         }
       }

@@ -60,6 +60,14 @@ public final class IbParams {
    * itself when the engine thread is not running it, instead of handing the packet over.
    */
   public final boolean inlineDelivery;
+  /**
+   * {@code DEDICATED}: a verbs call — a post that rings a doorbell, a CQ poll — runs the agent on
+   * the application's thread when no other thread is running it (as soft-RoCE's post_send runs
+   * the requester), inside the fabric's progress (with {@code verbs.fabric.progress=caller} the
+   * call also does the node's socket I/O); the engine thread does what no call does (timers,
+   * packets that arrive while nobody calls).
+   */
+  public final boolean inlineCalls;
   /** RC window: most PSNs a requester sends beyond the last acknowledged one (default 1024; rxe 128). */
   public final int maxUnackedPsns;
   /**
@@ -121,6 +129,7 @@ public final class IbParams {
     portMtu = b.portMtu;
     threading = b.threading;
     inlineDelivery = b.inlineDelivery;
+    inlineCalls = b.inlineCalls;
     maxUnackedPsns = b.maxUnackedPsns;
     ackReqEvery = b.ackReqEvery;
     ackDelayNanos = b.ackDelayNanos;
@@ -171,6 +180,7 @@ public final class IbParams {
     b.portMtu = portMtu;
     b.threading = threading;
     b.inlineDelivery = inlineDelivery;
+    b.inlineCalls = inlineCalls;
     b.maxUnackedPsns = maxUnackedPsns;
     b.ackReqEvery = ackReqEvery;
     b.ackDelayNanos = ackDelayNanos;
@@ -196,7 +206,7 @@ public final class IbParams {
         + ", maxCqe=" + maxCqe + ", maxMr=" + maxMr + ", maxMrSize=" + maxMrSize + ", maxPd=" + maxPd
         + ", maxQpRdAtom=" + maxQpRdAtom + ", maxQpInitRdAtom=" + maxQpInitRdAtom + ", maxSrq=" + maxSrq
         + ", maxSrqWr=" + maxSrqWr + ", maxSrqSge=" + maxSrqSge + ", maxAh=" + maxAh + ", maxInlineData="
-        + maxInlineData + ", numCompVectors=" + numCompVectors + ", portMtu=" + portMtu + ", threading=" + threading + ", inlineDelivery=" + inlineDelivery
+        + maxInlineData + ", numCompVectors=" + numCompVectors + ", portMtu=" + portMtu + ", threading=" + threading + ", inlineDelivery=" + inlineDelivery + ", inlineCalls=" + inlineCalls
         + ", maxUnackedPsns=" + maxUnackedPsns + ", ackReqEvery=" + ackReqEvery + ", ackDelayNanos=" + ackDelayNanos + ", requesterBudget="
         + requesterBudget + ", responderBudget=" + responderBudget + ", receiveBudget=" + receiveBudget
         + ", inboundQueue=" + inboundQueue + ", icrc=" + icrc + ", dctContexts=" + dctContexts
@@ -226,6 +236,7 @@ public final class IbParams {
     private int portMtu = 4096;
     private Threading threading = Threading.DEDICATED;
     private boolean inlineDelivery = true;
+    private boolean inlineCalls = true;
     private int maxUnackedPsns = 1024;
     private int ackReqEvery = 256;
     private long ackDelayNanos = 10_000;
@@ -413,6 +424,12 @@ public final class IbParams {
     /** @param v value @return this */
     public Builder inlineDelivery(boolean v) {
       inlineDelivery = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder inlineCalls(boolean v) {
+      inlineCalls = v;
       return this;
     }
 

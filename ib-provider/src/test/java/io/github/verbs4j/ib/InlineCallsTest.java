@@ -1,0 +1,169 @@
+package io.github.verbs4j.ib;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.verbs4j.ib.engine.IbParams;
+import io.github.verbs4j.ib.wire.Opcode;
+import io.github.verbs4j.verbs.AhAttr;
+import io.github.verbs4j.verbs.CompletionQueue;
+import io.github.verbs4j.verbs.Device;
+import io.github.verbs4j.verbs.MemoryRegion;
+import io.github.verbs4j.verbs.Mtu;
+import io.github.verbs4j.verbs.NodeType;
+import io.github.verbs4j.verbs.ProtectionDomain;
+import io.github.verbs4j.verbs.QpAttr;
+import io.github.verbs4j.verbs.QpCap;
+import io.github.verbs4j.verbs.QpInitAttr;
+import io.github.verbs4j.verbs.QpState;
+import io.github.verbs4j.verbs.QpType;
+import io.github.verbs4j.verbs.QueuePair;
+import io.github.verbs4j.verbs.SendWr;
+import io.github.verbs4j.verbs.TransportType;
+import io.github.verbs4j.verbs.WcStatus;
+import io.github.verbs4j.verbs.WorkCompletion;
+import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Default ({@code dedicated}) threading with {@code verbs.ib.inline-calls}: a post runs the
+ * requester on the posting thread and a CQ poll runs the engine (and asks the wire for packets)
+ * when no other thread runs it; without inline calls the engine thread does both. The engine
+ * thread here parks for seconds (no spin, no timer: local ACK timeout 0 is infinite), so whatever
+ * happens right after a call happened in the call.
+ */
+class InlineCallsTest {
+  private static final int PEER_LID = 2;
+  private static final int PEER_QPN = 0x777;
+  private CapturePort port;
+  private IbContext ctx;
+  private ProtectionDomain pd;
+  private CompletionQueue cq;
+  private QueuePair qp;
+  private MemoryRegion mr;
+
+  /**
+   * @param inlineCalls verbs.ib.inline-calls
+   * @param inlineDelivery verbs.ib.inline-delivery (off: an injected packet goes to the engine thread)
+   */
+  private void start(boolean inlineCalls, boolean inlineDelivery) {
+    IbParams p = IbParams.builder().threading(IbParams.Threading.DEDICATED).inlineCalls(inlineCalls)
+        .inlineDelivery(inlineDelivery).idleSpins(0)
+        .idleYields(0).idleMinParkNanos(TimeUnit.SECONDS.toNanos(10)).idleMaxParkNanos(TimeUnit.SECONDS.toNanos(10))
+        .build();
+    port = new CapturePort(1);
+    ctx = new IbContext(new Device("sim_ib0", "ib", NodeType.CA, TransportType.IB, 1), VerbsConfig.of(Map.of()),
+        IbProvider.deviceAttr(p, 1), p, port, null, null, new SimpleMeterRegistry(), null);
+    pd = ctx.allocPd();
+    cq = ctx.createCq(16, null, 0);
+    qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq)
+        .cap(QpCap.builder().maxSendWr(16).maxRecvWr(16).build()).build());
+    qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(TwoNodes.ALL));
+    qp.modify(new QpAttr().qpState(QpState.RTR).ahAttr(AhAttr.lid(PEER_LID)).pathMtu(Mtu.MTU_1024)
+        .destQpNum(PEER_QPN).rqPsn(100).maxDestRdAtomic(1).minRnrTimer(1));
+    qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(10).timeout(0).retryCnt(7).rnrRetry(7).maxRdAtomic(1));
+    mr = pd.allocateMemory(64, TwoNodes.ALL);
+    awaitEngineParked(); // modify woke it; a post must not race its duty cycle
+  }
+
+  private static void awaitEngineParked() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (System.nanoTime() < deadline) {
+      for (Thread t : Thread.getAllStackTraces().keySet()) {
+        if (t.getName().equals("verbs4j-ib-engine-lid1") && t.getState() == Thread.State.TIMED_WAITING) {
+          return;
+        }
+      }
+      Thread.onSpinWait();
+    }
+    throw new AssertionError("the engine thread did not park within 20 s");
+  }
+
+  @AfterEach
+  void close() {
+    if (ctx != null) {
+      mr.close();
+      qp.close();
+      cq.close();
+      pd.close();
+      ctx.close();
+    }
+  }
+
+  private void postSend() {
+    qp.postSend(new SendWr().opcode(WrOpcode.SEND).signaled(true).sge(mr, 0, 16).wrId(7));
+  }
+
+  @Test
+  void aPostSendsItsPacketOnThePostingThreadAndAPollCompletesOnThePollingThread() {
+    start(true, true);
+    int polls = port.wirePolls.get();
+    postSend();
+    synchronized (port) {
+      assertEquals(1, port.sent.size(), "the packet left before postSend returned");
+      assertSame(Thread.currentThread(), port.sentBy.get(0));
+    }
+    assertEquals(polls, port.wirePolls.get(), "a post does not poll the wire");
+    port.takeAll().forEach(ByteBuf::release);
+    // An ACK queued without running the engine: the next poll takes it and completes the send.
+    ctx.engine().enqueue(Pkt.of(Opcode.RC_ACKNOWLEDGE).to(qp.qpNum()).psn(10).build());
+    WorkCompletion[] wcs = WorkCompletion.array(4);
+    assertEquals(1, cq.poll(wcs), "the poll ran the completer");
+    assertEquals(WcStatus.SUCCESS, wcs[0].status());
+    assertEquals(7, wcs[0].wrId());
+    assertTrue(port.wirePolls.get() > polls, "a poll asks the wire for packets first");
+  }
+
+  @Test
+  void withoutInlineCallsTheEngineThreadSendsAndCompletes() throws InterruptedException {
+    start(false, false);
+    int calls = port.progressCalls.get();
+    postSend();
+    Thread sender = awaitSender();
+    assertTrue(sender.getName().startsWith("verbs4j-ib-engine"), sender.getName());
+    assertEquals(calls, port.progressCalls.get(), "no call ran the engine");
+    port.takeAll().forEach(ByteBuf::release);
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_ACKNOWLEDGE).to(qp.qpNum()).psn(10).build());
+    WorkCompletion[] wcs = WorkCompletion.array(4);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    int n = 0;
+    while (n == 0 && System.nanoTime() < deadline) {
+      n = cq.poll(wcs);
+      Thread.onSpinWait();
+    }
+    assertEquals(1, n, "the engine thread completed the send");
+    assertEquals(WcStatus.SUCCESS, wcs[0].status());
+  }
+
+  private Thread awaitSender() throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (System.nanoTime() < deadline) {
+      synchronized (port) {
+        if (!port.sentBy.isEmpty()) {
+          return port.sentBy.get(0);
+        }
+      }
+      Thread.sleep(1);
+    }
+    throw new AssertionError("nothing was sent within 20 s");
+  }
+
+  @Test
+  void theDefaultsAreDedicatedThreadingWithInlineCallsAndCallerProgress() {
+    IbParams d = IbParams.defaults();
+    assertEquals(IbParams.Threading.DEDICATED, d.threading);
+    assertTrue(d.inlineCalls);
+    assertEquals("caller", IbConfig.fabricSettings(VerbsConfig.of(Map.of())).get("verbs.fabric.progress"));
+    assertEquals("thread", IbConfig.fabricSettings(VerbsConfig.of(Map.of("verbs.fabric.progress", "thread")))
+        .get("verbs.fabric.progress"), "a setting wins");
+    assertEquals(null, IbConfig.fabricSettings(VerbsConfig.of(Map.of("verbs.ib.inline-calls", "false")))
+        .get("verbs.fabric.progress"), "without inline calls the fabric's default stands");
+  }
+}
