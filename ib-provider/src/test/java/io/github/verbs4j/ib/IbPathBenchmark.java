@@ -31,7 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * gc.alloc.rate.norm} is the bytes every thread of the JVM allocated per operation). One operation
  * = {@code postRecv} on B, {@code postSend} (RC SEND, signaled) on A, the deterministic in-JVM
  * fabric run for 100 µs of modelled time (packet, ACK, engines on the calling thread: {@code
- * verbs.ib.threading=caller}; timers further out stay pending, as in a long run),
+ * verbs.ib.threading=caller}, or the default threading, whose inline calls and deliveries run them
+ * there too; timers further out stay pending, as in a long run),
  * then {@code poll} of both completions. The WR objects are built once and reused, as an
  * application that cares about allocation would. Not a test: run by hand (docs/benchmarks.md).
  */
@@ -52,6 +53,15 @@ public class IbPathBenchmark {
   @Param({"8", "4096"})
   int size;
 
+  /**
+   * {@code verbs.ib.threading}: {@code caller} on the deterministic in-JVM fabric, or the default
+   * {@code dedicated} on the threaded in-JVM fabric (posts and polls run the engine on the
+   * benchmark thread when no other thread does, the fabric's thread delivers packets; the
+   * allocation figure covers every thread; the deterministic fabric needs {@code caller}).
+   */
+  @Param({"caller", "dedicated"})
+  String threading;
+
   private TwoNodes n;
   private CompletionQueue cqA;
   private CompletionQueue cqB;
@@ -65,7 +75,7 @@ public class IbPathBenchmark {
 
   @Setup(Level.Trial)
   public void open() {
-    n = TwoNodes.deterministic(Map.of());
+    n = "caller".equals(threading) ? TwoNodes.deterministic(Map.of()) : TwoNodes.threaded(Map.of());
     cqA = n.a.createCq(256, null, 0);
     cqB = n.b.createCq(256, null, 0);
     QpCap cap = QpCap.builder().maxSendWr(64).maxRecvWr(64).build();

@@ -33,9 +33,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Default ({@code dedicated}) threading with {@code verbs.ib.inline-calls}: a post runs the
- * requester on the posting thread and a CQ poll runs the engine (and asks the wire for packets)
- * when no other thread runs it; without inline calls the engine thread does both. The engine
+ * Default ({@code dedicated}) threading with {@code verbs.ib.inline-calls}: a post to a QP with
+ * nothing else in flight runs the requester on the posting thread (a post behind work in flight
+ * is left to the engine thread, which sends what is queued in trains) and a CQ poll runs the
+ * engine (and asks the wire for packets) when no other thread runs it; without inline calls the engine thread does both. The engine
  * thread here parks for seconds (no spin, no timer: local ACK timeout 0 is infinite), so whatever
  * happens right after a call happened in the call.
  */
@@ -119,6 +120,28 @@ class InlineCallsTest {
     assertEquals(WcStatus.SUCCESS, wcs[0].status());
     assertEquals(7, wcs[0].wrId());
     assertTrue(port.wirePolls.get() > polls, "a poll asks the wire for packets first");
+  }
+
+  @Test
+  void aPostBehindWorkInFlightIsLeftToTheEngineThreadWhichBatches() throws InterruptedException {
+    start(true, true);
+    postSend();
+    postSend(); // the first is not acknowledged: this one waits for the engine thread
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (System.nanoTime() < deadline) {
+      synchronized (port) {
+        if (port.sentBy.size() == 2) {
+          break;
+        }
+      }
+      Thread.sleep(1);
+    }
+    synchronized (port) {
+      assertEquals(2, port.sent.size());
+      assertSame(Thread.currentThread(), port.sentBy.get(0));
+      assertTrue(port.sentBy.get(1).getName().startsWith("verbs4j-ib-engine"), port.sentBy.get(1).getName());
+    }
+    port.takeAll().forEach(ByteBuf::release);
   }
 
   @Test

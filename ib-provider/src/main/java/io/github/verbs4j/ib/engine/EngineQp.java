@@ -119,6 +119,14 @@ public final class EngineQp {
 
   // ---------------------------------------------------------------- posting thread
 
+  /**
+   * @return whether the send queue holds one WR that has not completed (the one just posted): the
+   *     QP has nothing else in flight (any thread; a racy read that only picks a thread)
+   */
+  boolean soleOutstanding() {
+    return sq.tail() - sq.head() <= 1;
+  }
+
   /** @return whether one more send WR would exceed max_send_wr (posting thread) */
   public boolean sendQueueFull() {
     return sq.full();

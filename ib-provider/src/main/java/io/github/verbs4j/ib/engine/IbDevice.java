@@ -120,6 +120,10 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
   // DEDICATED with inline calls: an application's post or poll runs the agent (see IbParams).
   private final boolean inlineCalls;
   private final java.util.function.IntSupplier callWork = this::runCalled;
+  // The application thread whose poll is driving the fabric's I/O (packets it delivers wait for the
+  // poll's own run of the engine); a racy hint: another poller may overwrite it, which only costs
+  // that poll the ACK hold.
+  private volatile Thread pollingThread;
   // Other threads may run the agent, so the engine thread takes it too (inline delivery or calls).
   private final boolean shared;
   private boolean deliveryRun;
@@ -261,7 +265,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
         LOG.warn("doorbell queue full; QP 0x{} will be looked at by the next duty cycle", Integer.toHexString(qp.qpn));
       }
     }
-    if (inlineCalls) {
+    if (inlineCalls && qp.soleOutstanding()) {
       port.progress(callWork, false);
     } else {
       wake(true);
@@ -277,7 +281,15 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     if (params.threading == IbParams.Threading.CALLER) {
       runInline(true, true);
     } else if (inlineCalls) {
-      port.progress(callWork, true);
+      Thread me = Thread.currentThread();
+      pollingThread = me;
+      try {
+        port.progress(callWork, true);
+      } finally {
+        if (pollingThread == me) {
+          pollingThread = null;
+        }
+      }
     }
   }
 
@@ -315,6 +327,9 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
       counters.incConcurrent(IbCounters.Counter.DROP_INBOUND_FULL);
       packet.release();
       return;
+    }
+    if (pollingThread == Thread.currentThread()) {
+      return; // a poll's I/O: the poll runs the engine next, as the application (its ACKs may wait for a reply)
     }
     if (inlineDelivery && agent.compareAndSet(IDLE, BUSY)) {
       runBorrowed(false);
@@ -358,7 +373,10 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
           break;
         }
       }
-      earlier = anyTimer && nextDeadline - engineDeadline < 0;
+      // Wake the engine thread only for a timer due before it would look anyway: it never parks
+      // longer than idleMaxParkNanos, so a later deadline (a 67 ms retransmit timer armed by
+      // every post) is seen in time without a wake-up per post.
+      earlier = anyTimer && nextDeadline - engineDeadline < 0 && nextDeadline - now < params.idleMaxParkNanos;
     } catch (RuntimeException | Error e) {
       LOG.error("engine duty cycle failed ({} thread)", app ? "application" : "delivering", e);
     } finally {

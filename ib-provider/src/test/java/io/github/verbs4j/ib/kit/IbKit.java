@@ -17,7 +17,8 @@ import java.util.Map;
  *   <li>{@link #NETTY_2PROC}: rank 1 in a child JVM, the two ranks joined by the netty fabric
  *       through a coordinator this JVM starts for each job; {@link #NETTY_2PROC_CALLER} the same
  *       with the callers running the engines and the fabric's I/O, for the classes that move data
- *       and wait for events.
+ *       and wait for events; {@link #NETTY_2PROC_ENGINE} with the engine and event-loop threads
+ *       only (no inline calls), for RC traffic and data integrity.
  * </ul>
  */
 final class IbKit {
@@ -32,6 +33,13 @@ final class IbKit {
    */
   static final KitEnvironment NETTY_2PROC_CALLER = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator,
       Map.of("verbs.ib.threading", "caller", "verbs.fabric.progress", "caller"), "caller");
+
+  /**
+   * {@link #NETTY_2PROC} without inline calls ({@code verbs.ib.inline-calls=false}): the engine
+   * thread and the fabric's event loop do all the work, as the default did before inline calls.
+   */
+  static final KitEnvironment NETTY_2PROC_ENGINE = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator,
+      Map.of("verbs.ib.inline-calls", "false"), "engine");
 
   private IbKit() {}
 
