@@ -118,7 +118,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       touch(dlid);
       return true;
     }
-    if (held.readableBytes() + len > trainCapacity || (built[dlid] && held.writableBytes() < len)) {
+    if (noRoom(dlid, held, len)) {
       flush(dlid);
       trains[dlid] = packet;
       trainPackets[dlid] = 1;
@@ -138,7 +138,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       return null;
     }
     ByteBuf held = trains[dlid];
-    if (held != null && (held.readableBytes() + length > trainCapacity || (built[dlid] && held.writableBytes() < length))) {
+    if (held != null && noRoom(dlid, held, length)) {
       flush(dlid);
       held = null;
     }
@@ -147,6 +147,14 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       return startTrain(dlid, null, length);
     }
     return built[dlid] ? held : startTrain(dlid, held, length);
+  }
+
+  /**
+   * @return whether {@code len} more bytes do not fit the train {@code held} to {@code dlid}: past
+   *     the train capacity, or past its buffer (sized from the last train, {@link #trainBytes})
+   */
+  private boolean noRoom(int dlid, ByteBuf held, int len) {
+    return held.readableBytes() + len > trainCapacity || (built[dlid] && held.writableBytes() < len);
   }
 
   /**

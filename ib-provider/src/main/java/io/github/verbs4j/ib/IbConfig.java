@@ -195,7 +195,8 @@ public final class IbConfig {
    */
   public static Map<String, String> fabricSettings(VerbsConfig c) {
     Map<String, String> m = new LinkedHashMap<>();
-    if (c.get(THREADING).equalsIgnoreCase("dedicated") && c.getBoolean(INLINE_CALLS)) {
+    IbParams p = params(c);
+    if (p.threading == IbParams.Threading.DEDICATED && p.inlineCalls) {
       m.put(FabricOptions.PROGRESS.name(), "caller");
     }
     for (ConfigKey k : VerbsConfig.CORE_KEYS) {

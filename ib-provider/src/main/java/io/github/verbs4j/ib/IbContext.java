@@ -79,10 +79,6 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
     return metrics;
   }
 
-  boolean callerThreading() {
-    return params.threading == IbParams.Threading.CALLER;
-  }
-
   /** Caller threading: a thread about to block hands the fabric's I/O to the fabric's own thread. */
   @Override
   protected void beforeBlocking() {

@@ -485,19 +485,19 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
   }
 
   /**
-   * Whether a responder may hold an ACK now: always on the engine thread; in {@code CALLER} mode
-   * only when an application thread runs the agent (it returns to the application, which may
+   * Whether a responder may hold an ACK now: always on the engine thread; in {@code CALLER} mode,
+   * and with inline calls, only when an application thread runs the agent (it returns to the application, which may
    * answer at once) — not when the fabric's thread delivers packets nobody is waiting for — and
    * the port says when the application stops calling ({@link PacketPort#onCallersIdle}: then the
    * held ACKs leave, {@link #flushHeldAcks}). A port timer per hold would cost more than the
    * frame a hold saves.
    */
   boolean mayHoldAck() {
-    if (params.threading != IbParams.Threading.CALLER) {
-      // The engine thread's deadline covers its holds; a delivering thread's would not; an
-      // application's call may hold as in CALLER mode (the fabric flushes when calls stop).
-      return !deliveryRun || (appDriven && callersIdleKnown);
+    if (params.threading != IbParams.Threading.CALLER && !deliveryRun) {
+      return true; // the engine thread: its deadline covers its holds
     }
+    // A delivering thread's deadline would not; an application's call may hold (CALLER mode or
+    // inline calls): the fabric flushes held ACKs when calls stop.
     return appDriven && callersIdleKnown;
   }
 
