@@ -13,6 +13,11 @@ public enum DropReason {
   LINK_DOWN("link_down"),
   /** Dropped by fault injection (rate or script). */
   FAULT_DROP("fault_drop"),
+  /**
+   * Fault injection picked the frame for corruption, but its payload carries no check of its own
+   * ({@link FrameHeader#TAG_UNCHECKED}): lost instead of corrupted, so corruption is never silent.
+   */
+  UNCHECKED_CORRUPT("unchecked_corrupt"),
   /** The payload exceeds the MTU of a link on the route. */
   MTU("mtu"),
   /** The sender kept sending past the back-pressure hard limit. */

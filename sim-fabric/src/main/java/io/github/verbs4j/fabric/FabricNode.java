@@ -126,6 +126,19 @@ public interface FabricNode extends AutoCloseable {
   }
 
   /**
+   * Whether fault injection may corrupt frames this node sends: a corruption rate or a scripted
+   * corruption is configured (for any pair, now or before). Once true it stays true. A provider
+   * that protects its payloads with a check it computes itself may skip that work while this is
+   * false, and tag what it sends {@link FrameHeader#TAG_UNCHECKED} — frames so tagged are never
+   * corrupted, so a configuration change between the check and the send cannot go unnoticed.
+   *
+   * @return true if a frame sent from now on may be corrupted
+   */
+  default boolean mayCorrupt() {
+    return false;
+  }
+
+  /**
    * Sends {@code payload} to {@code dstNode}.
    *
    * @param dstNode destination node id (may be this node)

@@ -43,7 +43,9 @@ import io.netty.buffer.ByteBuf;
  *   <li>hops: links traversed (0 for a node sending to itself); in a transit frame, the links
  *       modelled so far (the index of the next link of the route).
  *   <li>source/destination node: node ids (LIDs), 1..65535.
- *   <li>tag: 16 bits for the provider's own use (virtual lane, port, packet class), carried opaque.
+ *   <li>tag: 16 bits for the provider's own use (virtual lane, port, packet class), carried opaque,
+ *       except {@link #TAG_UNCHECKED}: the payload carries no integrity check of its own, and the
+ *       fault injector loses such a frame instead of corrupting it.
  *   <li>reserved: 0.
  *   <li>payload length: unsigned, at most the fabric MTU ({@code verbs.link.mtu}).
  *   <li>send time: the sender's clock ({@link io.github.verbs4j.fabric.time.NodeClock}) at send.
@@ -81,6 +83,14 @@ public final class FrameHeader {
   public static final int SRC_OFFSET = 4;
   /** Offset of the 16-bit destination node id. */
   public static final int DST_OFFSET = 6;
+  /**
+   * Tag bit a provider sets on a frame whose payload carries no integrity check of its own (no
+   * CRC it verifies): when fault injection picks such a frame for corruption, the fabric drops it
+   * ({@link DropReason#UNCHECKED_CORRUPT}) instead of delivering flipped bits nobody would detect.
+   * Corruption is never silent; a provider that checks its payloads leaves the bit clear.
+   */
+  public static final int TAG_UNCHECKED = 0x8000;
+
   /** Offset of the 16-bit provider tag. */
   public static final int TAG_OFFSET = 8;
   /** Offset of the 16-bit reserved field. */

@@ -37,6 +37,7 @@ public final class FaultInjector {
   private volatile IntObjectHashMap<LinkFaults> pairs = new IntObjectHashMap<>();
   private final BitSet downLinks = new BitSet();
   private volatile boolean anyLinkDown;
+  private volatile boolean mayCorrupt; // a corrupt rate or scripted corruption was configured (monotonic)
   private final Map<FaultAction, AtomicLong> injected = new EnumMap<>(FaultAction.class);
 
   /** @param options the {@code verbs.fault.*} settings */
@@ -53,6 +54,8 @@ public final class FaultInjector {
     defaultsActive = defaultDrop > 0 || defaultDuplicate > 0 || defaultReorder > 0 || defaultCorrupt > 0
         || defaultDelay > 0 || !script.entries().isEmpty();
     active = defaultsActive;
+    mayCorrupt = defaultCorrupt > 0
+        || script.entries().stream().anyMatch(e -> e.action() == FaultAction.CORRUPT);
     for (FaultAction a : FaultAction.values()) {
       injected.put(a, new AtomicLong());
     }
@@ -66,6 +69,19 @@ public final class FaultInjector {
   /** @return how long a reordered frame waits at most, ns */
   public long reorderWindowNanos() {
     return reorderWindowNanos;
+  }
+
+  /**
+   * @return true if a corruption rate or a scripted corruption has been configured for any pair
+   *     (by options or by {@link LinkFaults}); once true it stays true
+   */
+  public boolean mayCorrupt() {
+    return mayCorrupt;
+  }
+
+  /** A pair was given a corruption rate or a scripted corruption. */
+  void corruptionConfigured() {
+    mayCorrupt = true;
   }
 
   /** @return true if any fault is configured */

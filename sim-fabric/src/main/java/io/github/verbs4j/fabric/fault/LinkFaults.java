@@ -27,8 +27,10 @@ public final class LinkFaults {
   private long delayNanos;
   private boolean down;
   private long frameIndex;
+  private final FaultInjector injector;
 
   LinkFaults(int src, int dst, long seed, FaultInjector defaults) {
+    this.injector = defaults;
     this.src = src;
     this.dst = dst;
     this.random = new SplittableRandom(mix(seed, src, dst));
@@ -97,6 +99,9 @@ public final class LinkFaults {
    */
   public synchronized LinkFaults corruptRate(double rate) {
     corrupt = checkRate("corruptRate", rate);
+    if (rate > 0) {
+      injector.corruptionConfigured();
+    }
     return this;
   }
 
@@ -150,6 +155,9 @@ public final class LinkFaults {
   public synchronized LinkFaults at(long frame, FaultAction action) {
     if (frame < 0) {
       throw new IllegalArgumentException("frame index=" + frame + " must not be negative");
+    }
+    if (action == FaultAction.CORRUPT) {
+      injector.corruptionConfigured();
     }
     script.merge(frame, action.bit(), (a, b) -> a | b);
     return this;

@@ -130,6 +130,11 @@ public final class LocalNode implements FabricNode {
   }
 
   @Override
+  public boolean mayCorrupt() {
+    return fabric.faults.mayCorrupt();
+  }
+
+  @Override
   public FabricMetrics metrics() {
     return fabric.metrics;
   }
@@ -195,6 +200,10 @@ public final class LocalNode implements FabricNode {
       return true;
     }
     if ((mask & FaultAction.CORRUPT.bit()) != 0) {
+      if ((tag & FrameHeader.TAG_UNCHECKED) != 0) {
+        drop(DropReason.UNCHECKED_CORRUPT, payload);
+        return true;
+      }
       // Copy first: the payload may share memory with the provider's registered buffers.
       ByteBuf copy = fabric.alloc.directBuffer(payload.readableBytes()).writeBytes(payload);
       payload.release();

@@ -659,6 +659,10 @@ public final class NettyNode implements FabricNode {
       return true;
     }
     if ((mask & FaultAction.CORRUPT.bit()) != 0) {
+      if ((tag & FrameHeader.TAG_UNCHECKED) != 0) {
+        drop(DropReason.UNCHECKED_CORRUPT, payload);
+        return true;
+      }
       ByteBuf copy = alloc.directBuffer(payload.readableBytes()).writeBytes(payload);
       payload.release();
       payload = copy;
@@ -1122,6 +1126,11 @@ public final class NettyNode implements FabricNode {
   @Override
   public boolean isOpen() {
     return open;
+  }
+
+  @Override
+  public boolean mayCorrupt() {
+    return faults.mayCorrupt();
   }
 
   /** @return the fault injector of this node's outgoing frames */

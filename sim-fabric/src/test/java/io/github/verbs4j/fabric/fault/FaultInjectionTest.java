@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.github.verbs4j.fabric.DropReason;
 import io.github.verbs4j.fabric.FabricOptions;
+import io.github.verbs4j.fabric.FrameHeader;
 import io.github.verbs4j.fabric.local.LocalFabric;
 import io.github.verbs4j.fabric.local.LocalNode;
 import io.github.verbs4j.fabric.topo.SwitchTopology;
@@ -127,6 +128,51 @@ class FaultInjectionTest {
     long a = Long.parseLong(plain.get(0).split("@")[1]);
     long b = Long.parseLong(delayed.get(0).split("@")[1]);
     assertEquals(7000, b - a);
+  }
+
+  @Test
+  void mayCorruptTurnsOnWithTheFirstCorruptionSettingAndStaysOn() {
+    assertFalse(new FaultInjector(FabricOptions.defaults()).mayCorrupt());
+    FaultInjector f = new FaultInjector(FabricOptions.from(Map.of("verbs.fault.drop", "0.1"), Map.of()));
+    f.link(1, 2).dropRate(0.2).duplicateRate(0.1).corruptRate(0.0).at(3, FaultAction.DROP);
+    assertFalse(f.mayCorrupt(), "drops, duplicates and a zero corruption rate corrupt nothing");
+    f.link(2, 1).corruptRate(0.01);
+    assertTrue(f.mayCorrupt());
+    f.link(2, 1).corruptRate(0.0);
+    assertTrue(f.mayCorrupt(), "monotonic: a frame built while corruption was possible may still be in flight");
+    FaultInjector scripted = new FaultInjector(FabricOptions.defaults());
+    scripted.link(1, 3).at(7, FaultAction.CORRUPT);
+    assertTrue(scripted.mayCorrupt());
+    assertTrue(new FaultInjector(FabricOptions.from(Map.of("verbs.fault.corrupt", "0.001"), Map.of())).mayCorrupt());
+    assertTrue(new FaultInjector(FabricOptions.from(Map.of("verbs.fault.script", "*-2:corrupt@4"), Map.of())).mayCorrupt());
+    assertFalse(new FaultInjector(FabricOptions.from(Map.of("verbs.fault.script", "*-2:drop@4"), Map.of())).mayCorrupt());
+  }
+
+  @Test
+  void aFrameTaggedUncheckedIsLostInsteadOfCorrupted() {
+    try (LocalFabric f = LocalFabric.create(FabricOptions.from(Map.of("verbs.fabric.mode", "deterministic"), Map.of()),
+        new SimpleMeterRegistry())) {
+      LocalNode a = f.addNode();
+      LocalNode b = f.addNode();
+      assertFalse(a.mayCorrupt());
+      List<String> got = new ArrayList<>();
+      b.setReceiver((h, p) -> {
+        got.add(p.getLong(p.readerIndex()) + "/" + Integer.toHexString(h.tag()));
+        p.release();
+      });
+      f.faults().link(1, 2).at(0, FaultAction.CORRUPT).at(1, FaultAction.CORRUPT);
+      assertTrue(a.mayCorrupt() && b.mayCorrupt(), "one injector for the whole in-JVM fabric");
+      assertTrue(a.send(2, FrameHeader.TAG_UNCHECKED | 0x1B, Unpooled.buffer().writeLong(0)));
+      assertTrue(a.send(2, 0x1B, Unpooled.buffer().writeLong(0)));
+      assertTrue(a.send(2, FrameHeader.TAG_UNCHECKED | 0x1B, Unpooled.buffer().writeLong(0)));
+      f.runUntilIdle();
+      assertEquals(2, got.size(), got.toString());
+      assertNotEquals("0/1b", got.get(0), "the checked frame arrives with one bit flipped");
+      assertEquals(1, Long.bitCount(Long.parseLong(got.get(0).split("/")[0])), got.toString());
+      assertEquals("0/801b", got.get(1), "the third frame (no fault) arrives intact, tag and all");
+      assertEquals(1, f.metrics().drops(DropReason.UNCHECKED_CORRUPT));
+      assertEquals(2, f.faults().injected(FaultAction.CORRUPT));
+    }
   }
 
   @Test

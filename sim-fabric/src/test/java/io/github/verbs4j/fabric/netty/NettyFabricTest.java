@@ -8,6 +8,7 @@ import io.github.verbs4j.fabric.Fabric;
 import io.github.verbs4j.fabric.FabricException;
 import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.FabricOptions;
+import io.github.verbs4j.fabric.FrameHeader;
 import io.github.verbs4j.fabric.FabricTimeoutException;
 import io.github.verbs4j.fabric.PeerListener;
 import io.github.verbs4j.fabric.testing.EmbeddedCoordinator;
@@ -196,6 +197,27 @@ class NettyFabricTest {
     assertEquals(1, ns.get(0).metrics().drops(DropReason.FAULT_DROP));
     assertEquals(2, ns.get(1).metrics().framesForwarded(), "board 2 forwarded both frames");
     assertEquals(0, ns.get(1).metrics().framesReceived());
+  }
+
+  @Test
+  void theSenderLosesAnUncheckedFrameItWasToCorruptAndCorruptsACheckedOne() throws Exception {
+    List<FabricNode> ns = open(2, Map.of("verbs.fault.script", "1-2:corrupt@0,1"));
+    assertTrue(ns.get(0).mayCorrupt(), "the script corrupts frames node 1 sends");
+    List<Long> got = new CopyOnWriteArrayList<>();
+    List<Integer> tags = new CopyOnWriteArrayList<>();
+    ns.get(1).setReceiver((h, p) -> {
+      got.add(p.getLong(p.readerIndex()));
+      tags.add(h.tag());
+      p.release();
+    });
+    assertTrue(ns.get(0).send(2, FrameHeader.TAG_UNCHECKED | 7, ns.get(0).alloc().buffer().writeLong(0)));
+    assertTrue(ns.get(0).send(2, 7, ns.get(0).alloc().buffer().writeLong(0)));
+    assertTrue(ns.get(0).send(2, FrameHeader.TAG_UNCHECKED | 7, ns.get(0).alloc().buffer().writeLong(0)));
+    await().atMost(10, TimeUnit.SECONDS).until(() -> got.size() == 2);
+    assertEquals(1, Long.bitCount(got.get(0)), "the checked frame arrives with one bit flipped: " + got);
+    assertEquals(0L, got.get(1), "the frame after the script arrives intact");
+    assertEquals(List.of(7, FrameHeader.TAG_UNCHECKED | 7), tags);
+    assertEquals(1, ns.get(0).metrics().drops(DropReason.UNCHECKED_CORRUPT));
   }
 
   @Test
