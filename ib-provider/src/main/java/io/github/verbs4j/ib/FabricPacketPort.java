@@ -8,6 +8,7 @@ import io.github.verbs4j.fabric.WritabilityListener;
 import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.time.NodeClock;
 import io.github.verbs4j.ib.engine.PacketPort;
+import io.github.verbs4j.ib.wire.Lrh;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -15,6 +16,9 @@ import io.netty.buffer.ByteBufAllocator;
  * The HCA's port on a sim-fabric node: LID = node id, one packet per frame (tag {@link #TAG}),
  * the node's clock and scheduler, and the node's receiver, peer and writability upcalls forwarded
  * to the device. Works the same over the local (threaded or deterministic) and netty fabrics.
+ *
+ * <p>A frame that holds a packet sent without an ICRC ({@link Lrh#NO_ICRC}) is tagged {@link
+ * FrameHeader#TAG_UNCHECKED}: fault injection loses it rather than corrupt bytes no one checks.
  *
  * <p>Buffer ownership: {@link #transmit} hands the packet to {@link FabricNode#send}, which owns it
  * from then on; a received frame's payload is handed to the device, which releases it.
@@ -53,6 +57,8 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   private final int[] trainPackets; // packets in trains[lid]
   private final boolean[] built; // trains[lid] is a buffer this port allocated (else one packet as sent)
   private final int[] lastTrainBytes; // bytes of the last built train to each LID (sizes the next)
+  private final boolean[] unchecked; // trains[lid] holds a packet without ICRC
+  private final int[] roomAt; // where the packet built in place in trains[lid] starts
   private final int trainCapacity;
   private final int maxTrainPackets;
   private final boolean[] inTouched;
@@ -81,6 +87,8 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     this.trainPackets = new int[trains.length];
     this.built = new boolean[trains.length];
     this.lastTrainBytes = new int[trains.length];
+    this.unchecked = new boolean[trains.length];
+    this.roomAt = new int[trains.length];
     this.trainCapacity = (int) Math.min(Math.min(maxTrain, MAX_TRAIN_BYTES), maxTrainPackets * (4096L + 128));
     this.inTouched = new boolean[trains.length];
     this.touched = new int[trains.length];
@@ -97,6 +105,11 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   }
 
   @Override
+  public boolean mayCorrupt() {
+    return node.mayCorrupt();
+  }
+
+  @Override
   public ByteBufAllocator alloc() {
     return node.alloc();
   }
@@ -104,27 +117,26 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   @Override
   public boolean transmit(int dlid, ByteBuf packet) {
     if (Thread.currentThread() != batchThread || dlid <= 0 || dlid >= trains.length) {
-      return node.send(dlid, TAG, packet);
+      return node.send(dlid, Lrh.noIcrc(packet, packet.readerIndex()) ? TAG | FrameHeader.TAG_UNCHECKED : TAG, packet);
     }
     ByteBuf held = trains[dlid];
     if (packet == held) {
+      unchecked[dlid] |= Lrh.noIcrc(held, roomAt[dlid]);
       countPacket(dlid); // built in place (trainRoom)
       return true;
     }
     int len = packet.readableBytes();
-    if (held == null) {
+    if (held == null || noRoom(dlid, held, len)) {
+      if (held != null) {
+        flush(dlid);
+      }
       trains[dlid] = packet;
       trainPackets[dlid] = 1;
+      unchecked[dlid] = Lrh.noIcrc(packet, packet.readerIndex());
       touch(dlid);
       return true;
     }
-    if (noRoom(dlid, held, len)) {
-      flush(dlid);
-      trains[dlid] = packet;
-      trainPackets[dlid] = 1;
-      touch(dlid);
-      return true;
-    }
+    unchecked[dlid] |= Lrh.noIcrc(packet, packet.readerIndex());
     ByteBuf train = built[dlid] ? held : startTrain(dlid, held, len);
     train.writeBytes(packet, packet.readerIndex(), len);
     packet.release();
@@ -142,11 +154,16 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       flush(dlid);
       held = null;
     }
+    ByteBuf room;
     if (held == null) {
       touch(dlid);
-      return startTrain(dlid, null, length);
+      unchecked[dlid] = false;
+      room = startTrain(dlid, null, length);
+    } else {
+      room = built[dlid] ? held : startTrain(dlid, held, length);
     }
-    return built[dlid] ? held : startTrain(dlid, held, length);
+    roomAt[dlid] = room.writerIndex();
+    return room;
   }
 
   /**
@@ -245,7 +262,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       }
       built[dlid] = false;
       if (held.isReadable()) {
-        node.send(dlid, TAG, held);
+        node.send(dlid, unchecked[dlid] ? TAG | FrameHeader.TAG_UNCHECKED : TAG, held);
       } else {
         held.release(); // room was asked for, nothing was sent in it
       }

@@ -36,9 +36,12 @@ public final class IbConfig {
   public static final ConfigKey MTU = add(ConfigKey.choice("verbs.ib.mtu", "4096",
       "port MTU in bytes (max and active MTU; the UD MTU): 256, 512, 1024, 2048 or 4096", "256", "512", "1024",
       "2048", "4096"));
-  /** ICRC on or off. */
-  public static final ConfigKey ICRC = add(ConfigKey.bool("verbs.ib.icrc", D.icrc,
-      "packets carry a CRC-32 ICRC and receivers drop packets that fail it (counted in verbs4j.ib.crc.drops)"));
+  /** When packets carry the ICRC. */
+  public static final ConfigKey ICRC = add(ConfigKey.choice("verbs.ib.icrc", D.icrc.name().toLowerCase(Locale.ROOT),
+      "when packets carry a CRC-32 ICRC: on, off, or auto (only while the fabric may corrupt frames, i.e. a "
+          + "verbs.fault corruption rate or script is set); receivers drop packets that fail it (counted in "
+          + "verbs4j.ib.crc.drops), and a frame without one that fault injection picks for corruption is lost instead",
+      "auto", "on", "off"));
   /** RC window. */
   public static final ConfigKey MAX_UNACKED_PSNS = add(ConfigKey.longRange("verbs.ib.max-unacked-psns", D.maxUnackedPsns,
       "RC/DC window: most PSNs a requester sends beyond the last acknowledged one", 1, 1 << 20));
@@ -156,7 +159,7 @@ public final class IbConfig {
     return IbParams.builder()
         .threading(IbParams.Threading.valueOf(c.get(THREADING).toUpperCase(Locale.ROOT)))
         .portMtu(c.getInt(MTU))
-        .icrc(c.getBoolean(ICRC))
+        .icrc(IbParams.IcrcMode.valueOf(c.get(ICRC).toUpperCase(Locale.ROOT)))
         .maxUnackedPsns(c.getInt(MAX_UNACKED_PSNS))
         .ackReqEvery(c.getInt(ACK_REQ_EVERY))
         .ackDelayNanos(c.getLong(ACK_DELAY_NS))

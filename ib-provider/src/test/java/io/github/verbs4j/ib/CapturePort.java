@@ -34,6 +34,14 @@ final class CapturePort implements PacketPort {
     return lid;
   }
 
+  /** What {@link #mayCorrupt()} answers; a test sets it. */
+  volatile boolean mayCorrupt = true;
+
+  @Override
+  public boolean mayCorrupt() {
+    return mayCorrupt;
+  }
+
   @Override
   public ByteBufAllocator alloc() {
     return PooledByteBufAllocator.DEFAULT;

@@ -2,11 +2,14 @@ package io.github.verbs4j.ib;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.verbs4j.fabric.DropReason;
 import io.github.verbs4j.fabric.Fabric;
+import io.github.verbs4j.fabric.FabricMetrics;
 import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.local.LocalNode;
 import io.github.verbs4j.ib.engine.PacketPort;
@@ -80,11 +83,16 @@ class FabricPacketPortTest {
 
   /** A packet of {@code total} bytes (a multiple of 4) whose LRH states its length. */
   private ByteBuf packet(int total, int seed) {
+    return packet(total, seed, false);
+  }
+
+  /** {@link #packet(int, int)}, marked as sent without an ICRC if {@code noIcrc}. */
+  private ByteBuf packet(int total, int seed, boolean noIcrc) {
     ByteBuf p = a.alloc().directBuffer(total);
     for (int i = 0; i < total; i++) {
       p.writeByte(seed * 31 + i);
     }
-    Lrh.write(p, 0, 0, 0, b.nodeId(), a.nodeId(), total);
+    Lrh.write(p, 0, 0, 0, b.nodeId(), a.nodeId(), total, noIcrc);
     return p;
   }
 
@@ -165,13 +173,56 @@ class FabricPacketPortTest {
 
   /** Writes a packet like {@link #packet} at {@code room}'s writer index and moves the index past it. */
   private byte[] buildIn(ByteBuf room, int total, int seed) {
+    return buildIn(room, total, seed, false);
+  }
+
+  /** {@link #buildIn(ByteBuf, int, int)}, marked as sent without an ICRC if {@code noIcrc}. */
+  private byte[] buildIn(ByteBuf room, int total, int seed, boolean noIcrc) {
     int at = room.writerIndex();
     for (int i = 0; i < total; i++) {
       room.setByte(at + i, seed * 31 + i);
     }
-    Lrh.write(room, at, 0, 0, b.nodeId(), a.nodeId(), total);
+    Lrh.write(room, at, 0, 0, b.nodeId(), a.nodeId(), total, noIcrc);
     room.writerIndex(at + total);
     return ByteBufUtil.getBytes(room, at, total);
+  }
+
+  /**
+   * Sends one cycle to b: a packet held as sent, then one built in the train, each marked as
+   * without ICRC or not.
+   */
+  private void cycle(boolean heldNoIcrc, boolean builtNoIcrc) {
+    portA.beginBatch();
+    portA.transmit(b.nodeId(), packet(64, 1, heldNoIcrc));
+    ByteBuf room = portA.trainRoom(b.nodeId(), 128);
+    buildIn(room, 128, 2, builtNoIcrc);
+    portA.transmit(b.nodeId(), room);
+    portA.endBatch();
+    run();
+  }
+
+  @Test
+  void aFrameHoldingAPacketWithoutIcrcIsLostWhereFaultInjectionWouldCorruptIt() {
+    assertFalse(portA.mayCorrupt(), "no corruption configured");
+    ((LocalNode) a).fabric().faults().link(a.nodeId(), b.nodeId()).corruptRate(1.0);
+    assertTrue(portA.mayCorrupt(), "a corruption rate is set");
+    FabricMetrics m = a.metrics();
+
+    portA.transmit(b.nodeId(), packet(64, 1, true)); // one packet, one frame
+    run();
+    assertEquals(1, m.drops(DropReason.UNCHECKED_CORRUPT));
+    assertTrue(got.isEmpty(), "nothing unchecked is delivered corrupted");
+    portA.transmit(b.nodeId(), packet(64, 2, false));
+    run();
+    assertEquals(1, m.framesReceived(), "a checked packet is delivered, corrupted, for its ICRC to catch");
+
+    cycle(false, true); // the packet built in place lacks the ICRC
+    assertEquals(2, m.drops(DropReason.UNCHECKED_CORRUPT));
+    cycle(true, false); // the packet held as sent (then copied into the train) lacks it
+    assertEquals(3, m.drops(DropReason.UNCHECKED_CORRUPT));
+    cycle(false, false);
+    assertEquals(3, m.drops(DropReason.UNCHECKED_CORRUPT), "a train of checked packets is not lost");
+    assertEquals(2, m.framesReceived());
   }
 
   @Test

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.github.verbs4j.ib.engine.IbCounters.Counter;
 import io.github.verbs4j.ib.engine.IbParams;
 import io.github.verbs4j.ib.wire.Aeth;
+import io.github.verbs4j.ib.wire.Icrc;
+import io.github.verbs4j.ib.wire.Lrh;
 import io.github.verbs4j.ib.wire.Opcode;
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AhAttr;
@@ -553,6 +555,83 @@ class HcaEngineTest {
     b.setByte(40, b.getByte(40) ^ 0x04);
     port.inject(PEER_LID, b);
     assertEquals(1, counter(Counter.CRC_DROPS));
+    assertTrue(sent().isEmpty());
+    assertEquals(0, polled().length);
+  }
+
+  /** Whether a captured packet was sent without an ICRC, asserting what that must look like. */
+  private static boolean sentWithoutIcrc(Pkt.Seen p) {
+    ByteBuf b = p.buf();
+    int trailer = b.writerIndex() - Icrc.LENGTH;
+    if (Lrh.noIcrc(b, 0)) {
+      assertEquals(0, b.getInt(trailer), "the trailer of a packet without ICRC is zero");
+      return true;
+    }
+    assertTrue(new Icrc().check(b, 0, trailer), "the ICRC matches");
+    return false;
+  }
+
+  @Test
+  void autoIcrcIsComputedOnlyWhileTheFabricMayCorrupt() {
+    start(IbParams.builder()); // verbs.ib.icrc=auto
+    port.mayCorrupt = false;
+    QueuePair qp = rc();
+    MemoryRegion m = mr(1024);
+    qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 600));
+    List<Pkt.Seen> s = sent();
+    assertEquals(3, s.size());
+    s.forEach(p -> assertTrue(sentWithoutIcrc(p), "no ICRC while nothing can corrupt"));
+    releaseSent(s);
+    port.mayCorrupt = true; // a corruption rate was configured
+    qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16));
+    s = sent();
+    assertEquals(1, s.size());
+    assertFalse(sentWithoutIcrc(s.get(0)), "with an ICRC once the fabric may corrupt");
+    releaseSent(s);
+  }
+
+  @Test
+  void icrcOnAlwaysAndOffNeverComputesIt() throws Exception {
+    start(IbParams.builder().icrc(IbParams.IcrcMode.ON));
+    port.mayCorrupt = false;
+    QueuePair qp = rc();
+    MemoryRegion m = mr(64);
+    qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16));
+    List<Pkt.Seen> s = sent();
+    assertFalse(sentWithoutIcrc(s.get(0)), "on: an ICRC although nothing can corrupt");
+    releaseSent(s);
+    close();
+    open.clear();
+    start(IbParams.builder().icrc(IbParams.IcrcMode.OFF));
+    qp = rc();
+    m = mr(64);
+    qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16));
+    s = sent();
+    assertTrue(sentWithoutIcrc(s.get(0)), "off: no ICRC although the fabric may corrupt");
+    releaseSent(s);
+  }
+
+  @Test
+  void aPacketMarkedWithoutIcrcIsAcceptedButTheMarkAloneDoesNotSkipTheCheck() {
+    start(IbParams.builder().icrc(IbParams.IcrcMode.ON)); // the receiver's own mode does not matter
+    MemoryRegion into = mr(1024);
+    QueuePair qp = responderWithReceives(2, into);
+    port.inject(PEER_LID, Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(100).ackReq().payload(new byte[40])
+        .noIcrc().build());
+    assertEquals(0, counter(Counter.CRC_DROPS));
+    assertEquals(1, polled().length, "delivered");
+    releaseSent(sent());
+    // A checked packet whose NO_ICRC bit flipped: its trailer is not zero, so it is checked, and fails.
+    ByteBuf flipped = Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(101).ackReq().payload(new byte[40]).build();
+    flipped.setByte(Lrh.SL_LNH_OFFSET, flipped.getByte(Lrh.SL_LNH_OFFSET) | Lrh.NO_ICRC);
+    port.inject(PEER_LID, flipped);
+    assertEquals(1, counter(Counter.CRC_DROPS));
+    // Marked, with a trailer that is not zero: checked, and fails.
+    ByteBuf marked = Pkt.of(Opcode.RC_SEND_ONLY).to(qp.qpNum()).psn(101).ackReq().payload(new byte[40]).noIcrc()
+        .build();
+    marked.setInt(marked.writerIndex() - Icrc.LENGTH, 0x12345678);
+    port.inject(PEER_LID, marked);
+    assertEquals(2, counter(Counter.CRC_DROPS));
     assertTrue(sent().isEmpty());
     assertEquals(0, polled().length);
   }

@@ -24,6 +24,7 @@ final class Pkt {
   int psn;
   boolean ackReq;
   boolean se;
+  boolean noIcrc;
   byte[] payload = new byte[0];
   long va;
   int rkey;
@@ -89,6 +90,12 @@ final class Pkt {
     return this;
   }
 
+  /** Sends the packet as a sender that computed no ICRC: {@link Lrh#NO_ICRC} and a zero trailer. */
+  Pkt noIcrc() {
+    noIcrc = true;
+    return this;
+  }
+
   Pkt from(int lid) {
     slid = lid;
     return this;
@@ -101,7 +108,7 @@ final class Pkt {
     ByteBuf b = Unpooled.directBuffer(end + Icrc.LENGTH);
     b.writerIndex(end + Icrc.LENGTH);
     b.setZero(0, end + Icrc.LENGTH);
-    Lrh.write(b, 0, 0, 0, dlid, slid, end + Icrc.LENGTH);
+    Lrh.write(b, 0, 0, 0, dlid, slid, end + Icrc.LENGTH, noIcrc);
     Bth.write(b, Lrh.LENGTH, op.value(), se, pad, Bth.DEFAULT_PKEY, destQp, ackReq, psn);
     if (op.has(HeaderType.RETH)) {
       Reth.write(b, op.offset(HeaderType.RETH), va, rkey, (int) rethLength);
@@ -125,7 +132,9 @@ final class Pkt {
       DcEth.write(b, op.offset(HeaderType.DCETH), dcKey, gen, srcQp, epochPsn);
     }
     b.setBytes(hdr, payload);
-    new Icrc().write(b, 0, end);
+    if (!noIcrc) {
+      new Icrc().write(b, 0, end);
+    }
     return b;
   }
 

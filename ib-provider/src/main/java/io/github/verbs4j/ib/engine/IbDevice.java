@@ -657,7 +657,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
 
   private void receive(ByteBuf b, int at, int len, ByteBuffer view, int delta, long t) {
     Packet p = rx;
-    int r = p.parse(b, at, len, view, delta, params.icrc ? icrc : null);
+    int r = p.parse(b, at, len, view, delta, icrc);
     if (r != Packet.OK) {
       counters.inc(r == Packet.BAD_CRC ? IbCounters.Counter.CRC_DROPS : IbCounters.Counter.DROP_MALFORMED);
       return;
@@ -1056,9 +1056,11 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
       b.setByte(base + hdr + payload + i, 0);
     }
     int total = end - base + Icrc.LENGTH;
-    Lrh.write(b, base, 0, sl, dlid, port.localLid(), total);
+    boolean withIcrc = params.icrc == IbParams.IcrcMode.ON
+        || (params.icrc == IbParams.IcrcMode.AUTO && port.mayCorrupt());
+    Lrh.write(b, base, 0, sl, dlid, port.localLid(), total, !withIcrc);
     Bth.write(b, base + Lrh.LENGTH, op.value(), se, pad, Bth.DEFAULT_PKEY, destQp, ackReq, psn);
-    if (params.icrc) {
+    if (withIcrc) {
       icrc.write(b, base, end);
     } else {
       b.setInt(end, 0);

@@ -1,5 +1,7 @@
 package io.github.verbs4j.ib.engine;
 
+import java.util.Objects;
+
 /**
  * Every limit and parameter of the simulated HCA, in one place (libfabric's {@code *_attr.c}):
  * the device limits reported by {@code queryDevice()} and enforced at object creation, the
@@ -14,6 +16,20 @@ public final class IbParams {
     DEDICATED,
     /** No engine thread: posts, polls, packet arrivals and timers run the engine on their thread. */
     CALLER
+  }
+
+  /** When the sender computes the ICRC (receivers check every packet that carries one). */
+  public enum IcrcMode {
+    /** Every packet carries an ICRC. */
+    ON,
+    /**
+     * A packet carries an ICRC when the fabric may corrupt frames ({@code FabricNode.mayCorrupt()}:
+     * a corruption rate or script is configured); otherwise it is marked as sent without one. TCP
+     * and the in-JVM fabric already deliver intact bytes, so the CRC would only cost CPU.
+     */
+    AUTO,
+    /** No packet carries an ICRC; frames fault injection would corrupt are lost instead. */
+    OFF
   }
 
   // Device limits (ibv_device_attr).
@@ -88,8 +104,8 @@ public final class IbParams {
   public final int receiveBudget;
   /** Capacity of the inbound packet queue. */
   public final int inboundQueue;
-  /** Whether packets carry and receivers check the ICRC. */
-  public final boolean icrc;
+  /** When packets carry an ICRC (receivers check every packet that carries one). */
+  public final IcrcMode icrc;
   /** Responder contexts a DCT keeps (one per active DCI); the least recently used is evicted. */
   public final int dctContexts;
   /** On a peer-down event, fail QPs connected to it after one timeout instead of retry_cnt. */
@@ -244,7 +260,7 @@ public final class IbParams {
     private int responderBudget = 32;
     private int receiveBudget = 256;
     private int inboundQueue = 65536;
-    private boolean icrc = true;
+    private IcrcMode icrc = IcrcMode.AUTO;
     private int dctContexts = 1024;
     private boolean failFastOnPeerDown = true;
     private int idleSpins = 200;
@@ -410,8 +426,8 @@ public final class IbParams {
     }
 
     /** @param v value @return this */
-    public Builder icrc(boolean v) {
-      icrc = v;
+    public Builder icrc(IcrcMode v) {
+      icrc = Objects.requireNonNull(v, "icrc");
       return this;
     }
 

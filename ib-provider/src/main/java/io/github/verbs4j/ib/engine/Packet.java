@@ -77,8 +77,11 @@ final class Packet {
     if (length < Opcode.BASE_LENGTH + Icrc.LENGTH || (length & 3) != 0) {
       return MALFORMED;
     }
-    // ICRC first: a flipped bit anywhere, length fields included, counts as what it is.
-    if (icrc != null && !(v != null ? icrc.check(b, base, base + length - Icrc.LENGTH, v, delta)
+    // ICRC first: a flipped bit anywhere, length fields included, counts as what it is. A packet
+    // the sender marked as without one (bit and zero trailer: the fabric never corrupts those) is
+    // not checked; the bit alone, flipped in a checked packet, does not switch the check off.
+    if (icrc != null && !(Lrh.noIcrc(b, base) && b.getInt(base + length - Icrc.LENGTH) == 0)
+        && !(v != null ? icrc.check(b, base, base + length - Icrc.LENGTH, v, delta)
         : icrc.check(b, base, base + length - Icrc.LENGTH))) {
       return BAD_CRC;
     }

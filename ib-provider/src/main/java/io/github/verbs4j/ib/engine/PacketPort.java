@@ -17,6 +17,17 @@ public interface PacketPort extends AutoCloseable {
   /** @return this port's LID (1-based, 16 bits) */
   int localLid();
 
+  /**
+   * Whether the wire may corrupt what this port sends from now on (fault injection with a
+   * corruption rate or script). With {@code verbs.ib.icrc=auto} the HCA computes the ICRC only
+   * while this is true. Once true it stays true.
+   *
+   * @return true if a packet sent now may arrive with flipped bits
+   */
+  default boolean mayCorrupt() {
+    return true;
+  }
+
   /** @return the allocator packets are built in (pooled, direct) */
   ByteBufAllocator alloc();
 

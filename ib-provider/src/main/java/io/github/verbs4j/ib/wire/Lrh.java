@@ -20,7 +20,10 @@ import io.netty.buffer.ByteBuf;
  * </pre>
  *
  * PktLen counts 4-byte words from the LRH through the ICRC (there is no VCRC). LNH is {@link
- * #LNH_IBA_LOCAL}: a BTH follows (no GRH).
+ * #LNH_IBA_LOCAL}: a BTH follows (no GRH). The low bit of the reserved pair in byte 1 is {@link
+ * #NO_ICRC}, a verbs4j extension: the sender computed no ICRC (its trailer is zero) because the
+ * fabric cannot corrupt the packet; a receiver skips the check only when the bit is set and the
+ * trailer is zero, so a flipped bit cannot switch the check off.
  */
 public final class Lrh {
   /** Header length in bytes. */
@@ -41,6 +44,8 @@ public final class Lrh {
   public static final int LVER = 0;
   /** Link next header: IBA local (BTH follows). */
   public static final int LNH_IBA_LOCAL = 2;
+  /** Bit of byte {@link #SL_LNH_OFFSET} (reserved in IBTA) set on a packet sent without an ICRC. */
+  public static final int NO_ICRC = 0x04;
   /** Largest PktLen (11 bits). */
   public static final int MAX_PKTLEN_WORDS = 0x7FF;
 
@@ -56,10 +61,12 @@ public final class Lrh {
    * @param dlid destination LID
    * @param slid source LID
    * @param packetBytes whole packet length in bytes (a multiple of 4)
+   * @param noIcrc whether the packet goes without an ICRC (sets {@link #NO_ICRC})
    */
-  public static void write(ByteBuf b, int off, int vl, int sl, int dlid, int slid, int packetBytes) {
+  public static void write(ByteBuf b, int off, int vl, int sl, int dlid, int slid, int packetBytes,
+      boolean noIcrc) {
     b.setByte(off + VL_LVER_OFFSET, (vl & 0xF) << 4 | LVER);
-    b.setByte(off + SL_LNH_OFFSET, (sl & 0xF) << 4 | LNH_IBA_LOCAL);
+    b.setByte(off + SL_LNH_OFFSET, (sl & 0xF) << 4 | (noIcrc ? NO_ICRC : 0) | LNH_IBA_LOCAL);
     b.setShort(off + DLID_OFFSET, dlid);
     b.setShort(off + PKTLEN_OFFSET, (packetBytes >>> 2) & MAX_PKTLEN_WORDS);
     b.setShort(off + SLID_OFFSET, slid);
@@ -83,6 +90,11 @@ public final class Lrh {
   /** @param b buffer @param off LRH offset @return the link next header */
   public static int lnh(ByteBuf b, int off) {
     return b.getByte(off + SL_LNH_OFFSET) & 0x3;
+  }
+
+  /** @param b buffer @param off LRH offset @return whether the sender marked the packet as without ICRC */
+  public static boolean noIcrc(ByteBuf b, int off) {
+    return (b.getByte(off + SL_LNH_OFFSET) & NO_ICRC) != 0;
   }
 
   /** @param b buffer @param off LRH offset @return the destination LID */

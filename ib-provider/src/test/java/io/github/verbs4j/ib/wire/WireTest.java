@@ -92,7 +92,7 @@ class WireTest {
   @Test
   void headersRoundTripBigEndian() {
     ByteBuf b = Unpooled.buffer(64).writeZero(64);
-    Lrh.write(b, 0, 3, 5, 0x1234, 0x0042, 52);
+    Lrh.write(b, 0, 3, 5, 0x1234, 0x0042, 52, false);
     assertEquals(0x30, b.getUnsignedByte(0), "VL in the high nibble, LVer 0 in the low");
     assertEquals(0x12, b.getUnsignedByte(2), "DLID big-endian");
     assertEquals(3, Lrh.vl(b, 0));
