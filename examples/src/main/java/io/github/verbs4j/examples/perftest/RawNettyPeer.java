@@ -42,6 +42,12 @@ import java.util.concurrent.TimeUnit;
 final class RawNettyPeer implements AutoCloseable {
   private static final int MAX_FRAME = (1 << 23) + 64;
   private static final int COPY_LIMIT = 8192;
+  /**
+   * A stream flushes once this many bytes are written (and before it waits for writability), not
+   * per frame: the netty fabric flushes a connection once per outbox drain, and a flush per 4 KiB
+   * frame (one write syscall each) held the raw stream to 75-280 MiB/s where the fabric moved 420+.
+   */
+  static final int STREAM_FLUSH_BYTES = 256 * 1024;
   private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
 
   private final Transports transports;
@@ -176,7 +182,9 @@ final class RawNettyPeer implements AutoCloseable {
   }
 
   /**
-   * Streams {@code iters} frames of {@code size} bytes as fast as writability allows.
+   * Streams {@code iters} frames of {@code size} bytes as fast as writability allows, flushing
+   * every {@link #STREAM_FLUSH_BYTES} (writes from this thread reach the event loop without waking
+   * it; the flush does).
    *
    * @return {tposted of every frame..., time the receiver's count arrived}
    */
@@ -189,8 +197,13 @@ final class RawNettyPeer implements AutoCloseable {
     // or a long run of yields here would take a vCPU from the event loops that move the bytes.
     Backoff backoff = Backoff.forThroughput();
     try {
+      long unflushed = 0;
       for (int i = 0; i < iters; i++) {
         while (!channel.isWritable()) {
+          if (unflushed > 0) {
+            channel.flush();
+            unflushed = 0;
+          }
           backoff.idle();
           if (!channel.isActive()) {
             throw new IllegalStateException("raw Netty connection closed while streaming");
@@ -198,7 +211,12 @@ final class RawNettyPeer implements AutoCloseable {
         }
         backoff.reset();
         posted[i] = System.nanoTime();
-        channel.writeAndFlush(frame(payload.retainedDuplicate()), channel.voidPromise());
+        channel.write(frame(payload.retainedDuplicate()), channel.voidPromise());
+        unflushed += size + 4;
+        if (unflushed >= STREAM_FLUSH_BYTES) {
+          channel.flush();
+          unflushed = 0;
+        }
       }
       channel.writeAndFlush(frame(ALLOC.directBuffer(0)), channel.voidPromise());
       long n = count.get(120, TimeUnit.SECONDS);
