@@ -60,58 +60,123 @@ public final class Bth {
    */
   public static void write(ByteBuf b, int off, int opcode, boolean solicited, int padCount, int pkey, int destQp,
       boolean ackReq, int psn) {
-    b.setByte(off + OPCODE_OFFSET, opcode);
-    b.setByte(off + FLAGS_OFFSET, (solicited ? SE_BIT : 0) | (padCount & 3) << 4 | TVER);
-    b.setShort(off + PKEY_OFFSET, pkey);
-    b.setInt(off + DEST_QP_OFFSET, destQp & Psn.MASK);
+    long w = (long) (opcode & 0xFF) << 56
+        | (long) ((solicited ? SE_BIT : 0) | (padCount & 3) << 4 | TVER) << 48
+        | (long) (pkey & 0xFFFF) << 32
+        | (destQp & Psn.MASK);
+    b.setLong(off, w); // bytes 0..7 in one write (big-endian)
     b.setInt(off + PSN_OFFSET, (ackReq ? ACK_REQ_BIT : 0) | (psn & Psn.MASK));
+  }
+
+  /**
+   * Bytes 0..7 of the header (opcode, flags, P_Key, destination QP) as one big-endian word, for a
+   * receiver that reads several fields; the extractors below take it, and the buffer accessors are
+   * built on them. {@link #psnWord} holds the rest.
+   *
+   * @param b buffer @param off BTH offset @return the word
+   */
+  public static long word(ByteBuf b, int off) {
+    return b.getLong(off);
+  }
+
+  /** @param b buffer @param off BTH offset @return bytes 8..11 (AckReq and PSN) */
+  public static int psnWord(ByteBuf b, int off) {
+    return b.getInt(off + PSN_OFFSET);
+  }
+
+  /** @param w {@link #word} @return the opcode value 0..255 */
+  public static int opcode(long w) {
+    return (int) (w >>> 56) & 0xFF;
+  }
+
+  private static int flags(long w) {
+    return (int) (w >>> 48) & 0xFF;
+  }
+
+  /** @param w {@link #word} @return the solicited event bit */
+  public static boolean solicited(long w) {
+    return (flags(w) & SE_BIT) != 0;
+  }
+
+  /** @param w {@link #word} @return the migration request bit */
+  public static boolean migReq(long w) {
+    return (flags(w) & MIG_BIT) != 0;
+  }
+
+  /** @param w {@link #word} @return the pad count 0..3 */
+  public static int padCount(long w) {
+    return (flags(w) >>> 4) & 3;
+  }
+
+  /** @param w {@link #word} @return the transport header version */
+  public static int tver(long w) {
+    return flags(w) & 0xF;
+  }
+
+  /** @param w {@link #word} @return the partition key */
+  public static int pkey(long w) {
+    return (int) (w >>> 32) & 0xFFFF;
+  }
+
+  /** @param w {@link #word} @return the 24-bit destination QP number */
+  public static int destQp(long w) {
+    return (int) w & Psn.MASK;
+  }
+
+  /** @param p {@link #psnWord} @return the AckReq bit */
+  public static boolean ackReq(int p) {
+    return (p & ACK_REQ_BIT) != 0;
+  }
+
+  /** @param p {@link #psnWord} @return the 24-bit PSN */
+  public static int psn(int p) {
+    return p & Psn.MASK;
   }
 
   /** @param b buffer @param off BTH offset @return the opcode value 0..255 */
   public static int opcode(ByteBuf b, int off) {
-    return b.getUnsignedByte(off + OPCODE_OFFSET);
+    return opcode(word(b, off));
   }
 
   /** @param b buffer @param off BTH offset @return the solicited event bit */
   public static boolean solicited(ByteBuf b, int off) {
-    return (b.getByte(off + FLAGS_OFFSET) & SE_BIT) != 0;
+    return solicited(word(b, off));
   }
 
   /** @param b buffer @param off BTH offset @return the migration request bit */
   public static boolean migReq(ByteBuf b, int off) {
-    return (b.getByte(off + FLAGS_OFFSET) & MIG_BIT) != 0;
+    return migReq(word(b, off));
   }
 
   /** @param b buffer @param off BTH offset @return the pad count 0..3 */
   public static int padCount(ByteBuf b, int off) {
-    return (b.getByte(off + FLAGS_OFFSET) >>> 4) & 3;
+    return padCount(word(b, off));
   }
 
-  /** @param b buffer @param off BTH offset @return the transport version */
+  /** @param b buffer @param off BTH offset @return the transport header version */
   public static int tver(ByteBuf b, int off) {
-    return b.getByte(off + FLAGS_OFFSET) & 0xF;
+    return tver(word(b, off));
   }
 
   /** @param b buffer @param off BTH offset @return the partition key */
   public static int pkey(ByteBuf b, int off) {
-    return b.getUnsignedShort(off + PKEY_OFFSET);
+    return pkey(word(b, off));
   }
 
-  /** @param b buffer @param off BTH offset @return the destination QP */
+  /** @param b buffer @param off BTH offset @return the 24-bit destination QP number */
   public static int destQp(ByteBuf b, int off) {
-    return b.getInt(off + DEST_QP_OFFSET) & Psn.MASK;
+    return destQp(word(b, off));
   }
 
   /** @param b buffer @param off BTH offset @return the AckReq bit */
   public static boolean ackReq(ByteBuf b, int off) {
-    return (b.getInt(off + PSN_OFFSET) & ACK_REQ_BIT) != 0;
+    return ackReq(psnWord(b, off));
   }
 
-  /** @param b buffer @param off BTH offset @return the PSN */
+  /** @param b buffer @param off BTH offset @return the 24-bit PSN */
   public static int psn(ByteBuf b, int off) {
-    return b.getInt(off + PSN_OFFSET) & Psn.MASK;
+    return psn(psnWord(b, off));
   }
-
   /**
    * @param payloadLength payload bytes
    * @return the pad count that brings the payload to a multiple of 4

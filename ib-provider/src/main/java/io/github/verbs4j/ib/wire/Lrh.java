@@ -65,46 +65,102 @@ public final class Lrh {
    */
   public static void write(ByteBuf b, int off, int vl, int sl, int dlid, int slid, int packetBytes,
       boolean noIcrc) {
-    b.setByte(off + VL_LVER_OFFSET, (vl & 0xF) << 4 | LVER);
-    b.setByte(off + SL_LNH_OFFSET, (sl & 0xF) << 4 | (noIcrc ? NO_ICRC : 0) | LNH_IBA_LOCAL);
-    b.setShort(off + DLID_OFFSET, dlid);
-    b.setShort(off + PKTLEN_OFFSET, (packetBytes >>> 2) & MAX_PKTLEN_WORDS);
-    b.setShort(off + SLID_OFFSET, slid);
+    long w = (long) ((vl & 0xF) << 4 | LVER) << 56
+        | (long) ((sl & 0xF) << 4 | (noIcrc ? NO_ICRC : 0) | LNH_IBA_LOCAL) << 48
+        | (long) (dlid & 0xFFFF) << 32
+        | (long) ((packetBytes >>> 2) & MAX_PKTLEN_WORDS) << 16
+        | (slid & 0xFFFF);
+    b.setLong(off, w); // one write of the whole header (big-endian, as the layout above)
+  }
+
+  /**
+   * The whole header as one big-endian word, for a receiver that reads several fields: the
+   * extractors below take it, and the buffer accessors are built on them.
+   *
+   * @param b buffer @param off LRH offset @return bytes 0..7 of the LRH
+   */
+  public static long word(ByteBuf b, int off) {
+    return b.getLong(off);
+  }
+
+  /** @param w {@link #word} @return the link version */
+  public static int lver(long w) {
+    return (int) (w >>> 56) & 0xF;
+  }
+
+  /** @param w {@link #word} @return the virtual lane */
+  public static int vl(long w) {
+    return (int) (w >>> 60) & 0xF;
+  }
+
+  /** @param w {@link #word} @return the service level */
+  public static int sl(long w) {
+    return (int) (w >>> 52) & 0xF;
+  }
+
+  /** @param w {@link #word} @return the link next header */
+  public static int lnh(long w) {
+    return (int) (w >>> 48) & 0x3;
+  }
+
+  /** @param w {@link #word} @return whether the sender marked the packet as sent without an ICRC */
+  public static boolean noIcrc(long w) {
+    return ((int) (w >>> 48) & NO_ICRC) != 0;
+  }
+
+  /** @param w {@link #word} @return the destination LID */
+  public static int dlid(long w) {
+    return (int) (w >>> 32) & 0xFFFF;
+  }
+
+  /** @param w {@link #word} @return the packet length in bytes, LRH through ICRC */
+  public static int packetBytes(long w) {
+    return ((int) (w >>> 16) & MAX_PKTLEN_WORDS) << 2;
+  }
+
+  /** @param w {@link #word} @return the source LID */
+  public static int slid(long w) {
+    return (int) w & 0xFFFF;
   }
 
   /** @param b buffer @param off LRH offset @return the link version */
   public static int lver(ByteBuf b, int off) {
-    return b.getByte(off + VL_LVER_OFFSET) & 0xF;
+    return lver(word(b, off));
   }
 
   /** @param b buffer @param off LRH offset @return the virtual lane */
   public static int vl(ByteBuf b, int off) {
-    return (b.getByte(off + VL_LVER_OFFSET) >>> 4) & 0xF;
+    return vl(word(b, off));
   }
 
   /** @param b buffer @param off LRH offset @return the service level */
   public static int sl(ByteBuf b, int off) {
-    return (b.getByte(off + SL_LNH_OFFSET) >>> 4) & 0xF;
+    return sl(word(b, off));
   }
 
   /** @param b buffer @param off LRH offset @return the link next header */
   public static int lnh(ByteBuf b, int off) {
-    return b.getByte(off + SL_LNH_OFFSET) & 0x3;
+    return lnh(word(b, off));
   }
 
-  /** @param b buffer @param off LRH offset @return whether the sender marked the packet as without ICRC */
+  /** @param b buffer @param off LRH offset @return whether the packet was sent without an ICRC */
   public static boolean noIcrc(ByteBuf b, int off) {
-    return (b.getByte(off + SL_LNH_OFFSET) & NO_ICRC) != 0;
+    return noIcrc(word(b, off));
   }
 
   /** @param b buffer @param off LRH offset @return the destination LID */
   public static int dlid(ByteBuf b, int off) {
-    return b.getUnsignedShort(off + DLID_OFFSET);
+    return dlid(word(b, off));
   }
 
-  /** @param b buffer @param off LRH offset @return the packet length in bytes */
+  /** @param b buffer @param off LRH offset @return the packet length in bytes, LRH through ICRC */
   public static int packetBytes(ByteBuf b, int off) {
-    return (b.getUnsignedShort(off + PKTLEN_OFFSET) & MAX_PKTLEN_WORDS) << 2;
+    return packetBytes(word(b, off));
+  }
+
+  /** @param b buffer @param off LRH offset @return the source LID */
+  public static int slid(ByteBuf b, int off) {
+    return slid(word(b, off));
   }
 
   /**
@@ -123,10 +179,5 @@ public final class Lrh {
     }
     int len = packetBytes(b, at);
     return len >= MIN_PACKET && len <= end - at ? len : -1;
-  }
-
-  /** @param b buffer @param off LRH offset @return the source LID */
-  public static int slid(ByteBuf b, int off) {
-    return b.getUnsignedShort(off + SLID_OFFSET);
   }
 }
