@@ -17,6 +17,7 @@ import io.github.verbs4j.examples.perftest.SendLat;
 import io.github.verbs4j.examples.perftest.WriteBw;
 import io.github.verbs4j.examples.perftest.WriteLat;
 import io.github.verbs4j.verbs.VerbsException;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import picocli.CommandLine;
@@ -78,6 +79,12 @@ public final class Main implements Runnable {
    */
   public static void main(String[] args) {
     ParentWatch.startFromSystemProperty();
-    System.exit(commandLine().execute(args));
+    // A program's thread posts, polls and, with caller progress, does the fabric's socket I/O.
+    // Netty 4.2 recycles its buffer and write objects only on FastThreadLocal threads: on a plain
+    // thread the netty fabric's path allocates ~850 B per SEND round trip, on this one nothing
+    // (docs/benchmarks.md, allocation). The raw Netty baselines run on this thread too.
+    int[] code = new int[1];
+    FastThreadLocalThread.runWithFastThreadLocal(() -> code[0] = commandLine().execute(args));
+    System.exit(code[0]);
   }
 }

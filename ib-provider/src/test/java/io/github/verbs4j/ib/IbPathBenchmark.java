@@ -62,6 +62,16 @@ public class IbPathBenchmark {
   @Param({"caller", "dedicated"})
   String threading;
 
+  /**
+   * {@code local}: the in-JVM fabric (deterministic with {@code caller} threading, threaded with
+   * {@code dedicated}); {@code netty}: two netty nodes in this JVM joined through an embedded
+   * coordinator, frames over a Unix socket — the path of a multi-process run, with {@code caller}
+   * threading and {@code verbs.fabric.progress=caller} or the default threading (which sets
+   * {@code progress=caller} itself).
+   */
+  @Param({"local", "netty"})
+  String fabric;
+
   private TwoNodes n;
   private CompletionQueue cqA;
   private CompletionQueue cqB;
@@ -74,8 +84,13 @@ public class IbPathBenchmark {
   private final WorkCompletion[] wcs = WorkCompletion.array(4);
 
   @Setup(Level.Trial)
-  public void open() {
-    n = "caller".equals(threading) ? TwoNodes.deterministic(Map.of()) : TwoNodes.threaded(Map.of());
+  public void open() throws Exception {
+    boolean caller = "caller".equals(threading);
+    if ("netty".equals(fabric)) {
+      n = TwoNodes.netty(caller ? Map.of("verbs.ib.threading", "caller", "verbs.fabric.progress", "caller") : Map.of());
+    } else {
+      n = caller ? TwoNodes.deterministic(Map.of()) : TwoNodes.threaded(Map.of());
+    }
     cqA = n.a.createCq(256, null, 0);
     cqB = n.b.createCq(256, null, 0);
     QpCap cap = QpCap.builder().maxSendWr(64).maxRecvWr(64).build();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.github.verbs4j.fabric.local.LocalNode;
+import io.github.verbs4j.fabric.testing.EmbeddedCoordinator;
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AhAttr;
 import io.github.verbs4j.verbs.CompletionQueue;
@@ -25,6 +26,8 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -42,9 +45,20 @@ final class TwoNodes implements AutoCloseable {
   final ProtectionDomain pdA;
   final ProtectionDomain pdB;
   final boolean deterministic;
+  private final AutoCloseable coordinator;
+
+  private TwoNodes(Context a, Context b, EmbeddedCoordinator coordinator) {
+    this.deterministic = false;
+    this.coordinator = coordinator;
+    this.a = a;
+    this.b = b;
+    pdA = a.allocPd();
+    pdB = b.allocPd();
+  }
 
   private TwoNodes(Map<String, String> extra, boolean deterministic) {
     this.deterministic = deterministic;
+    this.coordinator = null;
     String name = "ib-test-" + IDS.incrementAndGet() + "-" + System.nanoTime();
     Map<String, String> base = new HashMap<>();
     base.put("verbs.provider", "ib");
@@ -68,6 +82,46 @@ final class TwoNodes implements AutoCloseable {
 
   static TwoNodes threaded(Map<String, String> extra) {
     return new TwoNodes(extra, false);
+  }
+
+  /**
+   * Two contexts on the netty fabric in this JVM, joined through an embedded coordinator: their
+   * frames cross a socket (Unix domain by default), as between processes.
+   */
+  static TwoNodes netty(Map<String, String> extra) throws Exception {
+    EmbeddedCoordinator c = EmbeddedCoordinator.start();
+    CompletableFuture<Context> a = null;
+    CompletableFuture<Context> b = null;
+    try {
+      a = openAsync(c, 0, extra);
+      b = openAsync(c, 1, extra);
+      return new TwoNodes(a.get(60, TimeUnit.SECONDS), b.get(60, TimeUnit.SECONDS), c);
+    } catch (Exception e) {
+      for (CompletableFuture<Context> f : java.util.Arrays.asList(a, b)) {
+        if (f != null) {
+          f.thenAccept(Context::close);
+        }
+      }
+      c.close();
+      throw e;
+    }
+  }
+
+  private static CompletableFuture<Context> openAsync(EmbeddedCoordinator c, int rank, Map<String, String> extra) {
+    Map<String, String> m = new HashMap<>(c.settings(rank, 2));
+    m.put("verbs.provider", "ib");
+    m.put("verbs.fabric.join-timeout-ms", "30000");
+    m.putAll(extra);
+    CompletableFuture<Context> f = new CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try {
+        f.complete(Verbs.open(VerbsConfig.of(m)));
+      } catch (Throwable e) {
+        f.completeExceptionally(e);
+      }
+    }, "open-rank-" + rank);
+    t.start();
+    return f;
   }
 
   static TwoNodes deterministic(Map<String, String> extra) {
@@ -162,12 +216,8 @@ final class TwoNodes implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    try {
-      a.close();
-    } finally {
-      b.close();
-    }
+  public void close() throws Exception {
+    closeAll(pdA, pdB, a, b, coordinator);
   }
 
   /** Closes everything a test created, children first. */

@@ -598,7 +598,7 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
     ByteBuffer[] parts = null;
     if (end > at) {
       if (frame.nioBufferCount() == 1) {
-        view = frame.internalNioBuffer(at, end - at);
+        view = viewOf(frame, at, end - at);
         delta = view.position() - at;
       } else {
         parts = frame.nioBuffers(at, end - at);
@@ -653,6 +653,24 @@ public final class IbDevice implements PacketPort.Receiver, AutoCloseable {
         return n;
       }
     }
+  }
+
+  /**
+   * A view of {@code len} bytes at {@code at} of a frame held in one buffer. A frame is usually a
+   * slice of the fabric's read buffer, and a slice makes a new NIO buffer (two objects) for every
+   * view; the read buffer keeps one internal view with it (pooled buffers recycle it), so the view
+   * comes from there when the slice is a window on it. Only the thread running the agent reads
+   * frames, and nothing else takes the read buffer's internal view.
+   */
+  private static ByteBuffer viewOf(ByteBuf frame, int at, int len) {
+    ByteBuf root = frame.unwrap();
+    if (root != null && root.nioBufferCount() == 1 && frame.hasMemoryAddress() && root.hasMemoryAddress()) {
+      long start = frame.memoryAddress() - root.memoryAddress() + at;
+      if (start >= 0 && start + len <= root.capacity()) {
+        return root.internalNioBuffer((int) start, len);
+      }
+    }
+    return frame.internalNioBuffer(at, len);
   }
 
   private void receive(ByteBuf b, int at, int len, ByteBuffer view, int delta, long t) {
