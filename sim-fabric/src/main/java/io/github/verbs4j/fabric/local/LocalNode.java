@@ -20,7 +20,6 @@ import io.github.verbs4j.fabric.topo.Route;
 import io.github.verbs4j.fabric.topo.Topology;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.channel.DefaultEventLoop;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -54,7 +53,7 @@ public final class LocalNode implements FabricNode {
   private final CopyOnWriteArrayList<PeerListener> peerListeners = new CopyOnWriteArrayList<>();
   private final CopyOnWriteArrayList<WritabilityListener> writabilityListeners = new CopyOnWriteArrayList<>();
   private final IntObjectHashMap<LocalFrame> held = new IntObjectHashMap<>();
-  private final DefaultEventLoop eventLoop;
+  private final ParkingEventLoop eventLoop;
   private final Queue<LocalFrame> inbound;
   private final AtomicInteger queued = new AtomicInteger();
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
@@ -77,7 +76,7 @@ public final class LocalNode implements FabricNode {
       eventLoop = null;
       inbound = null;
     } else {
-      eventLoop = new DefaultEventLoop(new DefaultThreadFactory("verbs4j-local-node-" + id, true));
+      eventLoop = new ParkingEventLoop(new DefaultThreadFactory("verbs4j-local-node-" + id, true));
       inbound = PlatformDependent.newFixedMpscQueue(fabric.queueCapacity);
     }
     this.timers = eventLoop != null && clock.isModelled()
