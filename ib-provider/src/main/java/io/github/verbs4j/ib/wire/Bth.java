@@ -43,7 +43,19 @@ public final class Bth {
   private static final int MIG_BIT = 0x40;
   private static final int ACK_REQ_BIT = 0x8000_0000;
 
+  // Where each field sits in word() (bytes 0..7): derived from its offset and width, so the layout
+  // is written once (the OFFSET constants above).
+  private static final int OPCODE_SHIFT = shift(OPCODE_OFFSET, 1);
+  private static final int FLAGS_SHIFT = shift(FLAGS_OFFSET, 1);
+  private static final int PKEY_SHIFT = shift(PKEY_OFFSET, 2);
+  private static final int DEST_QP_SHIFT = shift(DEST_QP_OFFSET, 4);
+
   private Bth() {}
+
+  /** @return the right shift that brings the field at {@code offset} of a big-endian word to bit 0 */
+  private static int shift(int offset, int bytes) {
+    return (Long.BYTES - offset - bytes) * Byte.SIZE;
+  }
 
   /**
    * Writes a BTH at {@code off}.
@@ -60,10 +72,10 @@ public final class Bth {
    */
   public static void write(ByteBuf b, int off, int opcode, boolean solicited, int padCount, int pkey, int destQp,
       boolean ackReq, int psn) {
-    long w = (long) (opcode & 0xFF) << 56
-        | (long) ((solicited ? SE_BIT : 0) | (padCount & 3) << 4 | TVER) << 48
-        | (long) (pkey & 0xFFFF) << 32
-        | (destQp & Psn.MASK);
+    long w = (long) (opcode & 0xFF) << OPCODE_SHIFT
+        | (long) ((solicited ? SE_BIT : 0) | (padCount & 3) << 4 | TVER) << FLAGS_SHIFT
+        | (long) (pkey & 0xFFFF) << PKEY_SHIFT
+        | (long) (destQp & Psn.MASK) << DEST_QP_SHIFT;
     b.setLong(off, w); // bytes 0..7 in one write (big-endian)
     b.setInt(off + PSN_OFFSET, (ackReq ? ACK_REQ_BIT : 0) | (psn & Psn.MASK));
   }
@@ -86,11 +98,11 @@ public final class Bth {
 
   /** @param w {@link #word} @return the opcode value 0..255 */
   public static int opcode(long w) {
-    return (int) (w >>> 56) & 0xFF;
+    return (int) (w >>> OPCODE_SHIFT) & 0xFF;
   }
 
   private static int flags(long w) {
-    return (int) (w >>> 48) & 0xFF;
+    return (int) (w >>> FLAGS_SHIFT) & 0xFF;
   }
 
   /** @param w {@link #word} @return the solicited event bit */
@@ -115,12 +127,12 @@ public final class Bth {
 
   /** @param w {@link #word} @return the partition key */
   public static int pkey(long w) {
-    return (int) (w >>> 32) & 0xFFFF;
+    return (int) (w >>> PKEY_SHIFT) & 0xFFFF;
   }
 
   /** @param w {@link #word} @return the 24-bit destination QP number */
   public static int destQp(long w) {
-    return (int) w & Psn.MASK;
+    return (int) (w >>> DEST_QP_SHIFT) & Psn.MASK;
   }
 
   /** @param p {@link #psnWord} @return the AckReq bit */

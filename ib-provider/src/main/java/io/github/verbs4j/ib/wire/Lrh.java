@@ -49,7 +49,20 @@ public final class Lrh {
   /** Largest PktLen (11 bits). */
   public static final int MAX_PKTLEN_WORDS = 0x7FF;
 
+  // Where each field sits in word(): derived from its offset and width, so the layout is written
+  // once (the OFFSET constants above).
+  private static final int VL_LVER_SHIFT = shift(VL_LVER_OFFSET, 1);
+  private static final int SL_LNH_SHIFT = shift(SL_LNH_OFFSET, 1);
+  private static final int DLID_SHIFT = shift(DLID_OFFSET, 2);
+  private static final int PKTLEN_SHIFT = shift(PKTLEN_OFFSET, 2);
+  private static final int SLID_SHIFT = shift(SLID_OFFSET, 2);
+
   private Lrh() {}
+
+  /** @return the right shift that brings the field at {@code offset} of a big-endian word to bit 0 */
+  private static int shift(int offset, int bytes) {
+    return (Long.BYTES - offset - bytes) * Byte.SIZE;
+  }
 
   /**
    * Writes an LRH at {@code off}.
@@ -65,11 +78,11 @@ public final class Lrh {
    */
   public static void write(ByteBuf b, int off, int vl, int sl, int dlid, int slid, int packetBytes,
       boolean noIcrc) {
-    long w = (long) ((vl & 0xF) << 4 | LVER) << 56
-        | (long) ((sl & 0xF) << 4 | (noIcrc ? NO_ICRC : 0) | LNH_IBA_LOCAL) << 48
-        | (long) (dlid & 0xFFFF) << 32
-        | (long) ((packetBytes >>> 2) & MAX_PKTLEN_WORDS) << 16
-        | (slid & 0xFFFF);
+    long w = (long) ((vl & 0xF) << 4 | LVER) << VL_LVER_SHIFT
+        | (long) ((sl & 0xF) << 4 | (noIcrc ? NO_ICRC : 0) | LNH_IBA_LOCAL) << SL_LNH_SHIFT
+        | (long) (dlid & 0xFFFF) << DLID_SHIFT
+        | (long) ((packetBytes >>> 2) & MAX_PKTLEN_WORDS) << PKTLEN_SHIFT
+        | (long) (slid & 0xFFFF) << SLID_SHIFT;
     b.setLong(off, w); // one write of the whole header (big-endian, as the layout above)
   }
 
@@ -85,42 +98,42 @@ public final class Lrh {
 
   /** @param w {@link #word} @return the link version */
   public static int lver(long w) {
-    return (int) (w >>> 56) & 0xF;
+    return (int) (w >>> VL_LVER_SHIFT) & 0xF;
   }
 
   /** @param w {@link #word} @return the virtual lane */
   public static int vl(long w) {
-    return (int) (w >>> 60) & 0xF;
+    return (int) (w >>> (VL_LVER_SHIFT + 4)) & 0xF;
   }
 
   /** @param w {@link #word} @return the service level */
   public static int sl(long w) {
-    return (int) (w >>> 52) & 0xF;
+    return (int) (w >>> (SL_LNH_SHIFT + 4)) & 0xF;
   }
 
   /** @param w {@link #word} @return the link next header */
   public static int lnh(long w) {
-    return (int) (w >>> 48) & 0x3;
+    return (int) (w >>> SL_LNH_SHIFT) & 0x3;
   }
 
   /** @param w {@link #word} @return whether the sender marked the packet as sent without an ICRC */
   public static boolean noIcrc(long w) {
-    return ((int) (w >>> 48) & NO_ICRC) != 0;
+    return ((int) (w >>> SL_LNH_SHIFT) & NO_ICRC) != 0;
   }
 
   /** @param w {@link #word} @return the destination LID */
   public static int dlid(long w) {
-    return (int) (w >>> 32) & 0xFFFF;
+    return (int) (w >>> DLID_SHIFT) & 0xFFFF;
   }
 
   /** @param w {@link #word} @return the packet length in bytes, LRH through ICRC */
   public static int packetBytes(long w) {
-    return ((int) (w >>> 16) & MAX_PKTLEN_WORDS) << 2;
+    return ((int) (w >>> PKTLEN_SHIFT) & MAX_PKTLEN_WORDS) << 2;
   }
 
   /** @param w {@link #word} @return the source LID */
   public static int slid(long w) {
-    return (int) w & 0xFFFF;
+    return (int) (w >>> SLID_SHIFT) & 0xFFFF;
   }
 
   /** @param b buffer @param off LRH offset @return the link version */

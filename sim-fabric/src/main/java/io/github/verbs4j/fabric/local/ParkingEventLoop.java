@@ -18,16 +18,21 @@ import java.util.concurrent.locks.LockSupport;
 final class ParkingEventLoop extends SingleThreadEventLoop {
   /**
    * Most tasks waiting at once. A node queues at most one frame-delivery task at a time (the
-   * drain flag), plus timers coming due and the odd listener call.
+   * drain flag), plus one per timer or delayed frame scheduled from another thread and the odd
+   * listener call; beyond it {@code execute} throws {@code RejectedExecutionException} (Netty's
+   * {@code DefaultEventLoop} queue was unbounded).
    */
   static final int MAX_PENDING_TASKS = 1 << 16;
+
+  /** Tail tasks (run after each batch of tasks): the local node adds none. */
+  private static final int MAX_TAIL_TASKS = 64;
 
   private volatile Thread thread;
 
   /** @param threadFactory makes the loop's thread */
   ParkingEventLoop(ThreadFactory threadFactory) {
     super(null, new ThreadPerTaskExecutor(threadFactory), false,
-        PlatformDependent.newFixedMpscQueue(MAX_PENDING_TASKS), PlatformDependent.newFixedMpscQueue(MAX_PENDING_TASKS),
+        PlatformDependent.newFixedMpscQueue(MAX_PENDING_TASKS), PlatformDependent.newFixedMpscQueue(MAX_TAIL_TASKS),
         RejectedExecutionHandlers.reject());
   }
 
