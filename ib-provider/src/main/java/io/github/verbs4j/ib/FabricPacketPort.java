@@ -17,8 +17,9 @@ import io.netty.buffer.ByteBufAllocator;
  * the node's clock and scheduler, and the node's receiver, peer and writability upcalls forwarded
  * to the device. Works the same over the local (threaded or deterministic) and netty fabrics.
  *
- * <p>A frame that holds a packet sent without an ICRC ({@link Lrh#NO_ICRC}) is tagged {@link
- * FrameHeader#TAG_UNCHECKED}: fault injection loses it rather than corrupt bytes no one checks.
+ * <p>A frame that holds a packet sent without an ICRC ({@link Lrh#NO_ICRC}) carries the header flag
+ * {@link FrameHeader#FLAG_UNCHECKED}: fault injection loses it rather than corrupt bytes no one
+ * checks. The tag stays the provider's own.
  *
  * <p>Buffer ownership: {@link #transmit} hands the packet to {@link FabricNode#send}, which owns it
  * from then on; a received frame's payload is handed to the device, which releases it.
@@ -117,7 +118,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   @Override
   public boolean transmit(int dlid, ByteBuf packet) {
     if (Thread.currentThread() != batchThread || dlid <= 0 || dlid >= trains.length) {
-      return node.send(dlid, Lrh.noIcrc(packet, packet.readerIndex()) ? TAG | FrameHeader.TAG_UNCHECKED : TAG, packet);
+      return node.send(dlid, TAG, Lrh.noIcrc(packet, packet.readerIndex()) ? FrameHeader.FLAG_UNCHECKED : 0, packet);
     }
     ByteBuf held = trains[dlid];
     if (packet == held) {
@@ -262,7 +263,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       }
       built[dlid] = false;
       if (held.isReadable()) {
-        node.send(dlid, unchecked[dlid] ? TAG | FrameHeader.TAG_UNCHECKED : TAG, held);
+        node.send(dlid, TAG, unchecked[dlid] ? FrameHeader.FLAG_UNCHECKED : 0, held);
       } else {
         held.release(); // room was asked for, nothing was sent in it
       }

@@ -32,7 +32,7 @@ public enum DropReason {
   BAD_VERSION("bad_version"),
   /** Decoder: the type byte is unknown. */
   BAD_TYPE("bad_type"),
-  /** Decoder: reserved flag bits are set. */
+  /** Decoder, or {@code send}: flag bits outside {@link FrameHeader#FLAGS_DEFINED}, or reserved bits, are set. */
   BAD_FLAGS("bad_flags"),
   /** Decoder: the length exceeds the fabric MTU. */
   TOO_LONG("too_long"),

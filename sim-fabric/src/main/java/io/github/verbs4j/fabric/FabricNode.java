@@ -114,7 +114,7 @@ public interface FabricNode extends AutoCloseable {
   }
 
   /**
-   * Sends {@code payload} to {@code dstNode} with tag 0.
+   * Sends {@code payload} to {@code dstNode} with tag 0 and no flags.
    *
    * @param dstNode destination node id (may be this node)
    * @param payload the payload; ownership passes to the fabric
@@ -122,14 +122,14 @@ public interface FabricNode extends AutoCloseable {
    *     back-pressure, closed); fault-injected losses return true, as a wire would
    */
   default boolean send(int dstNode, ByteBuf payload) {
-    return send(dstNode, 0, payload);
+    return send(dstNode, 0, 0, payload);
   }
 
   /**
    * Whether fault injection may corrupt frames this node sends: a corruption rate or a scripted
    * corruption is configured (for any pair, now or before). Once true it stays true. A provider
    * that protects its payloads with a check it computes itself may skip that work while this is
-   * false, and tag what it sends {@link FrameHeader#TAG_UNCHECKED} — frames so tagged are never
+   * false, and flag what it sends {@link FrameHeader#FLAG_UNCHECKED} — frames so flagged are never
    * corrupted, so a configuration change between the check and the send cannot go unnoticed.
    *
    * @return true if a frame sent from now on may be corrupted
@@ -139,14 +139,28 @@ public interface FabricNode extends AutoCloseable {
   }
 
   /**
-   * Sends {@code payload} to {@code dstNode}.
+   * Sends {@code payload} to {@code dstNode} with no flags.
    *
    * @param dstNode destination node id (may be this node)
    * @param tag 16 bits carried opaque in the header for the provider (virtual lane, port, class)
    * @param payload the payload; ownership passes to the fabric
    * @return false if the frame was dropped at once (see {@link #send(int, ByteBuf)})
    */
-  boolean send(int dstNode, int tag, ByteBuf payload);
+  default boolean send(int dstNode, int tag, ByteBuf payload) {
+    return send(dstNode, tag, 0, payload);
+  }
+
+  /**
+   * Sends {@code payload} to {@code dstNode}.
+   *
+   * @param dstNode destination node id (may be this node)
+   * @param tag 16 bits carried opaque in the header for the provider (virtual lane, port, class)
+   * @param flags header flags the fabric acts on ({@link FrameHeader#FLAG_UNCHECKED}); a bit
+   *     outside {@link FrameHeader#FLAGS_DEFINED} drops the frame ({@link DropReason#BAD_FLAGS})
+   * @param payload the payload; ownership passes to the fabric
+   * @return false if the frame was dropped at once (see {@link #send(int, ByteBuf)})
+   */
+  boolean send(int dstNode, int tag, int flags, ByteBuf payload);
 
   /**
    * @param dstNode destination node id

@@ -39,13 +39,14 @@ import io.netty.buffer.ByteBuf;
  *       its destination; or {@link #TYPE_TRANSIT} (2), a frame still crossing the modelled fabric
  *       (netty transport: it is on its way to the process that models its next link, which may be
  *       an intermediate node). Other values are rejected.
- *   <li>flags: reserved, must be 0.
+ *   <li>flags: bits the fabric and the provider both read. {@link #FLAG_UNCHECKED} (bit 0): the
+ *       payload carries no integrity check of its own, so the fault injector loses such a frame
+ *       instead of corrupting it. Other bits are reserved and must be 0.
  *   <li>hops: links traversed (0 for a node sending to itself); in a transit frame, the links
  *       modelled so far (the index of the next link of the route).
  *   <li>source/destination node: node ids (LIDs), 1..65535.
- *   <li>tag: 16 bits for the provider's own use (virtual lane, port, packet class), carried opaque,
- *       except {@link #TAG_UNCHECKED}: the payload carries no integrity check of its own, and the
- *       fault injector loses such a frame instead of corrupting it.
+ *   <li>tag: 16 bits for the provider's own use (virtual lane, port, packet class), carried opaque:
+ *       the fabric never reads it.
  *   <li>reserved: 0.
  *   <li>payload length: unsigned, at most the fabric MTU ({@code verbs.link.mtu}).
  *   <li>send time: the sender's clock ({@link io.github.verbs4j.fabric.time.NodeClock}) at send.
@@ -84,12 +85,14 @@ public final class FrameHeader {
   /** Offset of the 16-bit destination node id. */
   public static final int DST_OFFSET = 6;
   /**
-   * Tag bit a provider sets on a frame whose payload carries no integrity check of its own (no
-   * CRC it verifies): when fault injection picks such a frame for corruption, the fabric drops it
-   * ({@link DropReason#UNCHECKED_CORRUPT}) instead of delivering flipped bits nobody would detect.
-   * Corruption is never silent; a provider that checks its payloads leaves the bit clear.
+   * Flag a provider sets on a frame whose payload carries no integrity check of its own (no CRC it
+   * verifies): when fault injection picks such a frame for corruption, the fabric drops it ({@link
+   * DropReason#UNCHECKED_CORRUPT}) instead of delivering flipped bits nobody would detect.
+   * Corruption is never silent; a provider that checks its payloads leaves the flag clear.
    */
-  public static final int TAG_UNCHECKED = 0x8000;
+  public static final int FLAG_UNCHECKED = 0x01;
+  /** Every flag bit this version defines; a frame with another bit set is malformed. */
+  public static final int FLAGS_DEFINED = FLAG_UNCHECKED;
 
   /** Offset of the 16-bit provider tag. */
   public static final int TAG_OFFSET = 8;
@@ -108,6 +111,7 @@ public final class FrameHeader {
 
   private int version;
   private int type;
+  private int flags;
   private int hops;
   private int src;
   private int dst;
@@ -133,7 +137,7 @@ public final class FrameHeader {
    */
   public static void write(
       ByteBuf buf, int hops, int src, int dst, int tag, int length, long sendTime, long arrivalTime) {
-    write(buf, TYPE_DATA, hops, src, dst, tag, length, sendTime, arrivalTime);
+    write(buf, TYPE_DATA, 0, hops, src, dst, tag, length, sendTime, arrivalTime);
   }
 
   /**
@@ -142,6 +146,7 @@ public final class FrameHeader {
    *
    * @param buf the buffer (must be writable for 32 bytes)
    * @param type {@link #TYPE_DATA} or {@link #TYPE_TRANSIT}
+   * @param flags flag bits ({@link #FLAGS_DEFINED})
    * @param hops links traversed (transit: links modelled so far)
    * @param src source node id
    * @param dst destination node id
@@ -150,13 +155,13 @@ public final class FrameHeader {
    * @param sendTime modelled send time
    * @param arrivalTime modelled arrival time (transit: the head's time at the next link)
    */
-  public static void write(
-      ByteBuf buf, int type, int hops, int src, int dst, int tag, int length, long sendTime, long arrivalTime) {
+  public static void write(ByteBuf buf, int type, int flags, int hops, int src, int dst, int tag, int length,
+      long sendTime, long arrivalTime) {
     int w = buf.writerIndex();
     buf.ensureWritable(LENGTH);
     buf.setByte(w + VERSION_OFFSET, VERSION);
     buf.setByte(w + TYPE_OFFSET, type);
-    buf.setByte(w + FLAGS_OFFSET, 0);
+    buf.setByte(w + FLAGS_OFFSET, flags);
     buf.setByte(w + HOPS_OFFSET, hops);
     buf.setShort(w + SRC_OFFSET, src);
     buf.setShort(w + DST_OFFSET, dst);
@@ -228,7 +233,7 @@ public final class FrameHeader {
     if (type != TYPE_DATA && type != TYPE_TRANSIT) {
       return DropReason.BAD_TYPE;
     }
-    if (buf.getUnsignedByte(offset + FLAGS_OFFSET) != 0 || buf.getUnsignedShort(offset + RESERVED_OFFSET) != 0) {
+    if ((buf.getUnsignedByte(offset + FLAGS_OFFSET) & ~FLAGS_DEFINED) != 0 || buf.getUnsignedShort(offset + RESERVED_OFFSET) != 0) {
       return DropReason.BAD_FLAGS;
     }
     if (buf.getUnsignedInt(offset + LENGTH_OFFSET) > maxPayload) {
@@ -258,6 +263,7 @@ public final class FrameHeader {
   public FrameHeader decode(ByteBuf buf, int offset) {
     version = buf.getUnsignedByte(offset + VERSION_OFFSET);
     type = buf.getUnsignedByte(offset + TYPE_OFFSET);
+    flags = buf.getUnsignedByte(offset + FLAGS_OFFSET);
     hops = buf.getUnsignedByte(offset + HOPS_OFFSET);
     src = buf.getUnsignedShort(offset + SRC_OFFSET);
     dst = buf.getUnsignedShort(offset + DST_OFFSET);
@@ -271,6 +277,7 @@ public final class FrameHeader {
   /**
    * Sets every field (used by the in-JVM fabric, which has no bytes to decode).
    *
+   * @param flags flag bits
    * @param hops links traversed
    * @param src source node id
    * @param dst destination node id
@@ -280,9 +287,10 @@ public final class FrameHeader {
    * @param arrivalTime modelled arrival time
    * @return this
    */
-  public FrameHeader set(int hops, int src, int dst, int tag, int length, long sendTime, long arrivalTime) {
+  public FrameHeader set(int flags, int hops, int src, int dst, int tag, int length, long sendTime, long arrivalTime) {
     this.version = VERSION;
     this.type = TYPE_DATA;
+    this.flags = flags & 0xFF;
     this.hops = hops;
     this.src = src;
     this.dst = dst;
@@ -301,6 +309,11 @@ public final class FrameHeader {
   /** @return the type byte */
   public int type() {
     return type;
+  }
+
+  /** @return the flag bits ({@link #FLAG_UNCHECKED}) */
+  public int flags() {
+    return flags;
   }
 
   /** @return links traversed */
@@ -340,7 +353,7 @@ public final class FrameHeader {
 
   @Override
   public String toString() {
-    return "FrameHeader{v=" + version + ", type=" + type + ", hops=" + hops + ", src=" + src + ", dst=" + dst
+    return "FrameHeader{v=" + version + ", type=" + type + ", flags=" + flags + ", hops=" + hops + ", src=" + src + ", dst=" + dst
         + ", tag=" + tag + ", length=" + length + ", send=" + sendTimeNanos + ", arrival=" + arrivalTimeNanos + "}";
   }
 }

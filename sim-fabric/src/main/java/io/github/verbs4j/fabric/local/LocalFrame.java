@@ -16,6 +16,7 @@ final class LocalFrame {
   int src;
   int dst;
   int tag;
+  int flags;
   int length;
   long sendTime;
   long arrival;
@@ -27,7 +28,7 @@ final class LocalFrame {
 
   private LocalFrame() {}
 
-  static LocalFrame get(int src, int dst, int tag, ByteBuf payload, Route route, long sendTime) {
+  static LocalFrame get(int src, int dst, int tag, int flags, ByteBuf payload, Route route, long sendTime) {
     LocalFrame f = POOL.poll();
     if (f == null) {
       f = new LocalFrame();
@@ -35,6 +36,7 @@ final class LocalFrame {
     f.src = src;
     f.dst = dst;
     f.tag = tag;
+    f.flags = flags;
     f.payload = payload;
     f.length = payload.readableBytes();
     f.route = route;

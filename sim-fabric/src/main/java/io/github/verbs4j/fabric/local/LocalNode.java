@@ -160,9 +160,12 @@ public final class LocalNode implements FabricNode {
   }
 
   @Override
-  public boolean send(int dstNode, int tag, ByteBuf payload) {
+  public boolean send(int dstNode, int tag, int flags, ByteBuf payload) {
     if (!open) {
       return drop(DropReason.CLOSED, payload);
+    }
+    if ((flags & ~FrameHeader.FLAGS_DEFINED) != 0) {
+      return drop(DropReason.BAD_FLAGS, payload);
     }
     if (timers != null) {
       timers.poke(); // a charge on this thread may have passed a timer's deadline
@@ -184,12 +187,12 @@ public final class LocalNode implements FabricNode {
     }
     int mask = fabric.faults.decide(id, dstNode);
     if (mask == 0) {
-      return inject(d, LocalFrame.get(id, dstNode, tag, payload, route, clock.nowNanos()));
+      return inject(d, LocalFrame.get(id, dstNode, tag, flags, payload, route, clock.nowNanos()));
     }
-    return sendFaulty(d, tag, payload, route, mask);
+    return sendFaulty(d, tag, flags, payload, route, mask);
   }
 
-  private boolean sendFaulty(LocalNode d, int tag, ByteBuf payload, Route route, int mask) {
+  private boolean sendFaulty(LocalNode d, int tag, int flags, ByteBuf payload, Route route, int mask) {
     int dst = d.id;
     if ((mask & FaultAction.DOWN.bit()) != 0) {
       return drop(DropReason.LINK_DOWN, payload);
@@ -199,7 +202,7 @@ public final class LocalNode implements FabricNode {
       return true;
     }
     if ((mask & FaultAction.CORRUPT.bit()) != 0) {
-      if ((tag & FrameHeader.TAG_UNCHECKED) != 0) {
+      if ((flags & FrameHeader.FLAG_UNCHECKED) != 0) {
         drop(DropReason.UNCHECKED_CORRUPT, payload);
         return true;
       }
@@ -213,11 +216,11 @@ public final class LocalNode implements FabricNode {
     long delay = (mask & FaultAction.DELAY.bit()) != 0 ? fabric.faults.delayNanos(id, dst) : 0;
     if ((mask & FaultAction.DUPLICATE.bit()) != 0) {
       ByteBuf dup = fabric.alloc.directBuffer(payload.readableBytes()).writeBytes(payload, payload.readerIndex(), payload.readableBytes());
-      LocalFrame f2 = LocalFrame.get(id, dst, tag, dup, route, now);
+      LocalFrame f2 = LocalFrame.get(id, dst, tag, flags, dup, route, now);
       f2.extraDelay = delay;
       inject(d, f2);
     }
-    LocalFrame f = LocalFrame.get(id, dst, tag, payload, route, now);
+    LocalFrame f = LocalFrame.get(id, dst, tag, flags, payload, route, now);
     f.extraDelay = delay;
     if ((mask & FaultAction.REORDER.bit()) != 0) {
       synchronized (held) {
@@ -389,7 +392,7 @@ public final class LocalNode implements FabricNode {
       }
       clock.advanceTo(f.arrival);
     }
-    header.set(f.route.hops(), f.src, f.dst, f.tag, f.length, f.sendTime, f.arrival);
+    header.set(f.flags, f.route.hops(), f.src, f.dst, f.tag, f.length, f.sendTime, f.arrival);
     ByteBuf p = f.payload;
     f.recycle();
     fabric.metrics.received(header.length());

@@ -143,6 +143,7 @@ public final class NettyNode implements FabricNode {
     Route route;
     int done;
     int tag;
+    int flags;
     ByteBuf payload;
     long sendTime;
     long delay;
@@ -620,9 +621,12 @@ public final class NettyNode implements FabricNode {
   }
 
   @Override
-  public boolean send(int dstNode, int tag, ByteBuf payload) {
+  public boolean send(int dstNode, int tag, int flags, ByteBuf payload) {
     if (!open) {
       return drop(DropReason.CLOSED, payload);
+    }
+    if ((flags & ~FrameHeader.FLAGS_DEFINED) != 0) {
+      return drop(DropReason.BAD_FLAGS, payload);
     }
     if (timers != null) {
       timers.poke(); // a charge on this thread may have passed a timer's deadline
@@ -645,12 +649,12 @@ public final class NettyNode implements FabricNode {
     }
     int mask = faults.decide(nodeId, dstNode);
     if (mask != 0) {
-      return sendFaulty(p, route, tag, payload, mask);
+      return sendFaulty(p, route, tag, flags, payload, mask);
     }
-    return transmit(p, route, tag, payload, clock.nowNanos(), 0);
+    return transmit(p, route, tag, flags, payload, clock.nowNanos(), 0);
   }
 
-  private boolean sendFaulty(Peer p, Route route, int tag, ByteBuf payload, int mask) {
+  private boolean sendFaulty(Peer p, Route route, int tag, int flags, ByteBuf payload, int mask) {
     if ((mask & FaultAction.DOWN.bit()) != 0) {
       return drop(DropReason.LINK_DOWN, payload);
     }
@@ -659,7 +663,7 @@ public final class NettyNode implements FabricNode {
       return true;
     }
     if ((mask & FaultAction.CORRUPT.bit()) != 0) {
-      if ((tag & FrameHeader.TAG_UNCHECKED) != 0) {
+      if ((flags & FrameHeader.FLAG_UNCHECKED) != 0) {
         drop(DropReason.UNCHECKED_CORRUPT, payload);
         return true;
       }
@@ -672,12 +676,12 @@ public final class NettyNode implements FabricNode {
     long delay = (mask & FaultAction.DELAY.bit()) != 0 ? faults.delayNanos(nodeId, p.id) : 0;
     if ((mask & FaultAction.DUPLICATE.bit()) != 0) {
       ByteBuf dup = alloc.directBuffer(payload.readableBytes()).writeBytes(payload, payload.readerIndex(), payload.readableBytes());
-      transmit(p, route, tag, dup, now, delay);
+      transmit(p, route, tag, flags, dup, now, delay);
     }
     if ((mask & FaultAction.REORDER.bit()) != 0 && route.dst() != nodeId) {
       int done = ownedHops(route, 0);
       Peer via = peers[nextNode(route, done)];
-      ByteBuf frame = encode(route, done, tag, payload, now, delay);
+      ByteBuf frame = encode(route, done, tag, flags, payload, now, delay);
       synchronized (p) {
         if (p.heldFrame == null) {
           p.heldFrame = frame;
@@ -689,7 +693,7 @@ public final class NettyNode implements FabricNode {
       }
       return writeOwn(p, via, frame, delay);
     }
-    return transmit(p, route, tag, payload, now, delay);
+    return transmit(p, route, tag, flags, payload, now, delay);
   }
 
   /**
@@ -738,33 +742,33 @@ public final class NettyNode implements FabricNode {
    * Models hops {@code 0..done-1} of a frame and builds it: a data frame if that is the whole
    * route, else a transit frame for the next link's process. Takes ownership of {@code payload}.
    */
-  private ByteBuf encode(Route route, int done, int tag, ByteBuf payload, long sendTime, long delay) {
+  private ByteBuf encode(Route route, int done, int tag, int flags, ByteBuf payload, long sendTime, long delay) {
     int len = payload.readableBytes();
     // A delayed frame enters its first link late (the delay fault holds it at the sender).
     long time = model.advance(route, 0, done, sendTime + delay, len);
     int type = done == route.hops() ? FrameHeader.TYPE_DATA : FrameHeader.TYPE_TRANSIT;
     if (len <= COPY_LIMIT) {
       ByteBuf b = alloc.directBuffer(FrameHeader.LENGTH + len);
-      FrameHeader.write(b, type, done, nodeId, route.dst(), tag, len, sendTime, time);
+      FrameHeader.write(b, type, flags, done, nodeId, route.dst(), tag, len, sendTime, time);
       b.writeBytes(payload, payload.readerIndex(), len);
       payload.release();
       return b;
     }
     ByteBuf h = alloc.directBuffer(FrameHeader.LENGTH);
-    FrameHeader.write(h, type, done, nodeId, route.dst(), tag, len, sendTime, time);
+    FrameHeader.write(h, type, flags, done, nodeId, route.dst(), tag, len, sendTime, time);
     CompositeByteBuf c = alloc.compositeDirectBuffer(2);
     c.addComponents(true, h, payload);
     return c;
   }
 
-  private boolean transmit(Peer p, Route route, int tag, ByteBuf payload, long sendTime, long delay) {
+  private boolean transmit(Peer p, Route route, int tag, int flags, ByteBuf payload, long sendTime, long delay) {
     if (route.dst() == nodeId) {
       // To self: no socket; delivered on the event loop like any frame.
       long arrival = sendTime + delay;
       int len = payload.readableBytes();
       metrics.sent(len);
       loop.execute(() -> {
-        header.set(0, nodeId, nodeId, tag, len, sendTime, arrival);
+        header.set(flags, 0, nodeId, nodeId, tag, len, sendTime, arrival);
         deliver(payload);
       });
       return true;
@@ -772,15 +776,15 @@ public final class NettyNode implements FabricNode {
     int done = ownedHops(route, 0);
     Peer via = peers[nextNode(route, done)];
     if (loop.inEventLoop() && outbox.isEmpty()) {
-      boolean ok = writeOwnOnLoop(via, route, done, tag, payload, sendTime, delay, true);
+      boolean ok = writeOwnOnLoop(via, route, done, tag, flags, payload, sendTime, delay, true);
       flushHeldAfter(p);
       return ok;
     }
-    return enqueue(p, via, route, done, tag, payload, sendTime, delay);
+    return enqueue(p, via, route, done, tag, flags, payload, sendTime, delay);
   }
 
   /** From any thread: queue a frame for the event loop to encode and write (see {@link #outbox}). */
-  private boolean enqueue(Peer dst, Peer via, Route route, int done, int tag, ByteBuf payload, long sendTime, long delay) {
+  private boolean enqueue(Peer dst, Peer via, Route route, int done, int tag, int flags, ByteBuf payload, long sendTime, long delay) {
     Channel ch = via.channel;
     if (ch == null || !via.up) {
       return drop(DropReason.NODE_DOWN, payload);
@@ -801,6 +805,7 @@ public final class NettyNode implements FabricNode {
     o.route = route;
     o.done = done;
     o.tag = tag;
+    o.flags = flags;
     o.payload = payload;
     o.sendTime = sendTime;
     o.delay = delay;
@@ -866,6 +871,7 @@ public final class NettyNode implements FabricNode {
       Route route = o.route;
       int done = o.done;
       int tag = o.tag;
+      int flags = o.flags;
       long sendTime = o.sendTime;
       o.dst = null;
       o.via = null;
@@ -878,7 +884,7 @@ public final class NettyNode implements FabricNode {
         drop(DropReason.CLOSED, payload);
         continue;
       }
-      if (writeOwnOnLoop(via, route, done, tag, payload, sendTime, delay, false) && !via.needsFlush) {
+      if (writeOwnOnLoop(via, route, done, tag, flags, payload, sendTime, delay, false) && !via.needsFlush) {
         via.needsFlush = true;
         t[nTouched++] = via;
       }
@@ -919,7 +925,7 @@ public final class NettyNode implements FabricNode {
     int len = header.length();
     long time = model.advance(route, done, next, header.arrivalTimeNanos(), len);
     if (next == route.hops() && dst == nodeId) {
-      header.set(next, src, dst, header.tag(), len, header.sendTimeNanos(), time);
+      header.set(header.flags(), next, src, dst, header.tag(), len, header.sendTimeNanos(), time);
       frame.skipBytes(FrameHeader.LENGTH);
       deliver(frame);
       return;
@@ -938,11 +944,11 @@ public final class NettyNode implements FabricNode {
    *
    * @return true if the frame was written (and, with {@code flush} false, a flush is owed)
    */
-  private boolean writeOwnOnLoop(Peer via, Route route, int done, int tag, ByteBuf payload, long sendTime, long delay,
-      boolean flush) {
+  private boolean writeOwnOnLoop(Peer via, Route route, int done, int tag, int flags, ByteBuf payload, long sendTime,
+      long delay, boolean flush) {
     int len = payload.readableBytes();
     if (len <= COPY_LIMIT || (delay > 0 && !clock.isModelled())) {
-      return writeTo(via, encode(route, done, tag, payload, sendTime, delay), delay, true, flush);
+      return writeTo(via, encode(route, done, tag, flags, payload, sendTime, delay), delay, true, flush);
     }
     Channel ch = via.channel;
     if (ch == null || !via.up) {
@@ -953,8 +959,8 @@ public final class NettyNode implements FabricNode {
     }
     long time = model.advance(route, 0, done, sendTime + delay, len);
     ByteBuf h = alloc.directBuffer(FrameHeader.LENGTH);
-    FrameHeader.write(h, done == route.hops() ? FrameHeader.TYPE_DATA : FrameHeader.TYPE_TRANSIT, done, nodeId, route.dst(), tag,
-        len, sendTime, time);
+    FrameHeader.write(h, done == route.hops() ? FrameHeader.TYPE_DATA : FrameHeader.TYPE_TRANSIT, flags, done, nodeId,
+        route.dst(), tag, len, sendTime, time);
     metrics.sent(len);
     ch.write(h, ch.voidPromise());
     if (flush) {

@@ -149,7 +149,7 @@ class FaultInjectionTest {
   }
 
   @Test
-  void aFrameTaggedUncheckedIsLostInsteadOfCorrupted() {
+  void aFrameFlaggedUncheckedIsLostInsteadOfCorrupted() {
     try (LocalFabric f = LocalFabric.create(FabricOptions.from(Map.of("verbs.fabric.mode", "deterministic"), Map.of()),
         new SimpleMeterRegistry())) {
       LocalNode a = f.addNode();
@@ -157,19 +157,19 @@ class FaultInjectionTest {
       assertFalse(a.mayCorrupt());
       List<String> got = new ArrayList<>();
       b.setReceiver((h, p) -> {
-        got.add(p.getLong(p.readerIndex()) + "/" + Integer.toHexString(h.tag()));
+        got.add(p.getLong(p.readerIndex()) + "/" + Integer.toHexString(h.tag()) + "/" + h.flags());
         p.release();
       });
       f.faults().link(1, 2).at(0, FaultAction.CORRUPT).at(1, FaultAction.CORRUPT);
       assertTrue(a.mayCorrupt() && b.mayCorrupt(), "one injector for the whole in-JVM fabric");
-      assertTrue(a.send(2, FrameHeader.TAG_UNCHECKED | 0x1B, Unpooled.buffer().writeLong(0)));
+      assertTrue(a.send(2, 0x1B, FrameHeader.FLAG_UNCHECKED, Unpooled.buffer().writeLong(0)));
       assertTrue(a.send(2, 0x1B, Unpooled.buffer().writeLong(0)));
-      assertTrue(a.send(2, FrameHeader.TAG_UNCHECKED | 0x1B, Unpooled.buffer().writeLong(0)));
+      assertTrue(a.send(2, 0x1B, FrameHeader.FLAG_UNCHECKED, Unpooled.buffer().writeLong(0)));
       f.runUntilIdle();
       assertEquals(2, got.size(), got.toString());
-      assertNotEquals("0/1b", got.get(0), "the checked frame arrives with one bit flipped");
+      assertNotEquals("0/1b/0", got.get(0), "the checked frame arrives with one bit flipped");
       assertEquals(1, Long.bitCount(Long.parseLong(got.get(0).split("/")[0])), got.toString());
-      assertEquals("0/801b", got.get(1), "the third frame (no fault) arrives intact, tag and all");
+      assertEquals("0/1b/" + FrameHeader.FLAG_UNCHECKED, got.get(1), "the third frame (no fault) arrives intact, tag and flags");
       assertEquals(1, f.metrics().drops(DropReason.UNCHECKED_CORRUPT));
       assertEquals(2, f.faults().injected(FaultAction.CORRUPT));
     }

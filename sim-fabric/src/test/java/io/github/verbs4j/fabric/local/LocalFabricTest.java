@@ -108,7 +108,9 @@ class LocalFabricTest {
     assertEquals(0, unknown.refCnt(), "the fabric released the dropped payload");
     assertFalse(a.send(b.nodeId(), Unpooled.buffer().writeBytes(new byte[101])));
     assertTrue(a.send(b.nodeId(), Unpooled.buffer().writeBytes(new byte[100])));
+    assertFalse(a.send(b.nodeId(), 0, 0x80, Unpooled.buffer().writeInt(1)), "an undefined header flag");
     f.runUntilIdle();
+    assertEquals(1, f.metrics().drops(DropReason.BAD_FLAGS));
     assertEquals(1, f.metrics().drops(DropReason.UNKNOWN_NODE));
     assertEquals(1, f.metrics().drops(DropReason.MTU));
     assertEquals(1, f.metrics().drops(DropReason.NO_RECEIVER), "b had no receiver");

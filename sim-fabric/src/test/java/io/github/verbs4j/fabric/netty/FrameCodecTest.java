@@ -41,6 +41,18 @@ class FrameCodecTest {
   }
 
   @Test
+  void theUncheckedFlagTravelsInTheFlagsByteAndLeavesTheTagAlone() {
+    ByteBuf b = Unpooled.buffer();
+    FrameHeader.write(b, FrameHeader.TYPE_DATA, FrameHeader.FLAG_UNCHECKED, 2, 1, 2, 0xFFFF, 0, 5, 6);
+    assertEquals(FrameHeader.FLAG_UNCHECKED, b.getUnsignedByte(FrameHeader.FLAGS_OFFSET));
+    FrameHeader h = new FrameHeader().decode(b, 0);
+    assertEquals(FrameHeader.FLAG_UNCHECKED, h.flags());
+    assertEquals(0xFFFF, h.tag(), "all 16 tag bits are the provider's");
+    assertNull(FrameHeader.check(b, 0, 0, 2), "a defined flag is well formed");
+    b.release();
+  }
+
+  @Test
   void framesSurviveArbitrarySplittingAndCoalescing() {
     Random rnd = new Random(11);
     ByteBuf stream = Unpooled.buffer();
@@ -82,7 +94,7 @@ class FrameCodecTest {
     ByteBuf good = frame(1, 1, 2, 0, new byte[] {1, 2, 3}, 0, 0);
     ByteBuf badVersion = frame(1, 1, 2, 0, new byte[4], 0, 0).setByte(FrameHeader.VERSION_OFFSET, 2);
     ByteBuf badType = frame(1, 1, 2, 0, new byte[4], 0, 0).setByte(FrameHeader.TYPE_OFFSET, 9);
-    ByteBuf badFlags = frame(1, 1, 2, 0, new byte[4], 0, 0).setByte(FrameHeader.FLAGS_OFFSET, 1);
+    ByteBuf badFlags = frame(1, 1, 2, 0, new byte[4], 0, 0).setByte(FrameHeader.FLAGS_OFFSET, 0x80); // undefined bit
     ByteBuf badNode = frame(1, 0, 2, 0, new byte[4], 0, 0);
     ByteBuf misrouted = frame(1, 1, 3, 0, new byte[4], 0, 0);
     ByteBuf badTime = frame(1, 1, 2, 0, new byte[4], 10, 9);

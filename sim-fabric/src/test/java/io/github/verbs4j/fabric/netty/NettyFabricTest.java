@@ -204,19 +204,19 @@ class NettyFabricTest {
     List<FabricNode> ns = open(2, Map.of("verbs.fault.script", "1-2:corrupt@0,1"));
     assertTrue(ns.get(0).mayCorrupt(), "the script corrupts frames node 1 sends");
     List<Long> got = new CopyOnWriteArrayList<>();
-    List<Integer> tags = new CopyOnWriteArrayList<>();
+    List<String> tags = new CopyOnWriteArrayList<>();
     ns.get(1).setReceiver((h, p) -> {
       got.add(p.getLong(p.readerIndex()));
-      tags.add(h.tag());
+      tags.add(h.tag() + "/" + h.flags());
       p.release();
     });
-    assertTrue(ns.get(0).send(2, FrameHeader.TAG_UNCHECKED | 7, ns.get(0).alloc().buffer().writeLong(0)));
+    assertTrue(ns.get(0).send(2, 7, FrameHeader.FLAG_UNCHECKED, ns.get(0).alloc().buffer().writeLong(0)));
     assertTrue(ns.get(0).send(2, 7, ns.get(0).alloc().buffer().writeLong(0)));
-    assertTrue(ns.get(0).send(2, FrameHeader.TAG_UNCHECKED | 7, ns.get(0).alloc().buffer().writeLong(0)));
+    assertTrue(ns.get(0).send(2, 7, FrameHeader.FLAG_UNCHECKED, ns.get(0).alloc().buffer().writeLong(0)));
     await().atMost(10, TimeUnit.SECONDS).until(() -> got.size() == 2);
     assertEquals(1, Long.bitCount(got.get(0)), "the checked frame arrives with one bit flipped: " + got);
     assertEquals(0L, got.get(1), "the frame after the script arrives intact");
-    assertEquals(List.of(7, FrameHeader.TAG_UNCHECKED | 7), tags);
+    assertEquals(List.of("7/0", "7/" + FrameHeader.FLAG_UNCHECKED), tags);
     assertEquals(1, ns.get(0).metrics().drops(DropReason.UNCHECKED_CORRUPT));
   }
 
