@@ -1,5 +1,6 @@
 package io.github.verbs4j.ib;
 
+import io.github.verbs4j.fabric.CallerProgress;
 import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.FrameHeader;
 import io.github.verbs4j.fabric.FrameReceiver;
@@ -11,6 +12,7 @@ import io.github.verbs4j.ib.engine.PacketPort;
 import io.github.verbs4j.ib.wire.Lrh;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.util.function.IntSupplier;
 
 /**
  * The HCA's port on a sim-fabric node: LID = node id, one packet per frame (tag {@link #TAG}),
@@ -48,6 +50,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   static final int MIN_TRAIN_BYTES = 8 * 1024;
 
   private final FabricNode node;
+  private final CallerProgress callerProgress; // null: the node's own thread makes its progress
   private final NodeClock clock;
   private volatile Receiver receiver;
   // Packet trains (engine duty cycle only): the packets a cycle sends to one LID leave as one
@@ -81,6 +84,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       throw new IllegalArgumentException("maxTrainPackets must be at least 1, got " + maxTrainPackets);
     }
     this.node = node;
+    this.callerProgress = node.callerProgress().orElse(null);
     this.maxTrainPackets = maxTrainPackets;
     this.clock = node.clock();
     this.maxTrain = node.mtu();
@@ -219,23 +223,29 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   }
 
   @Override
-  public int progress(java.util.function.IntSupplier work) {
-    return node.progress(work);
+  public int progress(IntSupplier work) {
+    return callerProgress != null ? callerProgress.progress(work) : work.getAsInt();
   }
 
   @Override
-  public int progress(java.util.function.IntSupplier work, boolean pollWire) {
-    return node.progress(work, pollWire);
+  public int progress(IntSupplier work, boolean pollWire) {
+    return callerProgress != null ? callerProgress.progress(work, pollWire) : work.getAsInt();
   }
 
   @Override
   public void yieldProgress() {
-    node.yieldProgress();
+    if (callerProgress != null) {
+      callerProgress.yieldProgress();
+    }
   }
 
   @Override
   public boolean onCallersIdle(Runnable task) {
-    return node.onCallersIdle(task);
+    if (callerProgress == null) {
+      return false;
+    }
+    callerProgress.onCallersIdle(task);
+    return true;
   }
 
   @Override

@@ -1,8 +1,8 @@
 package io.github.verbs4j.ib;
 
 import io.github.verbs4j.fabric.FabricException;
-import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.FabricTimeoutException;
+import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.verbs.Errno;
 import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.VerbsException;
@@ -14,13 +14,13 @@ import java.time.Duration;
  * job's ({@code verbs.rank}/{@code verbs.size}, Slurm, Open MPI), not node ids.
  */
 final class IbJob implements Job {
-  private final FabricNode node;
+  private final JobChannel job;
   private final int rank;
   private final int size;
   private final String prefix;
 
-  IbJob(FabricNode node, int rank, int size, String namespace) {
-    this.node = node;
+  IbJob(JobChannel job, int rank, int size, String namespace) {
+    this.job = job;
     this.rank = rank;
     this.size = size;
     this.prefix = namespace.isEmpty() ? "" : namespace + "/";
@@ -39,7 +39,7 @@ final class IbJob implements Job {
   @Override
   public void put(String key, byte[] value) {
     try {
-      node.kvPut(prefix + key, value);
+      job.kvPut(prefix + key, value);
     } catch (FabricException e) {
       throw new VerbsException(Errno.EINVAL, "job put key='" + key + "': " + e.getMessage(), -1, e);
     }
@@ -48,7 +48,7 @@ final class IbJob implements Job {
   @Override
   public byte[] get(String key, Duration timeout) {
     try {
-      return node.kvGet(prefix + key, timeout);
+      return job.kvGet(prefix + key, timeout);
     } catch (FabricTimeoutException e) {
       throw new VerbsException(Errno.ETIMEDOUT, "job get key='" + key + "' timed out after " + timeout, -1, e);
     } catch (FabricException e) {
@@ -59,7 +59,7 @@ final class IbJob implements Job {
   @Override
   public void barrier(String name, Duration timeout) {
     try {
-      node.barrier(prefix + name, timeout);
+      job.barrier(prefix + name, timeout);
     } catch (FabricTimeoutException e) {
       throw new VerbsException(Errno.ETIMEDOUT, "job barrier '" + name + "': " + e.getMessage(), -1, e);
     } catch (FabricException e) {

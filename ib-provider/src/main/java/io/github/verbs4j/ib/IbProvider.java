@@ -80,7 +80,7 @@ public final class IbProvider implements VerbsProvider {
     }
     try {
       FabricPacketPort port = new FabricPacketPort(node, config.getInt(IbConfig.TRAIN_PACKETS));
-      IbJob job = new IbJob(node, fo.rank(), fo.size(), config.get(IbConfig.JOB));
+      IbJob job = new IbJob(node.job(), fo.rank(), fo.size(), config.get(IbConfig.JOB));
       return new IbContext(device(), config, deviceAttr(params, node.nodeId()), params, port, node, null, registry,
           job);
     } catch (RuntimeException e) {

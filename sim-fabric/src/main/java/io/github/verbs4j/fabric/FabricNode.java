@@ -5,19 +5,22 @@ import io.github.verbs4j.fabric.time.NodeClock;
 import io.github.verbs4j.fabric.topo.Topology;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import java.time.Duration;
+import java.util.Optional;
 
 /**
  * One node of the fabric — the port a provider's device sends and receives frames through. The
  * fabric knows nothing of verbs: it moves {@link FrameHeader} + opaque payload between nodes.
+ * Beyond frames a node offers capabilities, each its own small interface: the job's key-value
+ * store and barriers ({@link #job()}) and, when opened for it, caller progress ({@link
+ * #callerProgress()}).
  *
  * <pre>{@code
  * FabricNode node = Fabric.open(FabricOptions.from(settings), registry);
  * node.setReceiver((h, payload) -> {
  *   try { handle(h.src(), h.tag(), payload); } finally { payload.release(); }
  * });
- * node.kvPut("qpn/" + node.rank(), bytes);                      // PMI-like exchange
- * node.barrier("connected", Duration.ofSeconds(30));
+ * node.job().kvPut("qpn/" + node.rank(), bytes);                // PMI-like exchange
+ * node.job().barrier("connected", Duration.ofSeconds(30));
  * ByteBuf b = node.alloc().directBuffer(64).writeLong(42);
  * node.send(peer, 0, b);                                          // the fabric releases b
  * }</pre>
@@ -25,8 +28,8 @@ import java.time.Duration;
  * <h2>Threading</h2>
  * {@link #send} and {@link #isWritable} may be called from any thread and never block. The
  * receiver, peer and writability listeners, and {@link #scheduler()} tasks run on this node's
- * fabric thread, one at a time. {@link #kvGet} and {@link #barrier} block the caller up to their
- * timeout: never call them on the fabric thread.
+ * fabric thread, one at a time. {@link JobChannel#kvGet} and {@link JobChannel#barrier} block the
+ * caller up to their timeout: never call them on the fabric thread.
  *
  * <h2>Buffer ownership</h2>
  * {@link #send} takes ownership of the payload in every case: the fabric releases it after it has
@@ -66,52 +69,6 @@ public interface FabricNode extends AutoCloseable {
 
   /** @return the largest payload a frame may carry ({@code verbs.link.mtu}) */
   int mtu();
-
-  /**
-   * Lets the calling thread make the node's progress: with a netty node and {@code
-   * verbs.fabric.progress=caller}, the caller runs the node's ready I/O, tasks and timers itself and
-   * then {@code work}, as the node's fabric thread (frames {@code work} sends leave at once), unless
-   * another thread is doing that right now. Otherwise, and by default, it only runs {@code work}:
-   * the node's own thread makes its progress. Never blocks.
-   *
-   * @param work what to run afterwards, on this thread
-   * @return what {@code work} returned plus the I/O events and tasks handled
-   */
-  default int progress(java.util.function.IntSupplier work) {
-    return work.getAsInt();
-  }
-
-  /**
-   * {@link #progress(java.util.function.IntSupplier)}, optionally without reading the sockets first
-   * (a caller that only sends: its frames still leave at once, its next call reads).
-   *
-   * @param work what to run, on this thread
-   * @param pollIo whether to handle ready I/O first
-   * @return what {@code work} returned plus the I/O events and tasks handled
-   */
-  default int progress(java.util.function.IntSupplier work, boolean pollIo) {
-    return progress(work);
-  }
-
-  /**
-   * Tells the node that the calling thread will not call {@link #progress} for a while (it is
-   * about to block): with {@code verbs.fabric.progress=caller} the background thread takes the I/O
-   * over now instead of after the lease. Does nothing otherwise.
-   */
-  default void yieldProgress() {}
-
-  /**
-   * With {@code verbs.fabric.progress=caller}: runs {@code task} on the node's background thread
-   * each time it takes the I/O over because callers stopped calling {@link #progress} (the lease
-   * ran out, or {@link #yieldProgress}), so a caller's deferred work is not left waiting for a call
-   * that does not come. Replaces an earlier task.
-   *
-   * @param task what to run, or null for nothing
-   * @return false if the node has no caller progress (the task will never run)
-   */
-  default boolean onCallersIdle(Runnable task) {
-    return false;
-  }
 
   /**
    * Sends {@code payload} to {@code dstNode} with tag 0 and no flags.
@@ -189,33 +146,21 @@ public interface FabricNode extends AutoCloseable {
   void removeWritabilityListener(WritabilityListener listener);
 
   /**
-   * Publishes a value in the coordinator's key-value store. Keys are write-once: publishing the
-   * same value again is allowed, another value fails.
+   * The job's key-value store and barriers (the coordinator's PMI role). Every node offers it.
    *
-   * @param key the key
-   * @param value the value (copied)
-   * @throws FabricException if the key holds another value or the coordinator is unreachable
+   * @return the job channel
    */
-  void kvPut(String key, byte[] value);
+  JobChannel job();
 
   /**
-   * Waits until {@code key} is published and returns its value.
+   * Caller progress: present when this node lets application threads run its I/O ({@code
+   * verbs.fabric.progress=caller}, netty); empty when the node's own thread makes all its progress.
    *
-   * @param key the key
-   * @param timeout how long to wait
-   * @return the value
-   * @throws FabricTimeoutException naming the key and timeout if not published in time
+   * @return the capability, or empty
    */
-  byte[] kvGet(String key, Duration timeout);
-
-  /**
-   * Waits until every rank has entered barrier {@code name}.
-   *
-   * @param name the barrier (each name is used once per job)
-   * @param timeout how long to wait
-   * @throws FabricTimeoutException naming the barrier, the timeout and the ranks missing
-   */
-  void barrier(String name, Duration timeout);
+  default Optional<CallerProgress> callerProgress() {
+    return Optional.empty();
+  }
 
   /** @return this node's (netty) or fabric's (local) meters */
   FabricMetrics metrics();

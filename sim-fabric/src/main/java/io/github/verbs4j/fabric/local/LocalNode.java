@@ -1,13 +1,12 @@
 package io.github.verbs4j.fabric.local;
 
 import io.github.verbs4j.fabric.DropReason;
-import io.github.verbs4j.fabric.FabricException;
 import io.github.verbs4j.fabric.FabricMetrics;
 import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.FabricOptions;
-import io.github.verbs4j.fabric.FabricTimeoutException;
 import io.github.verbs4j.fabric.FrameHeader;
 import io.github.verbs4j.fabric.FrameReceiver;
+import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.fabric.NodeDirectory;
 import io.github.verbs4j.fabric.PeerListener;
 import io.github.verbs4j.fabric.WritabilityListener;
@@ -24,14 +23,10 @@ import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.PlatformDependent;
-import java.time.Duration;
 import java.util.Queue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -60,6 +55,7 @@ public final class LocalNode implements FabricNode {
   private final Runnable drainTask = this::drain;
   private final Scheduler scheduler = new Scheduler();
   private final ModelledTimers timers; // threaded mode with modelled clocks, else null
+  private final LocalJob job;
   private final int highWater;
   private final int lowWater;
   private volatile boolean congested;
@@ -81,6 +77,7 @@ public final class LocalNode implements FabricNode {
     }
     this.timers = eventLoop != null && clock.isModelled()
         ? new ModelledTimers(clock, eventLoop, fabric.options.getLong(FabricOptions.TIMER_WALL_MIN_US) * 1000, this::runTask) : null;
+    this.job = new LocalJob(this, fabric.coordinator);
   }
 
   @Override
@@ -467,53 +464,9 @@ public final class LocalNode implements FabricNode {
     }
   }
 
-  private void checkOpen(String what) {
-    if (!open) {
-      throw new FabricException(what + ": node " + id + " is closed");
-    }
-  }
-
   @Override
-  public void kvPut(String key, byte[] value) {
-    checkOpen("kvPut key='" + key + "'");
-    try {
-      fabric.coordinator.put(key, value);
-    } catch (IllegalArgumentException e) {
-      throw new FabricException("kvPut: " + e.getMessage(), e);
-    }
-  }
-
-  @Override
-  public byte[] kvGet(String key, Duration timeout) {
-    checkOpen("kvGet key='" + key + "'");
-    CompletableFuture<byte[]> f = fabric.coordinator.get(key);
-    try {
-      return f.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      fabric.coordinator.cancelGet(key, f);
-      throw new FabricTimeoutException("kvGet key='" + key + "' timed out after " + timeout);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new FabricException("kvGet key='" + key + "' interrupted", e);
-    } catch (ExecutionException e) {
-      throw new FabricException("kvGet key='" + key + "' failed", e.getCause());
-    }
-  }
-
-  @Override
-  public void barrier(String name, Duration timeout) {
-    checkOpen("barrier '" + name + "'");
-    try {
-      fabric.coordinator.barrier(name, rank()).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      throw new FabricTimeoutException("barrier '" + name + "' timed out after " + timeout + ": ranks "
-          + fabric.coordinator.missing(name) + " missing");
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new FabricException("barrier '" + name + "' interrupted", e);
-    } catch (ExecutionException e) {
-      throw new FabricException("barrier '" + name + "' failed", e.getCause());
-    }
+  public JobChannel job() {
+    return job;
   }
 
   @Override

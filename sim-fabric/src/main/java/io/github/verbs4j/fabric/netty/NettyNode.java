@@ -1,5 +1,6 @@
 package io.github.verbs4j.fabric.netty;
 
+import io.github.verbs4j.fabric.CallerProgress;
 import io.github.verbs4j.fabric.DropReason;
 import io.github.verbs4j.fabric.FabricException;
 import io.github.verbs4j.fabric.FabricMetrics;
@@ -8,6 +9,7 @@ import io.github.verbs4j.fabric.FabricOptions;
 import io.github.verbs4j.fabric.FabricTimeoutException;
 import io.github.verbs4j.fabric.FrameHeader;
 import io.github.verbs4j.fabric.FrameReceiver;
+import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.fabric.NodeDirectory;
 import io.github.verbs4j.fabric.NodeInfo;
 import io.github.verbs4j.fabric.PeerListener;
@@ -54,13 +56,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.IntSupplier;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.util.internal.PlatformDependent;
 import java.util.Queue;
@@ -101,6 +103,7 @@ public final class NettyNode implements FabricNode {
   private final EventLoopGroup group;
   private final EventLoop loop;
   private final SharedIoEventLoop shared; // verbs.fabric.progress=caller, else null
+  private final Optional<CallerProgress> callerProgress;
   private final NodeClock clock;
   private final FaultInjector faults;
   private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
@@ -116,6 +119,7 @@ public final class NettyNode implements FabricNode {
   private Path udsPath;
   private Coordinator embedded;
   private CoordinatorClient client;
+  private JobChannel job; // set by start, before open returns
   private Topology topology;
   private LinkModel model;
   private int[] linkOwner = new int[0];
@@ -184,6 +188,7 @@ public final class NettyNode implements FabricNode {
       this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(loopName, true), transports.ioHandlerFactory());
     }
     this.loop = group.next();
+    this.callerProgress = Optional.ofNullable(shared);
     this.clock = options.modelledTime() ? NodeClock.modelled() : NodeClock.wall();
     this.timers = clock.isModelled()
         ? new ModelledTimers(clock, loop, options.getLong(FabricOptions.TIMER_WALL_MIN_US) * 1000, scheduler::run) : null;
@@ -251,6 +256,7 @@ public final class NettyNode implements FabricNode {
     String address = listen();
     client = CoordinatorClient.connect(ca.host(), coordPort, left(deadline),
         Duration.ofMillis(options.getLong(FabricOptions.HEARTBEAT_MS)), new Events());
+    job = new NettyJob(this, client, Duration.ofMillis(options.getLong(FabricOptions.JOIN_TIMEOUT_MS)));
     CoordinatorClient.Welcome w = client.hello(options.rank(), options.size(), address, host,
         TopologySpec.parse(options.get(FabricOptions.TOPOLOGY)).toString(), left(deadline));
     topology = TopologySpec.parse(w.topology()).build();
@@ -588,36 +594,9 @@ public final class NettyNode implements FabricNode {
     return false;
   }
 
-  /**
-   * With {@code verbs.fabric.progress=caller}, runs the node's ready I/O, tasks and timers on the
-   * calling thread and then {@code work}, all as the node's event-loop thread (so frames {@code
-   * work} sends are written to the socket at once), unless another thread is running them; else
-   * just {@code work}.
-   */
   @Override
-  public int progress(IntSupplier work) {
-    return shared != null ? shared.drive(work) : work.getAsInt();
-  }
-
-  @Override
-  public int progress(IntSupplier work, boolean pollIo) {
-    return shared != null ? shared.drive(work, pollIo) : work.getAsInt();
-  }
-
-  @Override
-  public void yieldProgress() {
-    if (shared != null) {
-      shared.yieldToBackground();
-    }
-  }
-
-  @Override
-  public boolean onCallersIdle(Runnable task) {
-    if (shared == null) {
-      return false;
-    }
-    shared.onTakeover(task);
-    return true;
+  public Optional<CallerProgress> callerProgress() {
+    return callerProgress;
   }
 
   @Override
@@ -1199,26 +1178,9 @@ public final class NettyNode implements FabricNode {
     writabilityListeners.remove(listener);
   }
 
-  private CoordinatorClient client(String what) {
-    if (!open) {
-      throw new FabricException(what + ": node " + nodeId + " is closed");
-    }
-    return client;
-  }
-
   @Override
-  public void kvPut(String key, byte[] value) {
-    client("kvPut key='" + key + "'").put(key, value, Duration.ofMillis(options.getLong(FabricOptions.JOIN_TIMEOUT_MS)));
-  }
-
-  @Override
-  public byte[] kvGet(String key, Duration timeout) {
-    return client("kvGet key='" + key + "'").get(key, timeout);
-  }
-
-  @Override
-  public void barrier(String name, Duration timeout) {
-    client("barrier '" + name + "'").barrier(name, timeout);
+  public JobChannel job() {
+    return job;
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.github.verbs4j.fabric.netty;
 
+import io.github.verbs4j.fabric.CallerProgress;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelPromise;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A Netty event loop that any thread may drive, one at a time ({@code verbs.fabric.progress=caller}).
- * A thread that calls {@link #drive} becomes the loop's thread for that call: it runs the ready
+ * It is the node's {@link CallerProgress}: a thread that calls {@link #progress} becomes the loop's
+ * thread for that call: it runs the ready
  * I/O (a non-blocking select), the queued tasks and due timers, and then its own work, during which
  * Netty treats it as the event loop — a frame it sends is written to the socket at once instead of
  * being queued for another thread. A background thread drives the loop, blocking in the selector,
@@ -50,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * compare-and-set, which orders everything one holder did before everything the next one does.
  * {@link #inEventLoop(Thread)} is true only for the current holder.
  */
-final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements IoEventLoop {
+final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements IoEventLoop, CallerProgress {
   private static final Logger LOG = LoggerFactory.getLogger(SharedIoEventLoop.class);
   private static final int RUNNING = 0;
   private static final int SHUTTING_DOWN = 1;
@@ -76,7 +78,7 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   /** A caller found the background thread driving: it should step back now. */
   private volatile boolean callerWaiting;
   private boolean initialized; // by the driver only
-  /** Runs when the background thread takes over from callers ({@link #onTakeover}). */
+  /** Runs when the background thread takes over from callers ({@link #onCallersIdle}). */
   private volatile Runnable takeoverHook;
   private long takeoverSeen; // the lastCallerNanos the hook last ran for (background thread only)
 
@@ -103,12 +105,13 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
    * @param work what to run while this thread is the loop's thread (may be null)
    * @return I/O events and tasks handled plus what {@code work} returned
    */
-  int drive(IntSupplier work) {
-    return drive(work, true);
+  @Override
+  public int progress(IntSupplier work) {
+    return progress(work, true);
   }
 
   /**
-   * {@link #drive(IntSupplier)}, optionally without looking at the sockets first: a caller that
+   * {@link #progress(IntSupplier)}, optionally without looking at the sockets first: a caller that
    * only sends (a post) skips the select and runs tasks, due timers and {@code work} as the loop's
    * thread, so its frames still leave at once; its next poll reads what arrived.
    *
@@ -116,7 +119,8 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
    * @param pollIo whether to run the ready I/O first
    * @return I/O events and tasks handled plus what {@code work} returned
    */
-  int drive(IntSupplier work, boolean pollIo) {
+  @Override
+  public int progress(IntSupplier work, boolean pollIo) {
     Thread me = Thread.currentThread();
     lastCallerNanos = System.nanoTime();
     Thread d = driver.get();
@@ -151,7 +155,8 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
    *
    * @param hook the task, or null for none
    */
-  void onTakeover(Runnable hook) {
+  @Override
+  public void onCallersIdle(Runnable hook) {
     takeoverHook = hook;
   }
 
@@ -159,7 +164,8 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
    * The callers will not drive the loop for a while (one is about to block): the background thread
    * takes over now rather than after the lease. Any thread.
    */
-  void yieldToBackground() {
+  @Override
+  public void yieldProgress() {
     lastCallerNanos = System.nanoTime() - leaseNanos;
     LockSupport.unpark(background);
   }

@@ -141,8 +141,8 @@ public final class FabricBench {
     }
     Channel echo = RawNetty.serve(t, g, uds, echoAddr, RawNetty.Echo::new);
     Channel sink = RawNetty.serve(t, g, uds, sinkAddr, RawNetty.Sink::new);
-    node.kvPut("raw/echo", (uds ? echoSpec : Integer.toString(((InetSocketAddress) echo.localAddress()).getPort())).getBytes(StandardCharsets.UTF_8));
-    node.kvPut("raw/sink", (uds ? sinkSpec : Integer.toString(((InetSocketAddress) sink.localAddress()).getPort())).getBytes(StandardCharsets.UTF_8));
+    node.job().kvPut("raw/echo", (uds ? echoSpec : Integer.toString(((InetSocketAddress) echo.localAddress()).getPort())).getBytes(StandardCharsets.UTF_8));
+    node.job().kvPut("raw/sink", (uds ? sinkSpec : Integer.toString(((InetSocketAddress) sink.localAddress()).getPort())).getBytes(StandardCharsets.UTF_8));
     quit.await(30, TimeUnit.MINUTES);
     echo.close();
     sink.close();
@@ -208,8 +208,8 @@ public final class FabricBench {
       FabricNode node = Fabric.open(options(transport, coord, 0), new SimpleMeterRegistry());
       MultiThreadIoEventLoopGroup g = RawNetty.group(t, "raw-driver");
       try {
-        String echoSpec = new String(node.kvGet("raw/echo", Duration.ofSeconds(60)), StandardCharsets.UTF_8);
-        String sinkSpec = new String(node.kvGet("raw/sink", Duration.ofSeconds(60)), StandardCharsets.UTF_8);
+        String echoSpec = new String(node.job().kvGet("raw/echo", Duration.ofSeconds(60)), StandardCharsets.UTF_8);
+        String sinkSpec = new String(node.job().kvGet("raw/sink", Duration.ofSeconds(60)), StandardCharsets.UTF_8);
         SocketAddress echoAddr = uds ? t.udsAddress(echoSpec) : new InetSocketAddress("127.0.0.1", Integer.parseInt(echoSpec));
         SocketAddress sinkAddr = uds ? t.udsAddress(sinkSpec) : new InetSocketAddress("127.0.0.1", Integer.parseInt(sinkSpec));
 

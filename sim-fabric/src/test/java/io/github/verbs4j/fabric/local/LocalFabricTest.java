@@ -184,7 +184,7 @@ class LocalFabricTest {
     assertEquals(1, f.metrics().drops(DropReason.NODE_DOWN));
     assertFalse(c.send(1, Unpooled.buffer().writeInt(1)));
     assertEquals(1, f.metrics().drops(DropReason.CLOSED));
-    assertThrows(FabricException.class, () -> c.kvPut("k", new byte[1]));
+    assertThrows(FabricException.class, () -> c.job().kvPut("k", new byte[1]));
   }
 
   @Test
@@ -281,20 +281,20 @@ class LocalFabricTest {
     LocalNode a = f.addNode();
     LocalNode b = f.addNode();
     Thread t = new Thread(() -> {
-      b.kvPut("qpn/1", new byte[] {7});
-      b.barrier("ready", Duration.ofSeconds(10));
+      b.job().kvPut("qpn/1", new byte[] {7});
+      b.job().barrier("ready", Duration.ofSeconds(10));
     });
     t.start();
-    assertArrayEquals(new byte[] {7}, a.kvGet("qpn/1", Duration.ofSeconds(10)));
-    a.barrier("ready", Duration.ofSeconds(10));
+    assertArrayEquals(new byte[] {7}, a.job().kvGet("qpn/1", Duration.ofSeconds(10)));
+    a.job().barrier("ready", Duration.ofSeconds(10));
     t.join(10_000);
-    a.kvPut("same", new byte[] {1});
-    a.kvPut("same", new byte[] {1});
-    FabricException e = assertThrows(FabricException.class, () -> b.kvPut("same", new byte[] {2}));
+    a.job().kvPut("same", new byte[] {1});
+    a.job().kvPut("same", new byte[] {1});
+    FabricException e = assertThrows(FabricException.class, () -> b.job().kvPut("same", new byte[] {2}));
     assertTrue(e.getMessage().contains("'same'"), e.getMessage());
-    FabricTimeoutException te = assertThrows(FabricTimeoutException.class, () -> a.kvGet("absent", Duration.ofMillis(50)));
+    FabricTimeoutException te = assertThrows(FabricTimeoutException.class, () -> a.job().kvGet("absent", Duration.ofMillis(50)));
     assertTrue(te.getMessage().contains("'absent'") && te.getMessage().contains("PT0.05S"), te.getMessage());
-    FabricTimeoutException be = assertThrows(FabricTimeoutException.class, () -> a.barrier("lonely", Duration.ofMillis(50)));
+    FabricTimeoutException be = assertThrows(FabricTimeoutException.class, () -> a.job().barrier("lonely", Duration.ofMillis(50)));
     assertTrue(be.getMessage().contains("ranks [1] missing"), be.getMessage());
   }
 

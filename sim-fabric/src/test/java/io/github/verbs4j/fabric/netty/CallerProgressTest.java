@@ -3,6 +3,7 @@ package io.github.verbs4j.fabric.netty;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.github.verbs4j.fabric.CallerProgress;
 import io.github.verbs4j.fabric.Fabric;
 import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.FabricOptions;
@@ -27,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code verbs.fabric.progress=caller}: a thread that calls {@link FabricNode#progress} runs the
+ * {@code verbs.fabric.progress=caller}: a thread that calls {@link CallerProgress#progress} runs the
  * node's I/O itself ({@link SharedIoEventLoop}); the background thread runs it when nobody does.
  */
 class CallerProgressTest {
@@ -69,12 +70,16 @@ class CallerProgressTest {
     AtomicBoolean held = new AtomicBoolean();
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (!held.get()) {
-      n.progress(() -> {
+      cp(n).progress(() -> {
         held.set(n.scheduler().inFabricThread());
         return 0;
       });
       assertTrue(System.nanoTime() < until, "the caller never got the loop");
     }
+  }
+
+  private static CallerProgress cp(FabricNode n) {
+    return n.callerProgress().orElseThrow();
   }
 
   private static ByteBuf frame(FabricNode n, int value) {
@@ -102,7 +107,7 @@ class CallerProgressTest {
     int rounds = 200;
     for (int i = 0; i < rounds; i++) {
       int v = i;
-      a.progress(() -> {
+      cp(a).progress(() -> {
         if (a.scheduler().inFabricThread()) {
           sentInLoop.incrementAndGet();
         }
@@ -111,7 +116,7 @@ class CallerProgressTest {
       });
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (atA.size() <= i) {
-        a.progress(() -> 0);
+        cp(a).progress(() -> 0);
         Thread.onSpinWait();
         assertTrue(System.nanoTime() < deadline, "echo " + i + " did not come back");
       }
@@ -160,7 +165,7 @@ class CallerProgressTest {
     int calls = 0;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (asLoop.get() == 0) {
-      a.progress(() -> {
+      cp(a).progress(() -> {
         if (a.scheduler().inFabricThread()) {
           asLoop.incrementAndGet();
         }
@@ -172,7 +177,7 @@ class CallerProgressTest {
     assertTrue(calls >= 1);
     // Nested calls run only the work, on the same thread, still as the loop.
     AtomicInteger nested = new AtomicInteger();
-    a.progress(() -> a.progress(() -> {
+    cp(a).progress(() -> cp(a).progress(() -> {
       assertSame(me, Thread.currentThread());
       nested.set(a.scheduler().inFabricThread() ? 1 : 2);
       return 0;
@@ -193,11 +198,11 @@ class CallerProgressTest {
       got.countDown();
     });
     for (int i = 0; i < 100; i++) {
-      a.progress(() -> 0); // a polls: the background thread now stays out for the lease
+      cp(a).progress(() -> 0); // a polls: the background thread now stays out for the lease
     }
-    a.yieldProgress();
-    b.progress(() -> b.send(a.nodeId(), frame(b, 7)) ? 1 : 0);
-    b.yieldProgress();
+    cp(a).yieldProgress();
+    cp(b).progress(() -> b.send(a.nodeId(), frame(b, 7)) ? 1 : 0);
+    cp(b).yieldProgress();
     assertTrue(got.await(10, TimeUnit.SECONDS), "the frame waited for the lease");
     assertTrue(thread.get().startsWith("verbs4j-fabric-rank"), thread.get());
   }
@@ -222,7 +227,7 @@ class CallerProgressTest {
     AtomicInteger inLoop = new AtomicInteger();
     for (int i = 0; i < 20; i++) {
       int v = i;
-      a.progress(() -> {
+      cp(a).progress(() -> {
         if (a.scheduler().inFabricThread()) {
           inLoop.incrementAndGet();
         }
@@ -236,7 +241,7 @@ class CallerProgressTest {
     assertTrue(atA.isEmpty(), "send-only passes do not read the sockets");
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (atA.isEmpty()) {
-      a.progress(() -> 0);
+      cp(a).progress(() -> 0);
       assertTrue(System.nanoTime() < deadline, "a poll reads what arrived");
     }
     assertEquals(7, atA.peek());
@@ -248,31 +253,31 @@ class CallerProgressTest {
     FabricNode a = ns.get(0);
     AtomicInteger runs = new AtomicInteger();
     AtomicReference<Thread> on = new AtomicReference<>();
-    assertTrue(a.onCallersIdle(() -> {
+    cp(a).onCallersIdle(() -> {
       on.set(Thread.currentThread());
       runs.incrementAndGet();
-    }));
+    });
     takeLoop(a); // a caller polls: the background thread stays out for the lease
     int before = runs.get();
     Thread.sleep(200);
     assertEquals(before, runs.get(), "no takeover within the lease");
-    a.yieldProgress();
+    cp(a).yieldProgress();
     await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == before + 1);
     assertNotEquals(Thread.currentThread(), on.get(), "on the background thread");
     Thread.sleep(200);
     assertEquals(before + 1, runs.get(), "once per takeover, not per pass");
-    a.progress(() -> 0);
-    a.yieldProgress();
+    cp(a).progress(() -> 0);
+    cp(a).yieldProgress();
     await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == before + 2);
   }
 
   @Test
-  void aNodeWithoutCallerProgressHasNoTakeover() throws Exception {
+  void aNodeWithoutCallerProgressDoesNotOfferIt() throws Exception {
     coordinator = EmbeddedCoordinator.start(Duration.ofSeconds(3));
     Map<String, String> s = new HashMap<>(coordinator.settings(0, 1));
     FabricNode n = Fabric.open(FabricOptions.from(s, Map.of()), new SimpleMeterRegistry());
     nodes.add(n);
-    assertFalse(n.onCallersIdle(() -> {}));
+    assertTrue(n.callerProgress().isEmpty(), "verbs.fabric.progress=thread: the node's own thread runs its I/O");
   }
 
   @Test

@@ -104,7 +104,7 @@ public final class FabricChildMain {
           node.send(1, node.alloc().buffer(12).writeInt(DOWN).writeInt(node.nodeId()).writeInt(id));
         }
       });
-      node.barrier("ready", Duration.ofSeconds(60));
+      node.job().barrier("ready", Duration.ofSeconds(60));
       for (int seq = 0; seq < FRAMES; seq++) {
         for (int dst = 1; dst <= node.size(); dst++) {
           if (dst != node.nodeId()) {
@@ -129,7 +129,7 @@ public final class FabricChildMain {
         }
         Thread.sleep(5);
       }
-      node.kvPut("done/" + node.rank(), ("intact=" + intact + " corrupt=" + corrupt).getBytes(StandardCharsets.UTF_8));
+      node.job().kvPut("done/" + node.rank(), ("intact=" + intact + " corrupt=" + corrupt).getBytes(StandardCharsets.UTF_8));
       if (!quit.await(90, TimeUnit.SECONDS)) {
         System.out.println("no QUIT from node 1");
         System.exit(3);

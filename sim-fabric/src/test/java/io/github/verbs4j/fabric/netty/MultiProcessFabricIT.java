@@ -118,7 +118,7 @@ class MultiProcessFabricIT {
         seenDown.add(id);
       }
     });
-    node.barrier("ready", Duration.ofSeconds(60));
+    node.job().barrier("ready", Duration.ofSeconds(60));
     for (int seq = 0; seq < FabricChildMain.FRAMES; seq++) {
       for (int dst = 2; dst <= SIZE; dst++) {
         int d = dst;
@@ -129,7 +129,7 @@ class MultiProcessFabricIT {
     await().atMost(60, TimeUnit.SECONDS).until(
         () -> intact.values().stream().mapToInt(AtomicInteger::get).sum() == FabricChildMain.FRAMES * (SIZE - 1));
     for (int r = 1; r < SIZE; r++) {
-      String done = new String(node.kvGet("done/" + r, Duration.ofSeconds(60)), StandardCharsets.UTF_8);
+      String done = new String(node.job().kvGet("done/" + r, Duration.ofSeconds(60)), StandardCharsets.UTF_8);
       assertTrue(done.endsWith("corrupt=0"), "rank " + r + ": " + done);
       assertTrue(done.contains("1=" + FabricChildMain.FRAMES), "rank " + r + " got every frame from node 1: " + done);
     }

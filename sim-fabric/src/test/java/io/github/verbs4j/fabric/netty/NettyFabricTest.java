@@ -120,14 +120,14 @@ class NettyFabricTest {
     List<FabricNode> ns = open(3, Map.of());
     FabricNode a = ns.get(0);
     FabricNode c = ns.get(2);
-    CompletableFuture<Void> bar = CompletableFuture.runAsync(() -> ns.get(1).barrier("x", Duration.ofSeconds(10)), THREAD_PER_TASK);
-    c.kvPut("qpn/2", new byte[] {42});
-    assertArrayEquals(new byte[] {42}, a.kvGet("qpn/2", Duration.ofSeconds(10)));
-    CompletableFuture<Void> bar2 = CompletableFuture.runAsync(() -> c.barrier("x", Duration.ofSeconds(10)), THREAD_PER_TASK);
-    a.barrier("x", Duration.ofSeconds(10));
+    CompletableFuture<Void> bar = CompletableFuture.runAsync(() -> ns.get(1).job().barrier("x", Duration.ofSeconds(10)), THREAD_PER_TASK);
+    c.job().kvPut("qpn/2", new byte[] {42});
+    assertArrayEquals(new byte[] {42}, a.job().kvGet("qpn/2", Duration.ofSeconds(10)));
+    CompletableFuture<Void> bar2 = CompletableFuture.runAsync(() -> c.job().barrier("x", Duration.ofSeconds(10)), THREAD_PER_TASK);
+    a.job().barrier("x", Duration.ofSeconds(10));
     bar.get(10, TimeUnit.SECONDS);
     bar2.get(10, TimeUnit.SECONDS);
-    FabricTimeoutException t = assertThrows(FabricTimeoutException.class, () -> a.kvGet("nope", Duration.ofMillis(100)));
+    FabricTimeoutException t = assertThrows(FabricTimeoutException.class, () -> a.job().kvGet("nope", Duration.ofMillis(100)));
     assertTrue(t.getMessage().contains("'nope'"), t.getMessage());
     List<Integer> down = new CopyOnWriteArrayList<>();
     a.addPeerListener(new PeerListener() {
@@ -143,7 +143,7 @@ class NettyFabricTest {
     assertEquals(1, a.metrics().drops(DropReason.NODE_DOWN));
     assertFalse(a.send(99, a.alloc().buffer().writeInt(1)));
     assertEquals(1, a.metrics().drops(DropReason.UNKNOWN_NODE));
-    assertThrows(FabricException.class, () -> c.kvPut("k", new byte[0]));
+    assertThrows(FabricException.class, () -> c.job().kvPut("k", new byte[0]));
     assertFalse(c.send(1, a.alloc().buffer().writeInt(1)));
   }
 
@@ -165,8 +165,8 @@ class NettyFabricTest {
     n.send(1, n.alloc().buffer().writeZero(968));
     await().atMost(10, TimeUnit.SECONDS).until(() -> arrivals.size() == 1);
     assertEquals(1000, arrivals.get(0), "to self: arrival = send time");
-    n.kvPut("k", new byte[] {1});
-    n.barrier("solo", Duration.ofSeconds(5));
+    n.job().kvPut("k", new byte[] {1});
+    n.job().barrier("solo", Duration.ofSeconds(5));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> Fabric.open(FabricOptions.from(Map.of("verbs.fabric", "netty", "verbs.size", "2"), Map.of()), new SimpleMeterRegistry()));
     assertTrue(e.getMessage().contains("verbs.coordinator"), e.getMessage());

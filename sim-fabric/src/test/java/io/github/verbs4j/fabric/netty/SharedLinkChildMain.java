@@ -27,11 +27,11 @@ public final class SharedLinkChildMain {
   private SharedLinkChildMain() {}
 
   static void put(FabricNode n, String key, Object value) {
-    n.kvPut(key, value.toString().getBytes(StandardCharsets.UTF_8));
+    n.job().kvPut(key, value.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   static String get(FabricNode n, String key) {
-    return new String(n.kvGet(key, WAIT), StandardCharsets.UTF_8);
+    return new String(n.job().kvGet(key, WAIT), StandardCharsets.UTF_8);
   }
 
   /**
@@ -47,7 +47,7 @@ public final class SharedLinkChildMain {
     });
     try (FabricNode node = Fabric.open(FabricOptions.from(settings, System.getenv()), new SimpleMeterRegistry())) {
       if (node.nodeId() == 2) {
-        node.barrier("ready", WAIT);
+        node.job().barrier("ready", WAIT);
         node.send(3, node.alloc().directBuffer(PAYLOAD).writeZero(PAYLOAD));
         node.clock().charge(10_000);
         get(node, "go2");
@@ -63,7 +63,7 @@ public final class SharedLinkChildMain {
           p.release();
           got.add(new long[] {h.src(), h.arrivalTimeNanos(), h.hops()});
         });
-        node.barrier("ready", WAIT);
+        node.job().barrier("ready", WAIT);
         int[] count = new int[4];
         for (int i = 0; i < 4; i++) {
           long[] f = got.poll(60, TimeUnit.SECONDS);
@@ -76,7 +76,7 @@ public final class SharedLinkChildMain {
         }
         put(node, "clock/3", node.clock().nowNanos());
       }
-      node.barrier("done", WAIT);
+      node.job().barrier("done", WAIT);
     }
   }
 }

@@ -60,7 +60,7 @@ class SharedLinkIT {
     node = Fabric.open(FabricOptions.from(mine, Map.of()), new SimpleMeterRegistry());
     assertEquals(1, node.nodeId());
     int p = SharedLinkChildMain.PAYLOAD;
-    node.barrier("ready", Duration.ofSeconds(60));
+    node.job().barrier("ready", Duration.ofSeconds(60));
 
     // Round 1: node 2's frame (sent at 0) takes 2->3 first: [0, 1000), arrives 0 + 100 + 1000.
     assertEquals("1100,1", get(node, "arrival/1/2"));
@@ -85,7 +85,7 @@ class SharedLinkIT {
     NettyNode me = (NettyNode) node;
     assertEquals(0, me.linkModel().queueingNanos(Peach2Topology.linkId(1, Port.E)));
     assertEquals(2, me.linkModel().frames(Peach2Topology.linkId(1, Port.E)));
-    node.barrier("done", Duration.ofSeconds(60));
+    node.job().barrier("done", Duration.ofSeconds(60));
     for (ChildJvm c : children) {
       assertEquals(0, c.waitFor(Duration.ofSeconds(30)), c.output());
     }

@@ -100,17 +100,17 @@ public final class FabricLink implements Peach2Link {
 
       @Override
       public void put(String key, byte[] value) {
-        node.kvPut(key, value);
+        node.job().kvPut(key, value);
       }
 
       @Override
       public byte[] get(String key, Duration timeout) {
-        return node.kvGet(key, timeout);
+        return node.job().kvGet(key, timeout);
       }
 
       @Override
       public void barrier(String name, Duration timeout) {
-        node.barrier(name, timeout);
+        node.job().barrier(name, timeout);
       }
     };
   }

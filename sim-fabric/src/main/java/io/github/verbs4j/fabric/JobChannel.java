@@ -1,0 +1,50 @@
+package io.github.verbs4j.fabric;
+
+import java.time.Duration;
+
+/**
+ * The job's out-of-band exchange that every node offers ({@link FabricNode#job()}): a write-once
+ * key-value store and named barriers, kept by the coordinator — the PMI role, what ranks use to
+ * swap queue-pair numbers and addresses before the first frame. It carries no data-path traffic.
+ *
+ * <pre>{@code
+ * JobChannel job = node.job();
+ * job.kvPut("qpn/" + node.rank(), Ints.toByteArray(qp.qpNum()));
+ * int peerQpn = Ints.fromByteArray(job.kvGet("qpn/" + peer, Duration.ofSeconds(30)));
+ * job.barrier("connected", Duration.ofSeconds(30));
+ * }</pre>
+ *
+ * <p>Threading: any thread but the node's fabric thread ({@link #kvGet} and {@link #barrier} block
+ * up to their timeout). After the node is closed every call throws {@link FabricException}.
+ */
+public interface JobChannel {
+  /**
+   * Publishes a value. Keys are write-once: publishing the same value again is allowed, another
+   * value fails.
+   *
+   * @param key the key
+   * @param value the value (copied)
+   * @throws FabricException if the key holds another value, the coordinator is unreachable or the
+   *     node is closed
+   */
+  void kvPut(String key, byte[] value);
+
+  /**
+   * Waits until {@code key} is published and returns its value.
+   *
+   * @param key the key
+   * @param timeout how long to wait
+   * @return the value
+   * @throws FabricTimeoutException naming the key and timeout if not published in time
+   */
+  byte[] kvGet(String key, Duration timeout);
+
+  /**
+   * Waits until every rank has entered barrier {@code name}.
+   *
+   * @param name the barrier (each name is used once per job)
+   * @param timeout how long to wait
+   * @throws FabricTimeoutException naming the barrier, the timeout and the ranks missing
+   */
+  void barrier(String name, Duration timeout);
+}
