@@ -5,6 +5,7 @@ import io.github.verbs4j.fabric.netty.NettyNode;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.util.Map;
+import java.util.Properties;
 
 /**
  * Entry point: opens this process's node on the fabric chosen by {@code verbs.fabric}.
@@ -23,23 +24,18 @@ import java.util.Map;
  * </ul>
  */
 public final class Fabric {
-  /** Netty's switch for its allocator's JFR events; see the static initializer. */
-  static final String NETTY_JFR = "io.netty.jfr.enabled";
-
-  static {
-    // Netty 4.2 emits JFR events from its allocator by default. The first chunk a thread
-    // allocates then loads and registers the JFR event types, ~250 ms in a fresh JVM: long
-    // enough for a peer's first packets to exhaust a short RC retry budget. Off unless the
-    // application chose otherwise (it must be set before Netty's PlatformDependent loads).
-    if (System.getProperty(NETTY_JFR) == null) {
-      System.setProperty(NETTY_JFR, "false");
-    }
-  }
+  /** Netty's system property that switches its allocator's JFR events. */
+  static final String NETTY_JFR_PROPERTY = "io.netty.jfr.enabled";
 
   private Fabric() {}
 
   /**
-   * Opens a node.
+   * Opens a node. First applies {@link FabricOptions#NETTY_JFR}: with {@code off} (the default)
+   * Netty's allocator JFR events are switched off for this JVM unless the application set {@code
+   * io.netty.jfr.enabled} itself. Netty reads that property once, when its {@code
+   * PlatformDependent} class loads, so this takes effect only if nothing in the JVM has used Netty
+   * yet; an application that loads Netty before it opens the fabric sets the property on its
+   * command line.
    *
    * @param options validated options
    * @param registry where meters go
@@ -47,11 +43,26 @@ public final class Fabric {
    * @throws FabricException if the node cannot join (coordinator unreachable, refused, timeout)
    */
   public static FabricNode open(FabricOptions options, MeterRegistry registry) {
+    applyNettyJfr(options, System.getProperties());
     return switch (options.fabric()) {
       case "local" -> LocalFabric.join(options, registry);
       case "netty" -> NettyNode.open(options, registry);
       default -> throw new IllegalArgumentException("verbs.fabric=" + options.fabric() + " must be local or netty");
     };
+  }
+
+  /**
+   * Netty 4.2 emits JFR events from its allocator by default; the first chunk a thread allocates
+   * then loads and registers the event types, ~250 ms in a fresh JVM: long enough for a peer's
+   * first packets to exhaust a short RC retry budget.
+   *
+   * @param options the options ({@link FabricOptions#NETTY_JFR})
+   * @param system the JVM's system properties
+   */
+  static void applyNettyJfr(FabricOptions options, Properties system) {
+    if ("off".equals(options.get(FabricOptions.NETTY_JFR)) && system.getProperty(NETTY_JFR_PROPERTY) == null) {
+      system.setProperty(NETTY_JFR_PROPERTY, "false");
+    }
   }
 
   /**

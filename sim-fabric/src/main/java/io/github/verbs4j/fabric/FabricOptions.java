@@ -107,6 +107,13 @@ public final class FabricOptions {
   /** Socket buffers of Unix domain socket connections. */
   public static final Key UDS_SOCKET_BUFFER = key("verbs.fabric.uds-socket-buffer-bytes", "4194304",
       "netty: SO_SNDBUF and SO_RCVBUF of Unix domain socket connections, bytes (the kernel caps them at net.core.wmem_max and rmem_max); 0 = the kernel's default. TCP keeps the kernel's autotuning");
+  /**
+   * Netty's allocator JFR events, applied by {@link Fabric#open}: Netty 4.2 registers them on the
+   * first allocation of a thread, which stalled a fresh JVM for ~250 ms — long enough for a peer's
+   * first packets to exhaust a short retry budget.
+   */
+  public static final Key NETTY_JFR = key("verbs.fabric.netty-jfr", "off",
+      "Netty 4.2's buffer-allocator JFR events: off (Fabric.open sets io.netty.jfr.enabled=false unless the JVM already has that property; registering them stalls a fresh JVM ~250 ms) or netty (leave them to Netty, on by default)");
   /** Hard limit on pending bytes. */
   public static final Key MAX_PENDING = key("verbs.fabric.max-pending-bytes", "16777216", "netty: pending bytes per peer beyond which frames are dropped (backpressure)");
 
@@ -249,6 +256,7 @@ public final class FabricOptions {
     choice(v, PROGRESS, "thread", "caller");
     choice(v, TRANSPORT, "auto", "tcp", "uds");
     choice(v, IO, "auto", "epoll", "nio");
+    choice(v, NETTY_JFR, "off", "netty");
     range(v, RANK, -1, FrameHeader.MAX_NODE_ID - 1);
     range(v, SIZE, -1, FrameHeader.MAX_NODE_ID);
     range(v, QUEUE_FRAMES, 16, 1 << 24);

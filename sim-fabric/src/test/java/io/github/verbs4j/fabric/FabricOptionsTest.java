@@ -3,6 +3,7 @@ package io.github.verbs4j.fabric;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -91,5 +92,22 @@ class FabricOptionsTest {
     assertEquals(1, p.rank());
     assertEquals(2, p.size());
     assertThrows(IllegalArgumentException.class, () -> o.with("verbs.fabric.nope", "1"));
+  }
+
+  @Test
+  void nettyJfrEventsAreSwitchedOffAtOpenUnlessTheJvmChoseOrTheOptionSaysNetty() {
+    Properties fresh = new Properties();
+    Fabric.applyNettyJfr(FabricOptions.defaults(), fresh);
+    assertEquals("false", fresh.getProperty("io.netty.jfr.enabled"), "off by default");
+    Properties chosen = new Properties();
+    chosen.setProperty("io.netty.jfr.enabled", "true");
+    Fabric.applyNettyJfr(FabricOptions.defaults(), chosen);
+    assertEquals("true", chosen.getProperty("io.netty.jfr.enabled"), "the application's own setting wins");
+    Properties left = new Properties();
+    Fabric.applyNettyJfr(FabricOptions.from(Map.of("verbs.fabric.netty-jfr", "netty"), Map.of()), left);
+    assertNull(left.getProperty("io.netty.jfr.enabled"), "netty: Netty decides");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> FabricOptions.from(Map.of("verbs.fabric.netty-jfr", "on"), Map.of()));
+    assertTrue(e.getMessage().contains("verbs.fabric.netty-jfr=on"), e.getMessage());
   }
 }
