@@ -163,7 +163,7 @@ public final class LocalFabric implements AutoCloseable {
     coordinator.setSize(count);
     for (LocalNode o : others) {
       if (o != null && o != n && o.isOpen()) {
-        o.firePeerUp(n.nodeId());
+        o.firePeer(n.nodeId(), true);
       }
     }
     return n;
@@ -261,7 +261,7 @@ public final class LocalFabric implements AutoCloseable {
   void nodeClosed(LocalNode n) {
     for (LocalNode o : nodes()) {
       if (o != n && o.isOpen()) {
-        o.firePeerDown(n.nodeId());
+        o.firePeer(n.nodeId(), false);
       }
     }
     if (sharedName != null) {
@@ -437,7 +437,7 @@ public final class LocalFabric implements AutoCloseable {
       case DELIVER -> e.node.deliver(e.frame);
       case TASK -> {
         e.node.clock().advanceTo(e.time);
-        e.node.runTask(e.task);
+        e.node.runEvent(e.task);
       }
     }
   }

@@ -1,71 +1,49 @@
 package io.github.verbs4j.fabric.local;
 
+import io.github.verbs4j.fabric.AbstractFabricNode;
 import io.github.verbs4j.fabric.DropReason;
-import io.github.verbs4j.fabric.FabricMetrics;
 import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.FabricOptions;
-import io.github.verbs4j.fabric.FrameHeader;
-import io.github.verbs4j.fabric.FrameReceiver;
 import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.fabric.NodeDirectory;
-import io.github.verbs4j.fabric.PeerListener;
-import io.github.verbs4j.fabric.WritabilityListener;
-import io.github.verbs4j.fabric.fault.FaultAction;
 import io.github.verbs4j.fabric.time.FabricScheduler;
 import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.time.ModelledTimers;
-import io.github.verbs4j.fabric.time.NodeClock;
 import io.github.verbs4j.fabric.topo.Route;
-import io.github.verbs4j.fabric.topo.Topology;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.PlatformDependent;
 import java.util.Queue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * A node of a {@link LocalFabric}. See {@link FabricNode} for the contract. In the threaded mode it
- * owns a delivery thread and a bounded inbound queue ({@code verbs.fabric.queue-frames}): writable
- * below 3/4 of it, writable again at 1/2, frames dropped ({@link DropReason#BACKPRESSURE}) when it
- * is full.
+ * A node of a {@link LocalFabric}. See {@link FabricNode} for the contract; the send checks, the
+ * fault stage and delivery are {@link AbstractFabricNode}'s. This class is the in-JVM transport:
+ * the frame is handed over by reference. In the threaded mode the node owns a delivery thread and
+ * a bounded inbound queue ({@code verbs.fabric.queue-frames}): writable below 3/4 of it, writable
+ * again at 1/2, frames dropped ({@link DropReason#BACKPRESSURE}) when it is full. In the
+ * deterministic mode each hop and delivery is an event of the fabric's loop.
  */
-public final class LocalNode implements FabricNode {
-  private static final Logger LOG = LoggerFactory.getLogger(LocalNode.class);
-
+public final class LocalNode extends AbstractFabricNode<LocalNode> {
   final LocalFabric fabric;
-  private final int id;
-  private final NodeClock clock;
-  private final FrameHeader header = new FrameHeader();
-  private final CopyOnWriteArrayList<PeerListener> peerListeners = new CopyOnWriteArrayList<>();
-  private final CopyOnWriteArrayList<WritabilityListener> writabilityListeners = new CopyOnWriteArrayList<>();
-  private final IntObjectHashMap<LocalFrame> held = new IntObjectHashMap<>();
   private final ParkingEventLoop eventLoop;
   private final Queue<LocalFrame> inbound;
   private final AtomicInteger queued = new AtomicInteger();
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final Runnable drainTask = this::drain;
   private final Scheduler scheduler = new Scheduler();
-  private final ModelledTimers timers; // threaded mode with modelled clocks, else null
   private final LocalJob job;
   private final int highWater;
   private final int lowWater;
   private volatile boolean congested;
-  private volatile FrameReceiver receiver;
-  private volatile boolean open = true;
 
   LocalNode(LocalFabric fabric, int id) {
+    super(fabric.options, fabric.metrics, fabric.faults);
     this.fabric = fabric;
-    this.id = id;
-    this.clock = fabric.modelled ? NodeClock.modelled() : NodeClock.wall();
     this.highWater = fabric.queueCapacity * 3 / 4;
     this.lowWater = fabric.queueCapacity / 2;
     if (fabric.deterministic) {
@@ -74,20 +52,17 @@ public final class LocalNode implements FabricNode {
     } else {
       eventLoop = new ParkingEventLoop(new DefaultThreadFactory("verbs4j-local-node-" + id, true));
       inbound = PlatformDependent.newFixedMpscQueue(fabric.queueCapacity);
+      if (clock.isModelled()) {
+        useTimers(new ModelledTimers(clock, eventLoop, options.getLong(FabricOptions.TIMER_WALL_MIN_US) * 1000, this::runTask));
+      }
     }
-    this.timers = eventLoop != null && clock.isModelled()
-        ? new ModelledTimers(clock, eventLoop, fabric.options.getLong(FabricOptions.TIMER_WALL_MIN_US) * 1000, this::runTask) : null;
     this.job = new LocalJob(this, fabric.coordinator);
-  }
-
-  @Override
-  public int nodeId() {
-    return id;
+    attach(id, fabric.topology, fabric.model);
   }
 
   @Override
   public int rank() {
-    return id - 1;
+    return nodeId() - 1;
   }
 
   @Override
@@ -101,48 +76,13 @@ public final class LocalNode implements FabricNode {
   }
 
   @Override
-  public Topology topology() {
-    return fabric.topology;
-  }
-
-  @Override
-  public NodeClock clock() {
-    return clock;
-  }
-
-  @Override
   public FabricScheduler scheduler() {
     return scheduler;
   }
 
   @Override
-  public ByteBufAllocator alloc() {
-    return fabric.alloc;
-  }
-
-  @Override
-  public int mtu() {
-    return fabric.options.mtu();
-  }
-
-  @Override
-  public boolean mayCorrupt() {
-    return fabric.faults.mayCorrupt();
-  }
-
-  @Override
-  public FabricMetrics metrics() {
-    return fabric.metrics;
-  }
-
-  @Override
-  public FabricOptions options() {
-    return fabric.options;
-  }
-
-  @Override
-  public boolean isOpen() {
-    return open;
+  public JobChannel job() {
+    return job;
   }
 
   /** @return the fabric this node belongs to */
@@ -150,128 +90,25 @@ public final class LocalNode implements FabricNode {
     return fabric;
   }
 
-  private boolean drop(DropReason r, ByteBuf payload) {
-    fabric.dropped(r, payload.readableBytes());
-    payload.release();
-    return false;
+  @Override
+  protected LocalNode destination(int dstNode) {
+    return fabric.node(dstNode);
   }
 
   @Override
-  public boolean send(int dstNode, int tag, int flags, ByteBuf payload) {
-    if (!open) {
-      return drop(DropReason.CLOSED, payload);
-    }
-    if ((flags & ~FrameHeader.FLAGS_DEFINED) != 0) {
-      return drop(DropReason.BAD_FLAGS, payload);
-    }
-    if (timers != null) {
-      timers.poke(); // a charge on this thread may have passed a timer's deadline
-    }
-    LocalNode d = fabric.node(dstNode);
-    if (d == null) {
-      return drop(DropReason.UNKNOWN_NODE, payload);
-    }
-    if (!d.open) {
-      return drop(DropReason.NODE_DOWN, payload);
-    }
-    Route route = fabric.topology.route(id, dstNode);
-    int len = payload.readableBytes();
-    if (len > fabric.options.mtu() || len > fabric.model.mtu(route)) {
-      return drop(DropReason.MTU, payload);
-    }
-    if (fabric.faults.routeDown(route)) {
-      return drop(DropReason.LINK_DOWN, payload);
-    }
-    int mask = fabric.faults.decide(id, dstNode);
-    if (mask == 0) {
-      return inject(d, LocalFrame.get(id, dstNode, tag, flags, payload, route, clock.nowNanos()));
-    }
-    return sendFaulty(d, tag, flags, payload, route, mask);
+  protected boolean isUp(LocalNode d) {
+    return d.isOpen();
   }
 
-  private boolean sendFaulty(LocalNode d, int tag, int flags, ByteBuf payload, Route route, int mask) {
-    int dst = d.id;
-    if ((mask & FaultAction.DOWN.bit()) != 0) {
-      return drop(DropReason.LINK_DOWN, payload);
-    }
-    if ((mask & FaultAction.DROP.bit()) != 0) {
-      drop(DropReason.FAULT_DROP, payload);
-      return true;
-    }
-    if ((mask & FaultAction.CORRUPT.bit()) != 0) {
-      if ((flags & FrameHeader.FLAG_UNCHECKED) != 0) {
-        drop(DropReason.UNCHECKED_CORRUPT, payload);
-        return true;
-      }
-      // Copy first: the payload may share memory with the provider's registered buffers.
-      ByteBuf copy = fabric.alloc.directBuffer(payload.readableBytes()).writeBytes(payload);
-      payload.release();
-      payload = copy;
-      fabric.faults.corrupt(id, dst, payload);
-    }
-    long now = clock.nowNanos();
-    long delay = (mask & FaultAction.DELAY.bit()) != 0 ? fabric.faults.delayNanos(id, dst) : 0;
-    if ((mask & FaultAction.DUPLICATE.bit()) != 0) {
-      ByteBuf dup = fabric.alloc.directBuffer(payload.readableBytes()).writeBytes(payload, payload.readerIndex(), payload.readableBytes());
-      LocalFrame f2 = LocalFrame.get(id, dst, tag, flags, dup, route, now);
-      f2.extraDelay = delay;
-      inject(d, f2);
-    }
-    LocalFrame f = LocalFrame.get(id, dst, tag, flags, payload, route, now);
+  @Override
+  protected void holding(int delta) {
+    fabric.inFlight.addAndGet(delta); // awaitIdle waits for held frames too
+  }
+
+  @Override
+  protected boolean doTransmit(LocalNode d, Route route, int tag, int flags, ByteBuf payload, long sendTime, long delay) {
+    LocalFrame f = LocalFrame.get(nodeId(), d.nodeId(), tag, flags, payload, route, sendTime);
     f.extraDelay = delay;
-    if ((mask & FaultAction.REORDER.bit()) != 0) {
-      synchronized (held) {
-        if (!held.containsKey(dst)) {
-          held.put(dst, f);
-          fabric.inFlight.incrementAndGet();
-          scheduler.schedule(fabric.faults.reorderWindowNanos(), () -> releaseHeld(dst, f));
-          return true;
-        }
-      }
-    }
-    return inject(d, f);
-  }
-
-  private void releaseHeld(int dst, LocalFrame expected) {
-    LocalFrame f;
-    synchronized (held) {
-      f = held.get(dst);
-      if (f != expected) {
-        return;
-      }
-      held.remove(dst);
-    }
-    fabric.inFlight.decrementAndGet();
-    deliverHeld(f);
-  }
-
-  private void deliverHeld(LocalFrame f) {
-    LocalNode d = fabric.node(f.dst);
-    if (d == null || !d.open) {
-      fabric.dropped(DropReason.NODE_DOWN, f.length);
-      f.payload.release();
-      f.recycle();
-      return;
-    }
-    inject(d, f);
-  }
-
-  private boolean inject(LocalNode d, LocalFrame f) {
-    boolean ok = injectOne(d, f);
-    if (!held.isEmpty()) {
-      LocalFrame h;
-      synchronized (held) {
-        h = held.remove(d.id);
-      }
-      if (h != null) {
-        fabric.inFlight.decrementAndGet();
-        injectOne(d, h);
-      }
-    }
-    return ok;
-  }
-
-  private boolean injectOne(LocalNode d, LocalFrame f) {
     // A frame counts as sent once the fabric accepted it: one refused here (send returns false)
     // is only a drop, as on the netty fabric.
     int length = f.length;
@@ -280,52 +117,50 @@ public final class LocalNode implements FabricNode {
         if (d.queued.get() >= fabric.queueCapacity) {
           return dropFrame(DropReason.BACKPRESSURE, f);
         }
-        fabric.metrics.sent(length);
+        metrics.sent(length);
         d.enqueued();
-        if (f.route.hops() == 0) {
-          f.arrival = f.sendTime + f.extraDelay;
+        if (route.hops() == 0) {
+          f.arrival = sendTime + delay;
           fabric.loop.add(DeterministicLoop.Kind.DELIVER, f.arrival, d, f, null);
         } else {
-          f.maxSer = fabric.model.maxSerialization(f.route, f.length);
+          f.maxSer = fabric.model.maxSerialization(route, length);
           // A delayed frame enters its first link late (the delay fault holds it at the sender).
-          fabric.loop.add(DeterministicLoop.Kind.HOP, f.sendTime + f.extraDelay, d, f, null);
+          fabric.loop.add(DeterministicLoop.Kind.HOP, sendTime + delay, d, f, null);
         }
       }
       return true;
     }
-    f.arrival = f.route.hops() == 0 ? f.sendTime + f.extraDelay
-        : fabric.model.traverse(f.route, f.length, f.sendTime + f.extraDelay);
-    if (f.extraDelay > 0 && !clock.isModelled()) {
+    f.arrival = route.hops() == 0 ? sendTime + delay : fabric.model.traverse(route, length, sendTime + delay);
+    if (delay > 0 && !clock.isModelled()) {
       fabric.inFlight.incrementAndGet();
       try {
         d.eventLoop.schedule(() -> {
           fabric.inFlight.decrementAndGet();
           d.offer(f);
-        }, f.extraDelay, TimeUnit.NANOSECONDS);
+        }, delay, TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException closing) {
         fabric.inFlight.decrementAndGet();
         return dropFrame(DropReason.NODE_DOWN, f);
       }
-      fabric.metrics.sent(length);
+      metrics.sent(length);
       return true;
     }
     if (!d.offer(f)) {
       return false;
     }
-    fabric.metrics.sent(length);
+    metrics.sent(length);
     return true;
   }
 
   private boolean dropFrame(DropReason r, LocalFrame f) {
-    fabric.dropped(r, f.length);
-    f.payload.release();
+    ByteBuf p = f.payload;
     f.recycle();
-    return false;
+    return drop(r, p);
   }
 
   /** Threaded: enqueue on this (destination) node. */
   private boolean offer(LocalFrame f) {
-    if (!open) {
+    if (!isOpen()) {
       return dropFrame(DropReason.NODE_DOWN, f);
     }
     if (queued.get() >= fabric.queueCapacity || !inbound.offer(f)) {
@@ -346,14 +181,14 @@ public final class LocalNode implements FabricNode {
   private void enqueued() {
     if (queued.incrementAndGet() >= highWater && !congested) {
       congested = true;
-      fabric.nodes().forEach(n -> n.fireWritability(id, false));
+      fabric.nodes().forEach(n -> n.fireWritability(nodeId(), false));
     }
   }
 
   private void dequeued() {
     if (queued.decrementAndGet() <= lowWater && congested) {
       congested = false;
-      fabric.nodes().forEach(n -> n.fireWritability(id, true));
+      fabric.nodes().forEach(n -> n.fireWritability(nodeId(), true));
     }
   }
 
@@ -371,118 +206,46 @@ public final class LocalNode implements FabricNode {
     }
   }
 
-  /** Delivers one frame on this node's fabric thread (or the deterministic loop). */
+  /** Receives one frame on this node's fabric thread (or the deterministic loop). */
   void deliver(LocalFrame f) {
     dequeued();
-    FrameReceiver r = receiver;
-    if (!open) {
+    if (!isOpen()) {
       dropFrame(DropReason.NODE_DOWN, f);
       return;
-    }
-    if (r == null) {
-      dropFrame(DropReason.NO_RECEIVER, f);
-      return;
-    }
-    if (clock.isModelled()) {
-      if (timers != null && timers.dueBy(f.arrival)) {
-        timers.runUntil(f.arrival); // timers due before the frame arrives fire first
-      }
-      clock.advanceTo(f.arrival);
     }
     header.set(f.flags, f.route.hops(), f.src, f.dst, f.tag, f.length, f.sendTime, f.arrival);
     ByteBuf p = f.payload;
     f.recycle();
-    fabric.metrics.received(header.length());
-    try {
-      r.onFrame(header, p);
-    } catch (RuntimeException | Error e) {
-      fabric.dropped(DropReason.RECEIVER_ERROR, header.length());
-      LOG.warn("node {}: receiver threw on frame from node {}", id, header.src(), e);
-    }
-    if (timers != null) {
-      timers.runDue(); // the receiver may have charged the clock past a deadline
-    }
+    deliver(p);
   }
 
-  void runTask(Runnable task) {
-    if (!open) {
-      return;
-    }
-    try {
-      task.run();
-    } catch (RuntimeException | Error e) {
-      LOG.warn("node {}: fabric task threw", id, e);
-    }
+  /** Deterministic loop: a task event. */
+  void runEvent(Runnable task) {
+    runTask(task);
   }
 
   @Override
   public boolean isWritable(int dstNode) {
     LocalNode d = fabric.node(dstNode);
-    return open && d != null && d.open && !d.congested;
+    return isOpen() && d != null && d.isOpen() && !d.congested;
   }
 
-  @Override
-  public void setReceiver(FrameReceiver receiver) {
-    this.receiver = receiver;
-  }
-
-  @Override
-  public void addPeerListener(PeerListener listener) {
-    peerListeners.add(listener);
-  }
-
-  @Override
-  public void removePeerListener(PeerListener listener) {
-    peerListeners.remove(listener);
-  }
-
-  @Override
-  public void addWritabilityListener(WritabilityListener listener) {
-    writabilityListeners.add(listener);
-  }
-
-  @Override
-  public void removeWritabilityListener(WritabilityListener listener) {
-    writabilityListeners.remove(listener);
-  }
-
-  void firePeerUp(int peer) {
-    if (!peerListeners.isEmpty()) {
-      scheduler.execute(() -> peerListeners.forEach(l -> l.onPeerUp(peer)));
-    }
-  }
-
-  void firePeerDown(int peer) {
-    if (!peerListeners.isEmpty()) {
-      scheduler.execute(() -> peerListeners.forEach(l -> l.onPeerDown(peer)));
+  void firePeer(int peer, boolean up) {
+    if (hasPeerListeners()) {
+      scheduler.execute(() -> notifyPeer(peer, up));
     }
   }
 
   void fireWritability(int dst, boolean writable) {
-    if (open && !writabilityListeners.isEmpty()) {
-      scheduler.execute(() -> writabilityListeners.forEach(l -> l.onWritabilityChanged(dst, writable)));
+    if (isOpen() && hasWritabilityListeners()) {
+      scheduler.execute(() -> notifyWritability(dst, writable));
     }
-  }
-
-  @Override
-  public JobChannel job() {
-    return job;
   }
 
   @Override
   public void close() {
-    synchronized (this) {
-      if (!open) {
-        return;
-      }
-      open = false;
-    }
-    synchronized (held) {
-      held.values().forEach(f -> {
-        fabric.inFlight.decrementAndGet();
-        dropFrame(DropReason.CLOSED, f);
-      });
-      held.clear();
+    if (!markClosed()) {
+      return;
     }
     fabric.nodeClosed(this);
     if (eventLoop != null) {
@@ -506,7 +269,7 @@ public final class LocalNode implements FabricNode {
 
   @Override
   public String toString() {
-    return "LocalNode{id=" + id + ", open=" + open + ", clock=" + clock + "}";
+    return "LocalNode{id=" + nodeId() + ", open=" + isOpen() + ", clock=" + clock + "}";
   }
 
   /** Runs tasks on this node's delivery thread, or as modelled-time events in the deterministic mode. */
@@ -521,6 +284,7 @@ public final class LocalNode implements FabricNode {
           return fabric.loop.add(DeterministicLoop.Kind.TASK, clock.nowNanos() + delayNanos, LocalNode.this, null, task);
         }
       }
+      ModelledTimers timers = timers();
       if (timers != null) {
         return timers.schedule(delayNanos, task);
       }
@@ -546,6 +310,7 @@ public final class LocalNode implements FabricNode {
       try {
         eventLoop.execute(() -> {
           runTask(task);
+          ModelledTimers timers = timers();
           if (timers != null) {
             timers.runDue(); // the task may have charged the clock past a deadline
           }
