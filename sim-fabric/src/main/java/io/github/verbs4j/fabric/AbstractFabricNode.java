@@ -2,6 +2,8 @@ package io.github.verbs4j.fabric;
 
 import io.github.verbs4j.fabric.fault.FaultAction;
 import io.github.verbs4j.fabric.fault.FaultInjector;
+import io.github.verbs4j.fabric.time.FabricScheduler;
+import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.time.LinkModel;
 import io.github.verbs4j.fabric.time.ModelledTimers;
 import io.github.verbs4j.fabric.time.NodeClock;
@@ -11,7 +13,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,11 +101,6 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
   /** @param timers the node's modelled timers (a modelled clock on an event loop), set once at construction */
   protected final void useTimers(ModelledTimers timers) {
     this.timers = timers;
-  }
-
-  /** @return the node's modelled timers, or null */
-  protected final ModelledTimers timers() {
-    return timers;
   }
 
   /**
@@ -371,6 +372,64 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
       task.run();
     } catch (RuntimeException | Error e) {
       log.warn("node {}: fabric task threw", nodeId, e);
+    }
+  }
+
+  /**
+   * A scheduler on an event loop that is this node's fabric thread: tasks run there through
+   * {@link #runTask}; timers count in modelled time through the node's modelled timers when it has
+   * them, else in wall time. A closed node runs no more tasks and fires no timers.
+   *
+   * @param loop the node's event loop
+   * @return the scheduler
+   */
+  protected final FabricScheduler loopScheduler(EventExecutor loop) {
+    return new LoopScheduler(loop);
+  }
+
+  private final class LoopScheduler implements FabricScheduler {
+    private final EventExecutor loop;
+
+    LoopScheduler(EventExecutor loop) {
+      this.loop = loop;
+    }
+
+    @Override
+    public FabricTimer schedule(long delayNanos, Runnable task) {
+      if (delayNanos < 0) {
+        throw new IllegalArgumentException("schedule delayNanos=" + delayNanos + " must not be negative");
+      }
+      if (timers != null) {
+        return timers.schedule(delayNanos, task);
+      }
+      try {
+        ScheduledFuture<?> f = loop.schedule(() -> runTask(task), delayNanos, TimeUnit.NANOSECONDS);
+        return () -> f.cancel(false);
+      } catch (RejectedExecutionException closing) {
+        return () -> false;
+      }
+    }
+
+    @Override
+    public void execute(Runnable task) {
+      if (loop.isShuttingDown()) {
+        return;
+      }
+      try {
+        loop.execute(() -> {
+          runTask(task);
+          if (timers != null) {
+            timers.runDue(); // the task may have charged the clock past a deadline
+          }
+        });
+      } catch (RejectedExecutionException closing) {
+        // The node closed between the check and the hand-off: it runs no more tasks.
+      }
+    }
+
+    @Override
+    public boolean inFabricThread() {
+      return loop.inEventLoop();
     }
   }
 

@@ -12,7 +12,6 @@ import io.github.verbs4j.fabric.time.ModelledTimers;
 import io.github.verbs4j.fabric.topo.Route;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.PlatformDependent;
 import java.util.Queue;
 import java.util.concurrent.RejectedExecutionException;
@@ -35,7 +34,7 @@ public final class LocalNode extends AbstractFabricNode<LocalNode> {
   private final AtomicInteger queued = new AtomicInteger();
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final Runnable drainTask = this::drain;
-  private final Scheduler scheduler = new Scheduler();
+  private final FabricScheduler scheduler;
   private final LocalJob job;
   private final int highWater;
   private final int lowWater;
@@ -49,9 +48,11 @@ public final class LocalNode extends AbstractFabricNode<LocalNode> {
     if (fabric.deterministic) {
       eventLoop = null;
       inbound = null;
+      scheduler = new DeterministicScheduler();
     } else {
       eventLoop = new ParkingEventLoop(new DefaultThreadFactory("verbs4j-local-node-" + id, true));
       inbound = PlatformDependent.newFixedMpscQueue(fabric.queueCapacity);
+      scheduler = loopScheduler(eventLoop);
       if (clock.isModelled()) {
         useTimers(new ModelledTimers(clock, eventLoop, options.getLong(FabricOptions.TIMER_WALL_MIN_US) * 1000, this::runTask));
       }
@@ -272,58 +273,28 @@ public final class LocalNode extends AbstractFabricNode<LocalNode> {
     return "LocalNode{id=" + nodeId() + ", open=" + isOpen() + ", clock=" + clock + "}";
   }
 
-  /** Runs tasks on this node's delivery thread, or as modelled-time events in the deterministic mode. */
-  private final class Scheduler implements FabricScheduler {
+  /** The deterministic mode's scheduler: tasks and timers are modelled-time events of the fabric's loop. */
+  private final class DeterministicScheduler implements FabricScheduler {
     @Override
     public FabricTimer schedule(long delayNanos, Runnable task) {
       if (delayNanos < 0) {
         throw new IllegalArgumentException("schedule delayNanos=" + delayNanos + " must not be negative");
       }
-      if (fabric.deterministic) {
-        synchronized (fabric) {
-          return fabric.loop.add(DeterministicLoop.Kind.TASK, clock.nowNanos() + delayNanos, LocalNode.this, null, task);
-        }
-      }
-      ModelledTimers timers = timers();
-      if (timers != null) {
-        return timers.schedule(delayNanos, task);
-      }
-      try {
-        ScheduledFuture<?> f = eventLoop.schedule(() -> runTask(task), delayNanos, TimeUnit.NANOSECONDS);
-        return () -> f.cancel(false);
-      } catch (RejectedExecutionException closing) {
-        return () -> false; // a closed node fires no timers
+      synchronized (fabric) {
+        return fabric.loop.add(DeterministicLoop.Kind.TASK, clock.nowNanos() + delayNanos, LocalNode.this, null, task);
       }
     }
 
     @Override
     public void execute(Runnable task) {
-      if (fabric.deterministic) {
-        synchronized (fabric) {
-          fabric.loop.add(DeterministicLoop.Kind.TASK, clock.nowNanos(), LocalNode.this, null, task);
-        }
-        return;
-      }
-      if (eventLoop.isShuttingDown()) {
-        return;
-      }
-      try {
-        eventLoop.execute(() -> {
-          runTask(task);
-          ModelledTimers timers = timers();
-          if (timers != null) {
-            timers.runDue(); // the task may have charged the clock past a deadline
-          }
-        });
-      } catch (RejectedExecutionException closing) {
-        // This node closed between the check and the hand-off (two nodes closing at once): a
-        // closed node runs no more tasks, like one that had closed before.
+      synchronized (fabric) {
+        fabric.loop.add(DeterministicLoop.Kind.TASK, clock.nowNanos(), LocalNode.this, null, task);
       }
     }
 
     @Override
     public boolean inFabricThread() {
-      return fabric.deterministic ? Thread.holdsLock(fabric) : eventLoop.inEventLoop();
+      return Thread.holdsLock(fabric);
     }
   }
 }

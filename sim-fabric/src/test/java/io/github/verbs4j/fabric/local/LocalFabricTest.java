@@ -119,6 +119,29 @@ class LocalFabricTest {
   }
 
   @Test
+  void aReorderedFrameIsOvertakenByTheNextOneOrLeavesWhenItsWindowEnds() {
+    LocalFabric f = fabric("deterministic", Map.of("verbs.fault.script", "1-2:reorder@0;1-3:reorder@0"));
+    LocalNode a = f.addNode();
+    Map<Integer, List<Integer>> got = new HashMap<>();
+    for (LocalNode n : List.of(f.addNode(), f.addNode())) {
+      List<Integer> l = new ArrayList<>();
+      got.put(n.nodeId(), l);
+      n.setReceiver((h, p) -> {
+        l.add(p.readInt());
+        p.release();
+      });
+    }
+    for (int i = 0; i < 3; i++) {
+      assertTrue(a.send(2, Unpooled.buffer().writeInt(i)));
+    }
+    assertTrue(a.send(3, Unpooled.buffer().writeInt(9)));
+    f.runUntilIdle();
+    assertEquals(List.of(1, 0, 2), got.get(2), "frame 0 waited for frame 1");
+    assertEquals(List.of(9), got.get(3), "the window (verbs.fault.reorder-ns, modelled) ended and it left");
+    assertEquals(4, f.metrics().framesReceived());
+  }
+
+  @Test
   void receiverThatThrowsIsCountedAndDeliveryContinues() {
     LocalFabric f = fabric("deterministic", Map.of());
     LocalNode a = f.addNode();

@@ -221,6 +221,32 @@ class NettyFabricTest {
   }
 
   @Test
+  void aReorderedFrameIsOvertakenByTheNextOneOrLeavesWhenItsWindowEnds() throws Exception {
+    // A 2 s window: long enough that the next send always comes first, short enough to wait for.
+    List<FabricNode> ns = open(3, Map.of("verbs.fault.script", "1-2:reorder@0;1-3:reorder@0",
+        "verbs.fault.reorder-ns", "2000000000"));
+    Map<Integer, List<Integer>> got = new ConcurrentHashMap<>();
+    for (FabricNode n : ns.subList(1, 3)) {
+      List<Integer> l = new CopyOnWriteArrayList<>();
+      got.put(n.nodeId(), l);
+      n.setReceiver((h, p) -> {
+        l.add(p.readInt());
+        p.release();
+      });
+    }
+    FabricNode a = ns.get(0);
+    for (int i = 0; i < 3; i++) {
+      assertTrue(a.send(2, a.alloc().buffer().writeInt(i)));
+    }
+    assertTrue(a.send(3, a.alloc().buffer().writeInt(9)), "held: nothing follows it to node 3");
+    await().atMost(10, TimeUnit.SECONDS).until(() -> got.get(2).size() == 3 && got.get(3).size() == 1);
+    assertEquals(List.of(1, 0, 2), got.get(2), "frame 0 waited for frame 1");
+    assertEquals(List.of(9), got.get(3), "the window ended and the held frame left");
+    assertEquals(2, ((NettyNode) a).faults().injected(io.github.verbs4j.fabric.fault.FaultAction.REORDER));
+    assertEquals(4, a.metrics().framesSent());
+  }
+
+  @Test
   void switchLinkToANodeIsModelledByThatNodeSoTwoSendersQueueOnIt() throws Exception {
     List<FabricNode> ns = open(3, Map.of("verbs.time", "modelled", "verbs.link.latency-ns", "100", "verbs.link.forward-ns", "50",
         "verbs.link.bandwidth-mb-s", "1000"));
