@@ -12,7 +12,8 @@ import java.util.Optional;
  * fabric knows nothing of verbs: it moves {@link FrameHeader} + opaque payload between nodes.
  * Beyond frames a node offers capabilities, each its own small interface: the job's key-value
  * store and barriers ({@link #job()}) and, when opened for it, caller progress ({@link
- * #callerProgress()}).
+ * #callerProgress()}). Both transports implement it on {@link AbstractFabricNode}, which holds the
+ * frame pipeline (send checks, fault stage, delivery) once.
  *
  * <pre>{@code
  * FabricNode node = Fabric.open(FabricOptions.from(settings), registry);
