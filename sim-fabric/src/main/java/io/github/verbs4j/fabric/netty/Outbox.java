@@ -120,8 +120,7 @@ final class Outbox {
     long pending = ob == null ? 0 : ob.totalPendingWriteBytes();
     Outgoing o;
     if (q + pending > maxPending || (o = takeSpare()) == null) {
-      via.queued.addAndGet(-bytes);
-      via.queuedFrames.decrementAndGet();
+      uncount(via, bytes);
       return drop(DropReason.BACKPRESSURE, payload);
     }
     o.via = via;
@@ -134,10 +133,9 @@ final class Outbox {
     o.delay = delay;
     o.bytes = bytes;
     if (!queue.offer(o)) {
-      via.queued.addAndGet(-bytes);
-      via.queuedFrames.decrementAndGet();
       o.payload = null;
       spare.offer(o);
+      uncount(via, bytes);
       return drop(DropReason.BACKPRESSURE, payload);
     }
     if (q >= highWater || frames >= frameHighWater) {
@@ -164,21 +162,43 @@ final class Outbox {
    * (unwritable at the high-water marks, writable again below half of them). Under a lock, so the
    * bit always ends up matching the last evaluation whichever of the sender and the event loop gets
    * here last.
+   *
+   * <p>The event loop looks at {@link Peer#outboxUnwritable} without the lock, after each frame it
+   * takes out. A sender that has just decided to set it may therefore have read the queue's content
+   * before a drain emptied it, while that drain saw the flag still clear and did not come here: so
+   * after setting it the sender looks once more, and clears it if the queue emptied meanwhile.
+   * Without that second look the bit could stay set with nothing queued and no drain coming (seen
+   * as a stream that waited for writability forever).
    */
   private void updateWritability(Peer via) {
     synchronized (via.outboxLock) {
-      long q = via.queued.get();
-      int f = via.queuedFrames.get();
-      boolean unwritable = via.outboxUnwritable ? q >= highWater / 2 || f >= frameHighWater / 2 : q >= highWater || f >= frameHighWater;
-      if (unwritable == via.outboxUnwritable) {
-        return;
-      }
-      Channel ch = via.channel;
-      ChannelOutboundBuffer ob = ch == null ? null : ch.unsafe().outboundBuffer();
-      if (ob != null) {
+      for (int look = 0; look < 2; look++) {
+        long q = via.queued.get();
+        int f = via.queuedFrames.get();
+        boolean unwritable = via.outboxUnwritable ? q >= highWater / 2 || f >= frameHighWater / 2 : q >= highWater || f >= frameHighWater;
+        if (unwritable == via.outboxUnwritable) {
+          return;
+        }
+        Channel ch = via.channel;
+        ChannelOutboundBuffer ob = ch == null ? null : ch.unsafe().outboundBuffer();
+        if (ob == null) {
+          return;
+        }
         via.outboxUnwritable = unwritable;
         ob.setUserDefinedWritability(WRITABILITY_BIT, !unwritable);
+        if (!unwritable) {
+          return;
+        }
       }
+    }
+  }
+
+  /** Takes back the count of a frame the queue refused; the drain that would have re-evaluated the bit may be over. */
+  private void uncount(Peer via, long bytes) {
+    via.queued.addAndGet(-bytes);
+    via.queuedFrames.decrementAndGet();
+    if (via.outboxUnwritable) {
+      updateWritability(via);
     }
   }
 
