@@ -184,15 +184,22 @@ final class RawNetty {
       }
     }
 
+    /** As the fabric's outbox: a second look after setting the bit, for a drain that emptied the queue meanwhile. */
     private void writability() {
       synchronized (lock) {
-        long q = queued.get();
-        int f = frames.get();
-        boolean u = unwritable ? q >= HIGH / 2 || f >= FRAME_HIGH / 2 : q >= HIGH || f >= FRAME_HIGH;
-        ChannelOutboundBuffer ob = ch.unsafe().outboundBuffer();
-        if (u != unwritable && ob != null) {
+        for (int look = 0; look < 2; look++) {
+          long q = queued.get();
+          int f = frames.get();
+          boolean u = unwritable ? q >= HIGH / 2 || f >= FRAME_HIGH / 2 : q >= HIGH || f >= FRAME_HIGH;
+          ChannelOutboundBuffer ob = ch.unsafe().outboundBuffer();
+          if (u == unwritable || ob == null) {
+            return;
+          }
           unwritable = u;
           ob.setUserDefinedWritability(1, !u);
+          if (!u) {
+            return;
+          }
         }
       }
     }
