@@ -24,7 +24,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * address with its own registers; the fabric carries the frame along the same route.
  */
 public final class FabricLink implements Peach2Link {
-  /** Provider tag on every PEACH2 frame. */
+  /** Provider tag on every PEACH2 frame ({@code | FrameHeader.TAG_UNCHECKED} on unchecked ones). */
   public static final int TAG = 0x2A;
 
   private final FabricNode node;
@@ -33,6 +33,7 @@ public final class FabricLink implements Peach2Link {
   private final HostScheduler scheduler;
   private final List<NodeListener> listeners = new CopyOnWriteArrayList<>();
   private final ManagementPort management;
+  private final boolean deterministic;
 
   private FabricLink(FabricNode node) {
     if (!(node.topology() instanceof Peach2Topology)) {
@@ -42,6 +43,8 @@ public final class FabricLink implements Peach2Link {
     }
     this.node = node;
     this.topology = (Peach2Topology) node.topology();
+    this.deterministic = "local".equals(node.options().get(FabricOptions.FABRIC))
+        && "deterministic".equals(node.options().get(FabricOptions.MODE));
     NodeClock c = node.clock();
     this.clock = new HostClock() {
       @Override
@@ -74,6 +77,11 @@ public final class FabricLink implements Peach2Link {
       @Override
       public boolean inLinkThread() {
         return node.scheduler().inFabricThread();
+      }
+
+      @Override
+      public boolean canWait() {
+        return !deterministic && !node.scheduler().inFabricThread();
       }
     };
     node.addPeerListener(new PeerListener() {
@@ -193,8 +201,13 @@ public final class FabricLink implements Peach2Link {
   }
 
   @Override
-  public boolean transmit(int dstNode, ByteBuf frame) {
-    return node.send(dstNode, TAG, frame);
+  public boolean transmit(int dstNode, ByteBuf frame, boolean unchecked) {
+    return node.send(dstNode, unchecked ? TAG | FrameHeader.TAG_UNCHECKED : TAG, frame);
+  }
+
+  @Override
+  public boolean mayCorrupt() {
+    return node.mayCorrupt();
   }
 
   @Override
@@ -208,7 +221,8 @@ public final class FabricLink implements Peach2Link {
       node.setReceiver(null);
       return;
     }
-    node.setReceiver((FrameHeader h, ByteBuf payload) -> receiver.onFrame(h.src(), h.hops(), payload));
+    node.setReceiver((FrameHeader h, ByteBuf payload) -> receiver.onFrame(h.src(), h.hops(),
+        (h.tag() & FrameHeader.TAG_UNCHECKED) != 0, payload));
   }
 
   @Override
