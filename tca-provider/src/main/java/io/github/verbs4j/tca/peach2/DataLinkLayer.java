@@ -38,7 +38,10 @@ import org.slf4j.LoggerFactory;
  * one task per timeout period, not one per frame. The costs are the wire's: replays, Naks and Acks
  * are frames the fabric serialises and delays like any other (modelled time), a retrain holds the
  * link's transmissions. In a wall-clock run the timers are at least the {@code wall*} floors of
- * {@link DataLinkParams}.
+ * {@link DataLinkParams}, and the replay timeout follows the measured round trips (RFC 6298's
+ * estimator; it doubles on each expiry until an Ack comes), because there host threads, not a
+ * wire, decide how long an Ack takes: a fixed timeout either replays spuriously on a loaded
+ * machine or recovers a lost frame slowly on an idle one.
  *
  * <p>Thread-safe: a link's transmitter and receiver share the link's monitor; frames are received
  * on the link thread, which also runs the timers.
@@ -107,7 +110,9 @@ public final class DataLinkLayer implements AutoCloseable {
   private final class Peer {
     final int node;
     final int hops;
-    final long replayTimeout;
+    final boolean wall;
+    final long minTimeout;
+    final long maxTimeout;
     final long ackDelay;
     final long downAfter;
     final ReplayBuffer replay;
@@ -120,7 +125,11 @@ public final class DataLinkLayer implements AutoCloseable {
     int nextTransmitSeq;
     int ackdSeq = SEQ_MASK;
     int replayNum;
+    long replayTimeout; // the current limit: fixed (modelled time) or adaptive (wall clock)
+    long srtt;
+    long rttvar;
     long replayDeadline; // 0: timer stopped
+    boolean graced; // wall clock: the timer ran out once; it replays if it is still out after a grace
     long lastProgress;
     long retrainEnd;
     boolean txTimerScheduled;
@@ -135,10 +144,12 @@ public final class DataLinkLayer implements AutoCloseable {
     Peer(int node) {
       this.node = node;
       this.hops = Math.max(1, topology.hops(nodeId, node));
-      boolean wall = !clock.isModelled();
-      this.replayTimeout = dl.replayTimeoutNs(params, hops, wall);
+      this.wall = !clock.isModelled();
+      this.minTimeout = dl.replayTimeoutNs(params, hops, wall);
+      this.replayTimeout = minTimeout;
       this.ackDelay = dl.ackDelayNs(wall);
       this.downAfter = dl.linkDownNs(wall);
+      this.maxTimeout = Math.max(minTimeout, downAfter / 8);
       this.replay = new ReplayBuffer(dl.replayBufferTlps());
     }
 
@@ -149,6 +160,21 @@ public final class DataLinkLayer implements AutoCloseable {
     boolean blocked(int tlps) {
       return state == State.RETRAIN || !pending.isEmpty() || !replay.hasRoom(tlps)
           || outstandingTlps() + tlps >= DataLinkParams.MAX_OUTSTANDING_TLPS && !replay.isEmpty();
+    }
+
+    /**
+     * Wall clock only: the replay timeout follows the measured round trips (RFC 6298's estimator,
+     * at least the wall floor), since host threads, not a wire, set how long an Ack takes.
+     */
+    void sample(long rtt) {
+      if (srtt == 0) {
+        srtt = Math.max(1, rtt);
+        rttvar = rtt / 2;
+      } else {
+        rttvar = (3 * rttvar + Math.abs(srtt - rtt)) / 4;
+        srtt = (7 * srtt + rtt) / 8;
+      }
+      replayTimeout = Math.min(maxTimeout, Math.max(minTimeout, srtt + 4 * rttvar));
     }
 
     void onTxTimer() {
@@ -179,7 +205,18 @@ public final class DataLinkLayer implements AutoCloseable {
           armTx(this, Math.min(replayDeadline, lastProgress + downAfter) - now);
           return;
         }
+        if (wall && !graced) {
+          // host threads, not a wire: the Ack may be waiting behind this timer in the same thread's
+          // queue (or socket). Look again after the thread has taken what arrived.
+          graced = true;
+          armTx(this, ackDelay);
+          return;
+        }
+        graced = false;
         counters.link(Link.REPLAY_TIMEOUTS, 1);
+        if (wall) {
+          replayTimeout = Math.min(maxTimeout, replayTimeout * 2); // back off until an Ack comes
+        }
         replay(this, now);
       }
     }
@@ -276,7 +313,7 @@ public final class DataLinkLayer implements AutoCloseable {
       p.lastProgress = now;
     }
     // the replay buffer keeps its own view (same bytes): replays never carry the Ack appended below
-    p.replay.add(frame.retainedDuplicate(), seq, tlps, checked);
+    p.replay.add(frame.retainedDuplicate(), seq, tlps, checked, now);
     if (p.ackPending && frame.writableBytes() >= LinkFrame.DLLP_TRAILER) {
       Peach2Dllp.write(frame, frame.writerIndex(), Peach2Dllp.ACK, p.nextRcvSeq - 1);
       frame.writerIndex(frame.writerIndex() + LinkFrame.DLLP_TRAILER);
@@ -331,6 +368,7 @@ public final class DataLinkLayer implements AutoCloseable {
       return;
     }
     counters.link(Link.REPLAYS, 1);
+    p.replay.markResent();
     for (int k = 0; k < n; k++) {
       put(p, p.replay.frame(k).retainedDuplicate(), !p.replay.checked(k));
     }
@@ -373,7 +411,11 @@ public final class DataLinkLayer implements AutoCloseable {
     if (reach > 0) {
       int freed = p.replay.purge(reach);
       p.ackdSeq = (p.ackdSeq + freed) & SEQ_MASK;
+      if (p.wall && p.replay.sampleSentAt() >= 0) {
+        p.sample(now - p.replay.sampleSentAt());
+      }
       p.replayNum = 0;
+      p.graced = false;
       p.lastProgress = now;
       p.replayDeadline = p.replay.isEmpty() ? 0 : now + p.replayTimeout;
     }

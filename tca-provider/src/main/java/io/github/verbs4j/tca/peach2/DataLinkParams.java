@@ -90,10 +90,12 @@ public final class DataLinkParams {
   }
 
   /**
-   * <b>Assumption</b>: TLPs the replay buffer of one link holds, 1024 (256 KiB of 256-byte
-   * payloads). The papers do not give the size of the FPGA's PCIe retry buffer; the value must hold
-   * a few 256-TLP bursts so that a stream keeps the link busy while the first burst's ACK returns,
-   * and stay below the protocol's 2048. A sender finding it full waits (back-pressure).
+   * <b>Assumption</b>: TLPs the replay buffer of one link holds, 2047 (about 512 KiB of 256-byte
+   * payloads): as many as the 12-bit sequence numbers allow. The papers do not give the size of the
+   * FPGA's PCIe retry buffer, and a hardware one holds a few KiB; but this model moves a burst of up
+   * to 256 TLPs as one frame, acknowledged only when all of it has arrived, so the buffer must hold
+   * several bursts to keep the link busy while the first burst's Ack returns (and, on the wall
+   * clock, while host threads carry the frames). A sender finding it full waits (back-pressure).
    *
    * @return TLPs
    */
@@ -157,8 +159,9 @@ public final class DataLinkParams {
   }
 
   /**
-   * <b>Assumption</b>: in a wall-clock run an ACK waits at least 20 µs for a TLP to share its frame
-   * with (each standalone ACK is a frame the host threads must carry).
+   * <b>Assumption</b>: in a wall-clock run an Ack waits at least 250 µs for a TLP to share its frame
+   * with: each standalone Ack is a frame the host threads must carry and each expiry a thread
+   * wake-up, and TCA Verbs writes credits back within that time, which carry the Ack instead.
    *
    * @return ns
    */
@@ -167,9 +170,11 @@ public final class DataLinkParams {
   }
 
   /**
-   * <b>Assumption</b>: in a wall-clock run the replay timer is at least 500 µs: above the round trip
-   * of a frame and its ACK through two fabric threads, so that a lossless run replays (almost)
-   * nothing; a replay that comes too early only costs a duplicate the receiver discards.
+   * <b>Assumption</b>: in a wall-clock run the replay timeout is at least 1 ms, well above the round
+   * trip of a frame and its Ack through two fabric threads on an idle machine; above it, it follows
+   * the measured round trips ({@link DataLinkLayer}), so that a lossless run on a loaded machine
+   * replays (almost) nothing. A replay that comes too early only costs a duplicate the receiver
+   * discards.
    *
    * @return ns
    */
@@ -230,14 +235,14 @@ public final class DataLinkParams {
 
   /** Builds {@link DataLinkParams}; every field starts at the documented default. */
   public static final class Builder {
-    private int replayBufferTlps = 1024;
+    private int replayBufferTlps = MAX_OUTSTANDING_TLPS - 1;
     private int ackCoalesceTlps = 256;
     private long ackLatencyNs = 318;
     private long replayTimerNs = 952;
     private long retrainNs = 2_000;
     private long linkDownNs = 24_000_000;
-    private long wallAckDelayNs = 20_000;
-    private long wallReplayTimeoutNs = 500_000;
+    private long wallAckDelayNs = 250_000;
+    private long wallReplayTimeoutNs = 1_000_000;
     private long wallLinkDownNs = 2_000_000_000L;
 
     /** A builder with the defaults. */

@@ -21,6 +21,9 @@ final class ReplayBuffer {
   private final int[] firstSeq;
   private final int[] tlps;
   private final boolean[] checked;
+  private final long[] sentAt;
+  private final boolean[] resent;
+  private long sampleSentAt = -1;
   private int head;
   private int size;
   private int totalTlps;
@@ -32,6 +35,8 @@ final class ReplayBuffer {
     this.firstSeq = new int[limitTlps];
     this.tlps = new int[limitTlps];
     this.checked = new boolean[limitTlps];
+    this.sentAt = new long[limitTlps];
+    this.resent = new boolean[limitTlps];
   }
 
   /**
@@ -49,13 +54,16 @@ final class ReplayBuffer {
    * @param seq its first TLP's sequence number
    * @param n its TLPs
    * @param hasLcrc whether it carries an LCRC (else it must be replayed unchecked)
+   * @param now when it was sent (for round-trip samples)
    */
-  void add(ByteBuf frame, int seq, int n, boolean hasLcrc) {
+  void add(ByteBuf frame, int seq, int n, boolean hasLcrc, long now) {
     int i = (head + size) % frames.length;
     frames[i] = frame;
     firstSeq[i] = seq;
     tlps[i] = n;
     checked[i] = hasLcrc;
+    sentAt[i] = now;
+    resent[i] = false;
     size++;
     totalTlps += n;
   }
@@ -69,8 +77,11 @@ final class ReplayBuffer {
    */
   int purge(int acked) {
     int freed = 0;
+    sampleSentAt = -1;
     while (size > 0 && freed + tlps[head] <= acked) {
       freed += tlps[head];
+      // Karn: only a frame sent once times the round trip
+      sampleSentAt = resent[head] ? -1 : sentAt[head];
       frames[head].release();
       frames[head] = null;
       totalTlps -= tlps[head];
@@ -78,6 +89,21 @@ final class ReplayBuffer {
       size--;
     }
     return freed;
+  }
+
+  /**
+   * @return when the newest frame the last {@link #purge} released was sent, or -1 if it was
+   *     replayed (its acknowledgement may answer either copy) or nothing was released
+   */
+  long sampleSentAt() {
+    return sampleSentAt;
+  }
+
+  /** Marks every frame held as replayed. */
+  void markResent() {
+    for (int k = 0; k < size; k++) {
+      resent[(head + k) % frames.length] = true;
+    }
   }
 
   /** @return frames held */

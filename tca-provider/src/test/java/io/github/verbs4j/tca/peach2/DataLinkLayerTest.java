@@ -29,9 +29,9 @@ class DataLinkLayerTest {
     w.close();
   }
 
-  private void use(DataLinkParams dl) {
+  private void use(DataLinkParams dl, boolean wallClock) {
     w.close();
-    w = new FakeWire(dl);
+    w = new FakeWire(dl, wallClock);
     a = w.end(1);
     b = w.end(2);
   }
@@ -176,7 +176,7 @@ class DataLinkLayerTest {
 
   @Test
   void aFullReplayBufferHoldsTheSenderUntilAnAckFreesRoom() throws Exception {
-    use(DataLinkParams.defaults().toBuilder().replayBufferTlps(4).ackCoalesceTlps(4).build());
+    use(DataLinkParams.defaults().toBuilder().replayBufferTlps(4).ackCoalesceTlps(4).build(), false);
     w.canWait = true;
     for (int i = 0; i < 4; i++) {
       assertTrue(a.write(2, i, 8));
@@ -217,6 +217,39 @@ class DataLinkLayerTest {
     assertFalse(a.write(2, 2, 64), "a down link drops at once");
     assertEquals(1L, a.counters.snapshot().drops().get("link_down"));
     assertTrue(b.received.isEmpty());
+  }
+
+  @Test
+  void onTheWallClockTheReplayTimeoutFollowsTheMeasuredRoundTripsAndWaitsForAnAckAlreadyThere() {
+    use(DataLinkParams.defaults(), true);
+    long floor = w.params.dataLink().wallReplayTimeoutNs();
+    // Acks that take 3 floors: the first frames are replayed, then the timeout has learnt the round trip
+    for (int i = 0; i < 30; i++) {
+      a.write(2, i, 8);
+      w.deliverOne();
+      w.runTasksUntil(w.now + 3 * floor); // b's Ack timer has run; its Ack waits on the wire
+      w.deliverAll();
+    }
+    assertEquals(range(0, 30), b.received);
+    long early = a.count(Link.REPLAYS);
+    assertTrue(early > 0, "the first Acks came after the floor");
+    for (int i = 30; i < 60; i++) {
+      a.write(2, i, 8);
+      w.deliverOne();
+      w.runTasksUntil(w.now + 3 * floor);
+      w.deliverAll();
+    }
+    assertEquals(early, a.count(Link.REPLAYS), "no replay once the timeout exceeds the round trip");
+    // an Ack that is there when the timer runs out (behind it in the thread's queue) prevents the replay
+    use(DataLinkParams.defaults(), true);
+    a.write(2, 100, 8);
+    w.deliverOne();
+    w.runTasksUntil(w.now + floor + 1); // b's Ack is on the wire; a's timer ran out once
+    assertEquals(0, a.count(Link.REPLAY_TIMEOUTS));
+    w.deliverAll();
+    w.runUntil(w.now + 10 * floor);
+    assertEquals(0, a.count(Link.REPLAYS));
+    assertEquals(List.of(100L), b.received);
   }
 
   @Test

@@ -54,6 +54,7 @@ final class FakeWire implements AutoCloseable {
   volatile long now;
   volatile boolean mayCorrupt = true;
   volatile boolean canWait;
+  private final boolean wallClock;
   /** While true, every frame transmitted is lost at once (a cut cable). */
   volatile boolean cut;
 
@@ -103,7 +104,7 @@ final class FakeWire implements AutoCloseable {
 
         @Override
         public boolean isModelled() {
-          return true;
+          return !wallClock;
         }
       };
     }
@@ -205,6 +206,16 @@ final class FakeWire implements AutoCloseable {
   }
 
   FakeWire(DataLinkParams dl) {
+    this(dl, false);
+  }
+
+  /**
+   * @param dl the data link parameters
+   * @param wallClock whether the nodes' clocks claim to be wall clocks (the fake time still moves
+   *     only by hand)
+   */
+  FakeWire(DataLinkParams dl, boolean wallClock) {
+    this.wallClock = wallClock;
     this.params = Peach2Params.defaults().toBuilder().dataLink(dl).build();
     ends[1] = new End(1);
     ends[2] = new End(2);
