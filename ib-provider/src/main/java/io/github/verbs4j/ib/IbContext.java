@@ -1,26 +1,25 @@
 package io.github.verbs4j.ib;
 
 import io.github.verbs4j.fabric.FabricNode;
+import io.github.verbs4j.fabric.LinkStateListener;
 import io.github.verbs4j.ib.engine.IbCounters;
 import io.github.verbs4j.ib.engine.IbDevice;
 import io.github.verbs4j.ib.engine.IbParams;
 import io.github.verbs4j.ib.engine.MemoryDirectory;
 import io.github.verbs4j.ib.engine.PacketPort;
-import io.github.verbs4j.verbs.AsyncEvent;
-import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.Device;
 import io.github.verbs4j.verbs.DeviceAttr;
 import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.LinkLayer;
 import io.github.verbs4j.verbs.Mtu;
 import io.github.verbs4j.verbs.PortAttr;
-import io.github.verbs4j.verbs.PortState;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.github.verbs4j.verbs.spi.AbstractContext;
 import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
 import io.github.verbs4j.verbs.spi.SoftCompletionChannel;
 import io.github.verbs4j.verbs.spi.SoftCompletionQueue;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import io.github.verbs4j.verbs.spi.SoftPort;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -39,6 +38,8 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   private final IbMetrics metrics;
   private final Job job;
   private final Set<SoftMemoryRegion> regions = ConcurrentHashMap.newKeySet();
+  private final SoftPort portState;
+  private final LinkStateListener linkListener;
 
   IbContext(Device device, VerbsConfig config, DeviceAttr attr, IbParams params, PacketPort port, FabricNode node,
       IbMetrics metricsOrNull, io.micrometer.core.instrument.MeterRegistry registry, Job job) {
@@ -51,8 +52,15 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
         : new IbMetrics(registry, engine.counters(), device.name(), port.localLid());
     this.job = job;
     engine.start();
-    // The port is up once the node has joined the fabric (CONFORMANCE.md: PORT_ACTIVE is raised).
-    raiseAsyncEvent(AsyncEvent.ofPort(AsyncEventType.PORT_ACTIVE, 1));
+    // No event at open: libibverbs raises port events only when a port changes state. The port
+    // follows the node's own links (fault injection cuts them); a report racing the listener's
+    // registration is caught by the second read.
+    this.portState = new SoftPort(this, 1, node == null || node.links().isUp());
+    this.linkListener = portState::linkChanged;
+    if (node != null) {
+      node.links().addListener(linkListener);
+      portState.linkChanged(node.links().isUp());
+    }
   }
 
   /** @return the HCA engine */
@@ -92,7 +100,7 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   protected PortAttr portAttr(int portNum) {
     Mtu mtu = Mtu.ofBytes(params.portMtu);
     return PortAttr.builder()
-        .state(PortState.ACTIVE)
+        .state(portState.state())
         .maxMtu(mtu)
         .activeMtu(mtu)
         .lid(port.localLid())
@@ -129,6 +137,9 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
 
   @Override
   protected void closeDevice() {
+    if (node != null) {
+      node.links().removeListener(linkListener);
+    }
     RuntimeException failure = null;
     try {
       engine.close();
