@@ -4,8 +4,9 @@ package io.github.verbs4j.verbs;
  * A scatter/gather element ({@code struct ibv_sge}): {@code length} bytes at virtual address
  * {@code addr} inside the memory region whose local key is {@code lkey}.
  *
- * <p>Mutable and reusable. The address is a {@link MemoryRegion#address()}-based virtual address,
- * not an offset. Not thread-safe.
+ * <p>Mutable and reusable. The address is a {@link MemoryRegion#iova()}-based address: the
+ * virtual address, or for a {@link Access#ZERO_BASED} region the offset from its start. Not
+ * thread-safe.
  */
 public final class Sge {
   private long addr;
@@ -50,7 +51,7 @@ public final class Sge {
    * @return this
    */
   public Sge set(MemoryRegion mr, long offset, int length) {
-    return set(mr.address() + offset, length, mr.lkey());
+    return set(mr.iova() + offset, length, mr.lkey());
   }
 
   /** @return the start address */
