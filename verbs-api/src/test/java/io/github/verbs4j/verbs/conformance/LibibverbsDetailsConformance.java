@@ -26,9 +26,11 @@ import io.github.verbs4j.verbs.WcOpcode;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -44,6 +46,8 @@ import org.junit.jupiter.api.Test;
 public abstract class LibibverbsDetailsConformance extends AbstractConformance {
   /** A privileged Q_Key: the most significant bit set (the kernel's IB_QP_SET_QKEY). */
   static final int PRIVILEGED_QKEY = 0x80000000;
+  /** The setting under which the process counts as privileged (CAP_NET_RAW). */
+  static final Map<String, String> PRIVILEGED = Map.of(VerbsConfig.PRIVILEGED.name(), "true");
   /** The access rdma-core's {@code create_qp_ex} gives an RC QP (tests/utils.py). */
   static final Set<Access> QP_EX_ACCESS = EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC,
       Access.FLUSH_GLOBAL, Access.FLUSH_PERSISTENT);
@@ -269,6 +273,46 @@ public abstract class LibibverbsDetailsConformance extends AbstractConformance {
         assertEquals(QpState.RTS, qp.state());
       }
     });
+  }
+
+  /**
+   * rdma-core's {@code test_create_ud_qp_with_privileged_qkey}, run privileged ({@code
+   * verbs.privileged=true}, CAP_NET_RAW for libibverbs): a UD QP takes Q_Key 0x80000000 at
+   * RESET→INIT and another privileged one at RTS→RTS; query() returns each.
+   */
+  @Test
+  public void privilegedQkeyIsAcceptedAndQueriedBackWithPrivilege() {
+    oneSided(PRIVILEGED, p -> {
+      try (ProtectionDomain pd = p.ctx().allocPd(); CompletionQueue cq = p.ctx().createCq(16, null, 0);
+          QueuePair qp = createQp(pd, cq, QpType.UD, SMALL)) {
+        qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qkey(PRIVILEGED_QKEY));
+        assertEquals(PRIVILEGED_QKEY, qp.query().qkey());
+        qp.modify(new QpAttr().qpState(QpState.RTR));
+        toRts(qp);
+        qp.modify(new QpAttr().qpState(QpState.RTS).qkey(0x80010000));
+        assertEquals(0x80010000, qp.query().qkey());
+        assertEquals(QpState.RTS, qp.state());
+      }
+    });
+  }
+
+  /**
+   * Privileged on both ranks, UD QPs with Q_Key 0x80000000 exchange traffic: a WR with remote_qkey
+   * 0x80000000 is delivered, and so is one with 0x80001234, because the MSB makes the QP's own
+   * Q_Key go out; a WR with the unprivileged 0x11111111 is dropped at the receiver.
+   */
+  @Test
+  public void privilegedQkeyTrafficFlowsWithPrivilege() {
+    twoSided("privilegedQkeyTrafficFlowsWithPrivilegeBody", PRIVILEGED);
+  }
+
+  /**
+   * Body of {@link #privilegedQkeyTrafficFlowsWithPrivilege()}.
+   *
+   * @param p the rank
+   */
+  public void privilegedQkeyTrafficFlowsWithPrivilegeBody(Peer p) {
+    controlledQkeyTraffic(p, PRIVILEGED_QKEY, new int[] {PRIVILEGED_QKEY, 0x80001234}, UdResources.QKEY);
   }
 
   /**
