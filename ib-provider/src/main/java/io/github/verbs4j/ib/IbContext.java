@@ -21,8 +21,6 @@ import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
 import io.github.verbs4j.verbs.spi.SoftCompletionChannel;
 import io.github.verbs4j.verbs.spi.SoftCompletionQueue;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An open {@code sim_ib0}: the {@link IbDevice} engine on a {@link PacketPort}, its meters, its
@@ -38,7 +36,6 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   private final IbDevice engine;
   private final IbMetrics metrics;
   private final Job job;
-  private final Set<SoftMemoryRegion> regions = ConcurrentHashMap.newKeySet();
 
   IbContext(Device device, VerbsConfig config, DeviceAttr attr, IbParams params, PacketPort port, FabricNode node,
       IbMetrics metricsOrNull, io.micrometer.core.instrument.MeterRegistry registry, Job job) {
@@ -162,11 +159,11 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   }
 
   void regionOpened(SoftMemoryRegion mr) {
-    regions.add(mr);
+    regions().add(mr);
   }
 
   void regionClosed(SoftMemoryRegion mr) {
-    regions.remove(mr);
+    regions().remove(mr);
   }
 
   @Override
@@ -177,15 +174,5 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   @Override
   public SoftMemoryRegion byRkey(int rkey) {
     return memoryKeys().byRkey(rkey);
-  }
-
-  @Override
-  public SoftMemoryRegion containing(long addr, long len) {
-    for (SoftMemoryRegion mr : regions) {
-      if (mr.isValid() && mr.contains(addr, len)) {
-        return mr;
-      }
-    }
-    return null;
   }
 }

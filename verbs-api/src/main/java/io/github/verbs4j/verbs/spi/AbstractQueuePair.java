@@ -401,7 +401,8 @@ public abstract class AbstractQueuePair implements QueuePair {
     if (total > MAX_MESSAGE) {
       throw new VerbsException(Errno.EINVAL, "message length=" + total + " exceeds 2^31-1", index, null);
     }
-    if (wr.hasFlag(SendFlag.INLINE)) {
+    boolean inline = wr.hasFlag(SendFlag.INLINE);
+    if (inline) {
       if (op != WrOpcode.SEND && op != WrOpcode.SEND_WITH_IMM && op != WrOpcode.RDMA_WRITE
           && op != WrOpcode.RDMA_WRITE_WITH_IMM) {
         throw new VerbsException(Errno.EINVAL, "IBV_SEND_INLINE is not valid with opcode=" + op, index, null);
@@ -411,6 +412,7 @@ public abstract class AbstractQueuePair implements QueuePair {
             + cap.maxInlineData(), index, null);
       }
     }
+    InlineData.check(wr, inline, index, pd.context); // buffer SGEs only inline; inline data only from granted memory
     if (op.isAtomic()) {
       if (numSge < 1 || total < 8) {
         throw new VerbsException(Errno.EINVAL, "atomic local length=" + total + " is less than 8 bytes", index, null);
@@ -442,7 +444,8 @@ public abstract class AbstractQueuePair implements QueuePair {
 
   /**
    * Provider: copies a validated WR into the send queue (in ERR: queues it for a flush
-   * completion). Must not keep a reference to {@code wr}.
+   * completion). Must not keep a reference to {@code wr}; an INLINE WR's data is copied now, with
+   * {@link InlineData#copy} (its SGE sources were checked).
    *
    * @param wr the WR
    */
