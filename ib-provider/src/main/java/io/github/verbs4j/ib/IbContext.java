@@ -20,8 +20,6 @@ import io.github.verbs4j.verbs.spi.SoftCompletionChannel;
 import io.github.verbs4j.verbs.spi.SoftCompletionQueue;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
 import io.github.verbs4j.verbs.spi.SoftPort;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An open {@code sim_ib0}: the {@link IbDevice} engine on a {@link PacketPort}, its meters, its
@@ -37,7 +35,6 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   private final IbDevice engine;
   private final IbMetrics metrics;
   private final Job job;
-  private final Set<SoftMemoryRegion> regions = ConcurrentHashMap.newKeySet();
   private final SoftPort portState;
   private final LinkStateListener linkListener;
 
@@ -173,11 +170,11 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   }
 
   void regionOpened(SoftMemoryRegion mr) {
-    regions.add(mr);
+    regions().add(mr);
   }
 
   void regionClosed(SoftMemoryRegion mr) {
-    regions.remove(mr);
+    regions().remove(mr);
   }
 
   @Override
@@ -188,15 +185,5 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   @Override
   public SoftMemoryRegion byRkey(int rkey) {
     return memoryKeys().byRkey(rkey);
-  }
-
-  @Override
-  public SoftMemoryRegion containing(long addr, long len) {
-    for (SoftMemoryRegion mr : regions) {
-      if (mr.isValid() && mr.contains(addr, len)) {
-        return mr;
-      }
-    }
-    return null;
   }
 }

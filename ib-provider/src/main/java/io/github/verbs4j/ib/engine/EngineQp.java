@@ -139,7 +139,7 @@ public final class EngineQp {
    * @param wr the WR
    */
   public void enqueueSend(SendWr wr) {
-    sq.enqueue(wr, sqSigAll, memory);
+    sq.enqueue(wr, sqSigAll, pd.softContext());
   }
 
   /** Rings the doorbell: the engine looks at this QP on its next duty cycle (any thread). */

@@ -23,8 +23,6 @@ import io.github.verbs4j.verbs.spi.SoftPort;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -45,7 +43,6 @@ final class TcaContext extends AbstractContext {
   private static final int REGISTER_MODE_MAX = 2048;
 
   private final Peach2Board board;
-  private final Set<TcaMemoryRegion> regions = ConcurrentHashMap.newKeySet();
   private final Peach2Params params;
   private final Job job;
   private final TcaCounters counters;
@@ -194,41 +191,12 @@ final class TcaContext extends AbstractContext {
     return true;
   }
 
-  /** Copies inline SGEs at post time (any region of this context that holds them). */
-  boolean copyInline(SendWqe w, ByteBuffer into) {
-    int at = 0;
-    for (int i = 0; i < w.numSge; i++) {
-      if (w.len[i] == 0) {
-        continue;
-      }
-      SoftMemoryRegion mr = memoryKeys().byLkey(w.lkey[i]);
-      if (mr == null || !mr.isValid() || !mr.contains(w.addr[i], w.len[i])) {
-        mr = containing(w.addr[i], w.len[i]); // inline data needs no lkey (ibv_post_send(3))
-      }
-      if (mr == null) {
-        return false;
-      }
-      mr.copyOut(w.addr[i], into, at, w.len[i]);
-      at += w.len[i];
-    }
-    return true;
-  }
-
-  private SoftMemoryRegion containing(long addr, int len) {
-    for (TcaMemoryRegion mr : regions) {
-      if (mr.isValid() && mr.contains(addr, len)) {
-        return mr;
-      }
-    }
-    return null;
-  }
-
   void regionOpened(TcaMemoryRegion mr) {
-    regions.add(mr);
+    regions().add(mr);
   }
 
   void regionClosed(TcaMemoryRegion mr) {
-    regions.remove(mr);
+    regions().remove(mr);
   }
 
   /** @return a scratch buffer of at least {@code len} bytes (proxy thread) */

@@ -172,7 +172,7 @@ final class TcaQueuePair extends AbstractQueuePair {
         ctx.counters().flushes(1);
         return;
       }
-      slot(tail).copyFrom(wr, ctx::copyInline);
+      slot(tail).copyFrom(wr, ctx);
       tail++;
     }
   }

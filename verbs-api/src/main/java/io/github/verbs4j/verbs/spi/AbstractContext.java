@@ -32,6 +32,7 @@ public abstract class AbstractContext implements Context {
   final OpenSet children = new OpenSet();
   private final LinkedBlockingQueue<AsyncEvent> asyncEvents = new LinkedBlockingQueue<>();
   private final KeyTable<SoftMemoryRegion> memoryKeys = new KeyTable<>();
+  private final RegionDirectory regions = new RegionDirectory();
   private final AtomicInteger nextPd = new AtomicInteger(1);
   private final AtomicInteger nextSrq = new AtomicInteger(1);
   private final AtomicInteger openPds = new AtomicInteger();
@@ -190,6 +191,16 @@ public abstract class AbstractContext implements Context {
    */
   public KeyTable<SoftMemoryRegion> memoryKeys() {
     return memoryKeys;
+  }
+
+  /**
+   * The context's live memory regions by address (providers add and remove them), where inline
+   * data given by address is looked up ({@link InlineData}).
+   *
+   * @return the directory
+   */
+  public RegionDirectory regions() {
+    return regions;
   }
 
   /**
