@@ -114,6 +114,14 @@ final class Requester {
     return moreToSend || (needRetry && !waitForRnr);
   }
 
+  /**
+   * @return the PSN of the next new request packet: one past the highest PSN sent, so a rewind
+   *     does not move it back (ibv_query_qp's sq_psn)
+   */
+  int nextNewPsn() {
+    return anySent ? sentHigh : psn;
+  }
+
   /** SQD entered: finish what was posted before it. */
   void beginDrain() {
     drainLimit = sq.tail();

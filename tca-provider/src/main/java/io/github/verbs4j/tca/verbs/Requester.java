@@ -48,6 +48,8 @@ final class Requester {
   /** Next WQE to start. */
   private long next;
   private int nextPsn;
+  /** One past the highest PSN assigned: a rewind does not move it back (query()'s sq_psn). */
+  private int newPsn;
   private int timeoutCode;
   private int retryCnt;
   private int rnrRetry;
@@ -74,6 +76,7 @@ final class Requester {
   /** RTR→RTS: the send side's attributes. */
   void configure(QpAttr a) {
     nextPsn = a.sqPsn() & 0xFFFFFF;
+    newPsn = nextPsn;
     update(a);
     if (qp.type() != QpType.UD) {
       destQpn = a.destQpNum();
@@ -238,6 +241,11 @@ final class Requester {
     release(w);
   }
 
+  /** @return the PSN of the next new request (query()'s sq_psn); under the QP's monitor */
+  int nextNewPsn() {
+    return newPsn;
+  }
+
   /** Completes finished WQEs from the head, in order. */
   private boolean complete() {
     boolean any = false;
@@ -282,7 +290,10 @@ final class Requester {
       return;
     }
     w.psn = nextPsn;
-    nextPsn = (nextPsn + 1) & 0xFFFFFF;
+    nextPsn = Psn.next(nextPsn);
+    if (Psn.diff(nextPsn, newPsn) > 0) {
+      newPsn = nextPsn;
+    }
     out.clear();
     out.srcQpn = qp.qpNum();
     out.dstQpn = destQpn;
