@@ -196,6 +196,7 @@ final class Requester {
       finish(w, WcStatus.RETRY_EXC_ERR);
       return true;
     }
+    ctx.counters().transportRetries(1); // RNR NAKs never get here: they stop this timer
     // go back: the oldest unfinished WQE and everything after it go out again with the same PSNs
     for (long i = qp.head; i < next; i++) {
       SendWqe o = qp.slot(i);
@@ -239,6 +240,11 @@ final class Requester {
     w.state = SendWqe.DONE;
     w.status = status;
     release(w);
+    if (status == WcStatus.RETRY_EXC_ERR) {
+      ctx.counters().retryExceeded(1);
+    } else if (status == WcStatus.RNR_RETRY_EXC_ERR) {
+      ctx.counters().rnrRetryExceeded(1);
+    }
   }
 
   /** @return the PSN of the next new request (query()'s sq_psn); under the QP's monitor */

@@ -14,6 +14,7 @@ import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.LinkLayer;
 import io.github.verbs4j.verbs.Mtu;
 import io.github.verbs4j.verbs.PortAttr;
+import io.github.verbs4j.verbs.PortCounter;
 import io.github.verbs4j.verbs.PortState;
 import io.github.verbs4j.verbs.ProtectionDomain;
 import io.github.verbs4j.verbs.config.VerbsConfig;
@@ -103,6 +104,11 @@ final class TcaContext extends AbstractContext {
 
   int nextQpNum() {
     return nextQpn.getAndIncrement() & 0xFFFFFF;
+  }
+
+  @Override
+  protected long portCounter(int port, PortCounter counter) {
+    return counters.portCounter(counter);
   }
 
   @Override
