@@ -13,6 +13,7 @@ import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.LinkLayer;
 import io.github.verbs4j.verbs.Mtu;
 import io.github.verbs4j.verbs.PortAttr;
+import io.github.verbs4j.verbs.PortCounter;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.github.verbs4j.verbs.spi.AbstractContext;
 import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
@@ -110,6 +111,23 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
         .activeSpeed(32)
         .activeWidth(2)
         .build();
+  }
+
+  @Override
+  protected long portCounter(int port, PortCounter counter) {
+    IbCounters c = engine.counters();
+    return switch (counter) {
+      case RCVD_RNR_ERR -> c.get(IbCounters.Counter.RNR_NAKS_RECEIVED);
+      case SEND_RNR_ERR -> c.get(IbCounters.Counter.RNR_NAKS_SENT);
+      case RCVD_SEQ_ERR -> c.get(IbCounters.Counter.SEQ_NAKS_RECEIVED);
+      case OUT_OF_SEQ_REQUEST -> c.get(IbCounters.Counter.SEQ_NAKS_SENT)
+          + c.get(IbCounters.Counter.DROP_OUT_OF_SEQUENCE) + c.get(IbCounters.Counter.DROP_BEHIND_RNR);
+      case DUPLICATE_REQUEST -> c.get(IbCounters.Counter.DUPLICATE_REQUESTS);
+      case LOCAL_ACK_TIMEOUT_ERR -> c.get(IbCounters.Counter.TIMEOUTS);
+      case COMPLETER_RETRY_ERR -> c.get(IbCounters.Counter.TRANSPORT_RETRIES);
+      case RETRY_EXCEEDED_ERR -> c.get(IbCounters.Counter.RETRY_EXCEEDED);
+      case RETRY_RNR_EXCEEDED_ERR -> c.get(IbCounters.Counter.RNR_RETRY_EXCEEDED);
+    };
   }
 
   @Override

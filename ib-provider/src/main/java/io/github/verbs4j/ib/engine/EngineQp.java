@@ -343,6 +343,23 @@ public final class EngineQp {
     dev.detach(this);
   }
 
+  /**
+   * Replaces, in a query's result, the PSNs modify set with the live ones (under the lock, so
+   * consistent with the engine): sq_psn is the PSN of the next new request packet, rq_psn the PSN
+   * the responder expects next (rxe_qp_to_attr). A DCT has one responder per initiator and keeps
+   * the rq_psn modify set.
+   *
+   * @param q the attributes being returned
+   */
+  public void liveAttrs(QpAttr q) {
+    if (requester != null && q.has(QpAttrMask.SQ_PSN)) {
+      q.sqPsn(requester.nextNewPsn());
+    }
+    if (responder != null && q.has(QpAttrMask.RQ_PSN)) {
+      q.rqPsn(responder.psn);
+    }
+  }
+
   /** @return true while an SQD drain is in progress */
   public boolean sqDraining() {
     return requester != null && owner.state() == QpState.SQD && !requester.drained();

@@ -13,6 +13,7 @@ import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.LinkLayer;
 import io.github.verbs4j.verbs.Mtu;
 import io.github.verbs4j.verbs.PortAttr;
+import io.github.verbs4j.verbs.PortCounter;
 import io.github.verbs4j.verbs.ProtectionDomain;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.github.verbs4j.verbs.spi.AbstractContext;
@@ -106,6 +107,11 @@ final class TcaContext extends AbstractContext {
 
   int nextQpNum() {
     return nextQpn.getAndIncrement() & 0xFFFFFF;
+  }
+
+  @Override
+  protected long portCounter(int port, PortCounter counter) {
+    return counters.portCounter(counter);
   }
 
   @Override

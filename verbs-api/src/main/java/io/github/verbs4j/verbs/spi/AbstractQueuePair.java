@@ -304,8 +304,20 @@ public abstract class AbstractQueuePair implements QueuePair {
     QpAttr q = attrs.copy();
     q.qpState(state).curQpState(state).cap(cap);
     q.sqDraining(state == QpState.SQD && sqDraining());
+    liveAttrs(q);
     return q;
   }
+
+  /**
+   * Provider: overwrites, in a query's result, the attributes the device moves as it runs: {@code
+   * sq_psn} becomes the PSN of the next new request packet and {@code rq_psn} the PSN the
+   * responder expects next, as rxe's {@code rxe_qp_to_attr} and mlx5 report them. Called under
+   * the QP's monitor; only fields that modify set ({@code q.has(...)}) are replaced. Nothing by
+   * default (a device whose PSNs do not move).
+   *
+   * @param q the attributes being returned
+   */
+  protected void liveAttrs(QpAttr q) {}
 
   /**
    * Provider: whether an SQD drain is still in progress.
