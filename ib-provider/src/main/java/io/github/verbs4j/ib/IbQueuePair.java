@@ -70,6 +70,11 @@ final class IbQueuePair extends io.github.verbs4j.verbs.spi.AbstractQueuePair im
   }
 
   @Override
+  protected void liveAttrs(QpAttr q) {
+    engine.liveAttrs(q); // query() holds this monitor: the QP lock
+  }
+
+  @Override
   protected boolean sqDraining() {
     return engine.sqDraining();
   }

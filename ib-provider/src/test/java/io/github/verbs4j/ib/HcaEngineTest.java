@@ -92,7 +92,7 @@ class HcaEngineTest {
 
   private void drainEvents() {
     while (ctx.pollAsyncEvent(Duration.ZERO).isPresent()) {
-      // PORT_ACTIVE at open
+      // events of an earlier step
     }
   }
 

@@ -52,6 +52,23 @@ import java.util.ArrayDeque;
  * number, reset when the DCI starts a new connection epoch). Engine thread only, under the QP lock.
  */
 final class Responder {
+  /**
+   * The NAK this responder has outstanding for its expected PSN (RC and DC): later packets are
+   * dropped behind it until the requester sends the expected PSN again.
+   */
+  private enum Nak {
+    /** None: a packet beyond the expected PSN is a gap and gets one sequence error NAK. */
+    NONE,
+    /** A PSN sequence error NAK was sent for this gap (C9-54: one per gap). */
+    SEQUENCE_ERROR,
+    /**
+     * An RNR NAK was sent for the expected PSN (IBA 9.7.5.2.8): the requester will wait its RNR
+     * timer and send again from that PSN, so packets behind it are dropped silently. A sequence
+     * error NAK for them would make the requester spend retry_cnt on what is flow control.
+     */
+    RNR
+  }
+
   private enum Step {
     CHK_PSN, CHK_OP_SEQ, CHK_OP_VALID, CHK_RESOURCE, CHK_LENGTH, CHK_RKEY, EXECUTE, COMPLETE, READ_REPLY,
     ATOMIC_REPLY, ACKNOWLEDGE, CLEANUP, DUPLICATE, DONE,
@@ -82,7 +99,7 @@ final class Responder {
   int psn;
   private int msn;
   private int opSeq;
-  private boolean sentPsnNak;
+  private Nak nak = Nak.NONE;
   private boolean dropMsg;
 
   private RecvWqe recv;
@@ -136,7 +153,7 @@ final class Responder {
     quickAcks = 0;
     quickAckBudget = QUICK_ACKS_MIN;
     opSeq = SEQ_NONE;
-    sentPsnNak = false;
+    nak = Nak.NONE;
     dropMsg = false;
     haveRecv = false;
     recvOffset = 0;
@@ -370,7 +387,7 @@ final class Responder {
     if (diff < 0) {
       return Step.DUPLICATE;
     }
-    sentPsnNak = false;
+    nak = Nak.NONE; // the requester sent the expected PSN again
     return Step.CHK_OP_SEQ;
   }
 
@@ -726,14 +743,17 @@ final class Responder {
   private Step error(Step e, Packet p) {
     switch (e) {
       case ERR_PSN_OUT_OF_SEQ:
-        // C9-54: one PSN sequence error NAK per gap, naming the expected PSN; the QP stays.
-        if (!sentPsnNak) {
-          sentPsnNak = true;
-          flushAck();
-          sendAck(Aeth.nak(Aeth.NAK_PSN_SEQUENCE_ERROR), psn);
-          dev.counters.inc(IbCounters.Counter.SEQ_NAKS_SENT);
-        } else {
-          dev.counters.inc(IbCounters.Counter.DROP_OUT_OF_SEQUENCE);
+        switch (nak) {
+          case NONE -> {
+            // C9-54: one PSN sequence error NAK per gap, naming the expected PSN; the QP stays.
+            nak = Nak.SEQUENCE_ERROR;
+            flushAck();
+            sendAck(Aeth.nak(Aeth.NAK_PSN_SEQUENCE_ERROR), psn);
+            dev.counters.inc(IbCounters.Counter.SEQ_NAKS_SENT);
+          }
+          case SEQUENCE_ERROR -> dev.counters.inc(IbCounters.Counter.DROP_OUT_OF_SEQUENCE);
+          // IBA 9.7.5.2.8: behind an RNR NAK the requester resends from the NAKed PSN; no NAK.
+          case RNR -> dev.counters.inc(IbCounters.Counter.DROP_BEHIND_RNR);
         }
         return Step.DONE;
       case ERR_RNR:
@@ -743,6 +763,7 @@ final class Responder {
           dev.counters.inc(IbCounters.Counter.DROP_NO_RECEIVE);
           return Step.DONE;
         }
+        nak = Nak.RNR;
         flushAck();
         sendAck(Aeth.rnrNak(qp.minRnrTimer), p.psn);
         dev.counters.inc(IbCounters.Counter.RNR_NAKS_SENT);

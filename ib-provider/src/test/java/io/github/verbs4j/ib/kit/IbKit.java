@@ -1,8 +1,12 @@
 package io.github.verbs4j.ib.kit;
 
+import io.github.verbs4j.fabric.NodeLinks;
 import io.github.verbs4j.fabric.coord.Coordinator;
+import io.github.verbs4j.ib.IbContext;
+import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.conformance.FabricKit;
 import io.github.verbs4j.verbs.conformance.KitEnvironment;
+import io.github.verbs4j.verbs.conformance.LinkControl;
 import java.time.Duration;
 import java.util.Map;
 
@@ -20,13 +24,16 @@ import java.util.Map;
  *       and wait for events; {@link #NETTY_2PROC_ENGINE} with the engine and event-loop threads
  *       only (no inline calls), for RC traffic and data integrity.
  * </ul>
+ *
+ * <p>{@link #LOCAL} and {@link #NETTY_2PROC} can take a rank's link down ({@link #linkControl}).
  */
 final class IbKit {
-  static final KitEnvironment LOCAL = FabricKit.local("ib", "verbs.ib.job", Map.of(), "local");
+  static final KitEnvironment LOCAL = FabricKit.local("ib", "verbs.ib.job", Map.of(), "local", IbKit::linkControl);
   /** {@link #LOCAL} with {@code verbs.ib.threading=caller}. */
   static final KitEnvironment LOCAL_CALLER = FabricKit.local("ib", "verbs.ib.job",
       Map.of("verbs.ib.threading", "caller"), "local-caller");
-  static final KitEnvironment NETTY_2PROC = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator);
+  static final KitEnvironment NETTY_2PROC = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator, Map.of(),
+      "", IbKit::linkControl);
   /**
    * {@link #NETTY_2PROC} with the engines on the callers' threads and the callers driving the
    * fabric's I/O ({@code verbs.ib.threading=caller}, {@code verbs.fabric.progress=caller}).
@@ -42,6 +49,28 @@ final class IbKit {
       Map.of("verbs.ib.inline-calls", "false"), "engine");
 
   private IbKit() {}
+
+  /**
+   * Fault injection on a context's port: its fabric node's own links ({@code FabricNode.links()}:
+   * the node's uplink and the switch's link to it) taken down and up.
+   */
+  static LinkControl linkControl(Context ctx) {
+    if (!(ctx instanceof IbContext c) || c.fabricNode() == null) {
+      return null;
+    }
+    NodeLinks links = c.fabricNode().links();
+    return new LinkControl() {
+      @Override
+      public void down() {
+        links.takeDown();
+      }
+
+      @Override
+      public void up() {
+        links.bringUp();
+      }
+    };
+  }
 
   static FabricKit.Started coordinator() {
     Coordinator c = Coordinator.start("127.0.0.1", 0, Duration.ofSeconds(3));

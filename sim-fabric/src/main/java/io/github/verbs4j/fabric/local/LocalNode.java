@@ -9,9 +9,11 @@ import io.github.verbs4j.fabric.FabricTimeoutException;
 import io.github.verbs4j.fabric.FrameHeader;
 import io.github.verbs4j.fabric.FrameReceiver;
 import io.github.verbs4j.fabric.NodeDirectory;
+import io.github.verbs4j.fabric.NodeLinks;
 import io.github.verbs4j.fabric.PeerListener;
 import io.github.verbs4j.fabric.WritabilityListener;
 import io.github.verbs4j.fabric.fault.FaultAction;
+import io.github.verbs4j.fabric.fault.NodeLinkState;
 import io.github.verbs4j.fabric.time.FabricScheduler;
 import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.time.ModelledTimers;
@@ -60,6 +62,7 @@ public final class LocalNode implements FabricNode {
   private final Runnable drainTask = this::drain;
   private final Scheduler scheduler = new Scheduler();
   private final ModelledTimers timers; // threaded mode with modelled clocks, else null
+  private final NodeLinkState links;
   private final int highWater;
   private final int lowWater;
   private volatile boolean congested;
@@ -81,6 +84,7 @@ public final class LocalNode implements FabricNode {
     }
     this.timers = eventLoop != null && clock.isModelled()
         ? new ModelledTimers(clock, eventLoop, fabric.options.getLong(FabricOptions.TIMER_WALL_MIN_US) * 1000, this::runTask) : null;
+    this.links = new NodeLinkState(fabric.faults, fabric.topology, id, id, scheduler::execute);
   }
 
   @Override
@@ -437,6 +441,11 @@ public final class LocalNode implements FabricNode {
   }
 
   @Override
+  public NodeLinks links() {
+    return links;
+  }
+
+  @Override
   public void addWritabilityListener(WritabilityListener listener) {
     writabilityListeners.add(listener);
   }
@@ -521,6 +530,7 @@ public final class LocalNode implements FabricNode {
       }
       open = false;
     }
+    links.close();
     synchronized (held) {
       held.values().forEach(f -> {
         fabric.inFlight.decrementAndGet();

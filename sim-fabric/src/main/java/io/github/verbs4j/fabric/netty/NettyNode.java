@@ -9,6 +9,7 @@ import io.github.verbs4j.fabric.FabricTimeoutException;
 import io.github.verbs4j.fabric.FrameHeader;
 import io.github.verbs4j.fabric.FrameReceiver;
 import io.github.verbs4j.fabric.NodeDirectory;
+import io.github.verbs4j.fabric.NodeLinks;
 import io.github.verbs4j.fabric.NodeInfo;
 import io.github.verbs4j.fabric.PeerListener;
 import io.github.verbs4j.fabric.WritabilityListener;
@@ -16,6 +17,7 @@ import io.github.verbs4j.fabric.coord.Coordinator;
 import io.github.verbs4j.fabric.coord.CoordinatorClient;
 import io.github.verbs4j.fabric.fault.FaultAction;
 import io.github.verbs4j.fabric.fault.FaultInjector;
+import io.github.verbs4j.fabric.fault.NodeLinkState;
 import io.github.verbs4j.fabric.time.FabricScheduler;
 import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.time.LinkModel;
@@ -103,6 +105,7 @@ public final class NettyNode implements FabricNode {
   private final SharedIoEventLoop shared; // verbs.fabric.progress=caller, else null
   private final NodeClock clock;
   private final FaultInjector faults;
+  private NodeLinkState links; // set by start, before open returns
   private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
   private final FrameHeader header = new FrameHeader();
   private final CopyOnWriteArrayList<PeerListener> peerListeners = new CopyOnWriteArrayList<>();
@@ -282,6 +285,7 @@ public final class NettyNode implements FabricNode {
     touched = new Peer[ps.length];
     // Senders that respect isWritable never fill the shared outbox, whatever the peer count.
     frameHighWater = Math.max(16, OUTBOX / (2 * options.size()));
+    this.links = new NodeLinkState(faults, topology, w.nodeId(), options.size(), scheduler::execute);
     nodeId = w.nodeId();
     checkDirectory();
     try {
@@ -479,6 +483,10 @@ public final class NettyNode implements FabricNode {
       ByteBuf frame = (ByteBuf) msg;
       int r = frame.readerIndex();
       header.decode(frame, r);
+      if (faults.anyLinkDown() && overDownLink()) {
+        dropFrame(DropReason.LINK_DOWN, frame);
+        return;
+      }
       if (header.type() == FrameHeader.TYPE_TRANSIT) {
         onTransit(frame, r);
         return;
@@ -492,6 +500,17 @@ public final class NettyNode implements FabricNode {
       LOG.debug("node {}: inbound connection {} failed: {}", nodeId, ctx.channel().remoteAddress(), cause.toString());
       ctx.close();
     }
+  }
+
+  /**
+   * Faults are per process: a link this process took down drops the frames it receives over it
+   * too, so that a node whose own links are down is cut off in both directions.
+   */
+  private boolean overDownLink() {
+    int src = header.src();
+    int dst = header.dst();
+    int max = topology.maxNodes();
+    return src >= 1 && src <= max && dst >= 1 && dst <= max && faults.routeDown(topology.route(src, dst));
   }
 
   /** Outgoing connection: back-pressure events and errors. */
@@ -1184,6 +1203,14 @@ public final class NettyNode implements FabricNode {
   }
 
   @Override
+  public NodeLinks links() {
+    if (links == null) {
+      throw new FabricException("links: node is not started");
+    }
+    return links;
+  }
+
+  @Override
   public void addWritabilityListener(WritabilityListener listener) {
     writabilityListeners.add(listener);
   }
@@ -1222,6 +1249,9 @@ public final class NettyNode implements FabricNode {
         return;
       }
       open = false;
+    }
+    if (links != null) {
+      links.close();
     }
     RuntimeException failure = null;
     if (client != null) {

@@ -4,6 +4,7 @@ import io.github.verbs4j.fabric.Fabric;
 import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.FabricOptions;
 import io.github.verbs4j.fabric.FrameHeader;
+import io.github.verbs4j.fabric.LinkStateListener;
 import io.github.verbs4j.fabric.PeerListener;
 import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.time.NodeClock;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -34,6 +36,7 @@ public final class FabricLink implements Peach2Link {
   private final List<NodeListener> listeners = new CopyOnWriteArrayList<>();
   private final ManagementPort management;
   private final boolean deterministic;
+  private final Map<CableListener, LinkStateListener> cableListeners = new ConcurrentHashMap<>();
 
   private FabricLink(FabricNode node) {
     if (!(node.topology() instanceof Peach2Topology)) {
@@ -228,6 +231,28 @@ public final class FabricLink implements Peach2Link {
   @Override
   public void addNodeListener(NodeListener listener) {
     listeners.add(listener);
+  }
+
+  /** The board's cables are the node's own links on the fabric ({@link FabricNode#links()}). */
+  @Override
+  public boolean cablesUp() {
+    return node.links().isUp();
+  }
+
+  @Override
+  public void addCableListener(CableListener listener) {
+    LinkStateListener l = listener::onCablesChanged;
+    if (cableListeners.putIfAbsent(listener, l) == null) {
+      node.links().addListener(l);
+    }
+  }
+
+  @Override
+  public void removeCableListener(CableListener listener) {
+    LinkStateListener l = cableListeners.remove(listener);
+    if (l != null) {
+      node.links().removeListener(l);
+    }
   }
 
   @Override

@@ -30,6 +30,16 @@ public interface Peach2Link extends AutoCloseable {
     void onNodeDown(int node);
   }
 
+  /**
+   * Told when this board's own cables change state: one went down, or the last one came back.
+   * Called on the link thread.
+   */
+  @FunctionalInterface
+  interface CableListener {
+    /** @param up true when every cable of the board is up again */
+    void onCablesChanged(boolean up);
+  }
+
   /** @return this node's id (1-based) */
   int nodeId();
 
@@ -75,6 +85,22 @@ public interface Peach2Link extends AutoCloseable {
 
   /** @param listener told when nodes go down */
   void addNodeListener(NodeListener listener);
+
+  /**
+   * Whether every cable of this board (its E, W and S links, both directions) is up: a PCIe link
+   * that is down stops the board's static routes over it.
+   *
+   * @return true unless one of them is down; true for links that cannot go down
+   */
+  default boolean cablesUp() {
+    return true;
+  }
+
+  /** @param listener told when the board's cables go down or come back (nothing if they cannot) */
+  default void addCableListener(CableListener listener) {}
+
+  /** @param listener a listener to remove */
+  default void removeCableListener(CableListener listener) {}
 
   /** @return the out-of-band management path */
   ManagementPort management();

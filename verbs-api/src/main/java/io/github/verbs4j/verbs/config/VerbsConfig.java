@@ -56,13 +56,21 @@ public final class VerbsConfig {
   /** Which clock completion timestamps and benchmarks use. */
   public static final ConfigKey TIME =
       ConfigKey.choice("verbs.time", "wall", "clock: wall or modelled (the fabric's modelled time)", "wall", "modelled");
+  /**
+   * Whether this process counts as privileged, as a process with CAP_NET_RAW does for the kernel's
+   * verbs (or any process after {@code rdma system set privileged-qkey on}): it may give a UD QP a
+   * privileged Q_Key (most significant bit set). A JVM cannot hold the capability for a simulated
+   * device, so the user states it.
+   */
+  public static final ConfigKey PRIVILEGED = ConfigKey.bool("verbs.privileged", false,
+      "this process counts as privileged (CAP_NET_RAW): it may set a privileged Q_Key (MSB set) on a UD QP");
   /** The properties file to read. */
   public static final ConfigKey CONFIG_FILE = ConfigKey.string("verbs.config", "",
       "properties file with verbs.* settings; empty = ./verbs.properties if present");
 
   /** The keys verbs-api itself owns. */
   public static final List<ConfigKey> CORE_KEYS = List.of(PROVIDER, DEVICE, FABRIC, COORDINATOR, RANK, SIZE, TIME,
-      CONFIG_FILE);
+      PRIVILEGED, CONFIG_FILE);
 
   private static final String PREFIX = "verbs.";
   private static final String ENV_PREFIX = "VERBS_";

@@ -14,6 +14,7 @@ import io.github.verbs4j.verbs.QpState;
 import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.QueuePair;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Assumptions;
 
@@ -41,10 +42,12 @@ import org.junit.jupiter.api.Assumptions;
  * with {@link KitEnvironment#peersInProcesses()}, {@link KitPeerMain} creates it again in the child
  * JVM to run rank 1.
  *
- * <p>Scenarios come in two shapes. One-sided scenarios (objects, attributes, post-time errors) run
+ * <p>Scenarios come in three shapes. One-sided scenarios (objects, attributes, post-time errors) run
  * {@link #oneSided} with one context (rank 0 of a job of size 1). Two-sided scenarios are a public
  * method {@code void xxxBody(Peer p)} run by both ranks through {@link #twoSided(String)}; the body
- * branches on {@link Peer#rank()}. Optional features are skipped with JUnit assumptions on {@link
+ * branches on {@link Peer#rank()}. SPMD scenarios run such a body on three or more ranks through
+ * {@link #spmd(int, String)}. Each shape takes optional settings added to every rank's
+ * configuration (a fault rate, say), so a scenario needs no private launcher. Optional features are skipped with JUnit assumptions on {@link
  * DeviceAttr#has(Capability)} and other device attributes, never on the provider's name.
  */
 public abstract class AbstractConformance {
@@ -86,8 +89,19 @@ public abstract class AbstractConformance {
    * @param body the scenario
    */
   protected final void oneSided(Body body) {
+    oneSided(Map.of(), body);
+  }
+
+  /**
+   * {@link #oneSided(Body)} with {@code settings} added to the context's configuration (e.g. a
+   * fault rate or a privilege the scenario needs).
+   *
+   * @param settings {@code verbs.*} keys and values, on top of the environment's
+   * @param body the scenario
+   */
+  protected final void oneSided(Map<String, String> settings, Body body) {
     KitEnvironment env = environment();
-    KitRunner.runThreads(env, newJobId(), 1, body::run, label());
+    KitRunner.runThreads(env, newJobId(), 1, Map.copyOf(settings), body::run, label());
   }
 
   /**
@@ -100,13 +114,51 @@ public abstract class AbstractConformance {
    * @param bodyMethod the name of the body method
    */
   protected final void twoSided(String bodyMethod) {
+    spmd(2, bodyMethod, Map.of());
+  }
+
+  /**
+   * {@link #twoSided(String)} with {@code settings} added to both ranks' configurations.
+   *
+   * @param bodyMethod the name of the body method
+   * @param settings {@code verbs.*} keys and values, on top of the environment's
+   */
+  protected final void twoSided(String bodyMethod, Map<String, String> settings) {
+    spmd(2, bodyMethod, settings);
+  }
+
+  /**
+   * Runs an SPMD scenario of {@code size} ranks: each runs {@code public void bodyMethod(Peer)} of
+   * this class, as threads or, with {@link KitEnvironment#peersInProcesses()}, rank 0 here and
+   * every other rank in a child JVM of its own. Ranks exchange with {@link Peer#allGather} and
+   * {@link Peer#barrier}; failures and skips are reported as for {@link #twoSided(String)}.
+   *
+   * @param size the number of ranks, at least 2
+   * @param bodyMethod the name of the body method
+   */
+  protected final void spmd(int size, String bodyMethod) {
+    spmd(size, bodyMethod, Map.of());
+  }
+
+  /**
+   * {@link #spmd(int, String)} with {@code settings} added to every rank's configuration.
+   *
+   * @param size the number of ranks, at least 2
+   * @param bodyMethod the name of the body method
+   * @param settings {@code verbs.*} keys and values, on top of the environment's
+   */
+  protected final void spmd(int size, String bodyMethod, Map<String, String> settings) {
+    if (size < 2) {
+      throw new IllegalArgumentException("spmd size=" + size + " is below 2; use oneSided");
+    }
     KitEnvironment env = environment();
     String jobId = newJobId();
     String label = label() + "." + bodyMethod;
+    Map<String, String> s = Map.copyOf(settings);
     if (env.peersInProcesses()) {
-      KitRunner.runWithChild(this, env, jobId, bodyMethod, label);
+      KitRunner.runWithChildren(this, env, jobId, bodyMethod, size, s, label);
     } else {
-      KitRunner.runThreads(env, jobId, 2, KitRunner.method(this, bodyMethod), label);
+      KitRunner.runThreads(env, jobId, size, s, KitRunner.method(this, bodyMethod), label);
     }
   }
 

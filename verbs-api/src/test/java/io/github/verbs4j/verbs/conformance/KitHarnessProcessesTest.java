@@ -10,6 +10,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -87,5 +90,50 @@ class KitHarnessProcessesTest extends AbstractConformance {
   @Test
   void aSkippingChildSkipsTheTest() {
     assertThrows(TestAbortedException.class, () -> SelfTestRegistration.run(() -> twoSided("skipBody")));
+  }
+
+  public void allGatherBody(Peer p) {
+    long[][] all = p.allGather("pids", p.rank(), ProcessHandle.current().pid());
+    assertEquals(p.size(), all.length);
+    Set<Long> pids = new HashSet<>();
+    for (int r = 0; r < p.size(); r++) {
+      assertEquals(r, all[r][0], "rank " + r + "'s values sit at index " + r);
+      pids.add(all[r][1]);
+    }
+    assertEquals(p.size(), pids.size(), "every rank runs in a process of its own: " + pids);
+    assertEquals(p.rank() != 0, Boolean.getBoolean("verbs4j.kit.peer"), "only the children have verbs4j.kit.peer");
+    p.barrier("done");
+  }
+
+  @Test
+  void fourRanksRunInFourProcessesAndGatherEachOthersValues() throws Exception {
+    SelfTestRegistration.run(() -> spmd(4, "allGatherBody"));
+  }
+
+  public void settingsBody(Peer p) {
+    assertEquals(77, p.ctx().queryPort(1).lid(), "the scenario's setting reached rank " + p.rank());
+    p.barrier("done");
+  }
+
+  @Test
+  void aScenariosSettingsReachEveryChild() throws Exception {
+    SelfTestRegistration.run(() -> spmd(3, "settingsBody", Map.of(SelfTestProvider.LID.name(), "77")));
+  }
+
+  public void rank2FailsBody(Peer p) {
+    if (p.rank() == 2) {
+      throw new AssertionError("rank 2 broke on purpose");
+    }
+    p.barrier("never-completed");
+  }
+
+  @Test
+  void aFailingThirdRankFailsTheTestAndTheOthersAreStopped() {
+    AssertionError e = assertThrows(AssertionError.class,
+        () -> SelfTestRegistration.run(() -> spmd(3, "rank2FailsBody")));
+    assertTrue(e.getMessage().contains("rank 2"), e.getMessage());
+    assertTrue(e.getMessage().contains("rank 2 broke on purpose"), "the child's output tail: " + e.getMessage());
+    assertFalse(ProcessHandle.current().children().anyMatch(ph -> ph.info().commandLine().orElse("")
+        .contains("rank2FailsBody")), "every child must have ended");
   }
 }

@@ -15,6 +15,7 @@ import io.github.verbs4j.verbs.WorkCompletion;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Assumptions;
@@ -86,6 +87,27 @@ class KitHarnessThreadsTest extends AbstractConformance {
     timeout = Duration.ofSeconds(1);
     AssertionError e = assertThrows(AssertionError.class, () -> SelfTestRegistration.run(() -> twoSided("hangBody")));
     assertTrue(e.getMessage().contains("timed out"), e.getMessage());
+  }
+
+  public void ringBody(Peer p) {
+    long[][] all = p.allGather("ranks", p.rank() * 10L);
+    for (int r = 0; r < p.size(); r++) {
+      assertEquals(r * 10L, all[r][0]);
+    }
+    p.barrier("done");
+  }
+
+  @Test
+  void fiveRanksAsThreadsGatherEachOthersValues() throws Exception {
+    SelfTestRegistration.run(() -> spmd(5, "ringBody"));
+  }
+
+  @Test
+  void aOneSidedScenariosSettingsReachItsContext() throws Exception {
+    AtomicInteger lid = new AtomicInteger();
+    SelfTestRegistration.run(() -> oneSided(Map.of(SelfTestProvider.LID.name(), "42"),
+        p -> lid.set(p.ctx().queryPort(1).lid())));
+    assertEquals(42, lid.get());
   }
 
   @Test

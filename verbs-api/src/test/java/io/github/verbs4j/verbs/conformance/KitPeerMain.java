@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
+import java.util.HashMap;
+import java.util.Map;
 import org.opentest4j.TestAbortedException;
 
 /**
@@ -21,7 +23,21 @@ import org.opentest4j.TestAbortedException;
  * 30 s), 4 the parent went away (stdin closed), 5 skipped by an assumption.
  */
 public final class KitPeerMain {
+  /** System properties of the child carrying the scenario's settings: this prefix, then the key. */
+  static final String SETTING_PREFIX = "verbs4j.kit.setting.";
+
   private KitPeerMain() {}
+
+  /** @return the scenario's settings the parent passed as {@link #SETTING_PREFIX} properties */
+  private static Map<String, String> settings() {
+    Map<String, String> m = new HashMap<>();
+    for (String name : System.getProperties().stringPropertyNames()) {
+      if (name.startsWith(SETTING_PREFIX)) {
+        m.put(name.substring(SETTING_PREFIX.length()), System.getProperty(name));
+      }
+    }
+    return m;
+  }
 
   /**
    * Runs one rank.
@@ -45,7 +61,7 @@ public final class KitPeerMain {
       watchdog(env.timeout().toMillis() + 30_000);
       System.out.println("kit peer: " + args[0] + "." + args[1] + " rank " + rank + "/" + size + " job " + args[4]
           + " on " + env.name());
-      KitRunner.runRank(env, args[4], rank, size, KitRunner.method(test, args[1]), new AbortSignal());
+      KitRunner.runRank(env, args[4], rank, size, settings(), KitRunner.method(test, args[1]), new AbortSignal());
       System.out.println("kit peer: rank " + rank + " passed");
       code = KitRunner.EXIT_OK;
     } catch (TestAbortedException e) {

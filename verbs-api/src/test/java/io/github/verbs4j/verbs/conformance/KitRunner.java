@@ -21,7 +21,8 @@ import java.util.stream.Collectors;
 import org.opentest4j.TestAbortedException;
 
 /**
- * Runs the ranks of a scenario: as threads of this JVM, or rank 0 here and rank 1 in a child JVM.
+ * Runs the ranks of a scenario: as threads of this JVM, or rank 0 here and every other rank in a
+ * child JVM of its own.
  * The child's class path is this JVM's {@code java.class.path}, preceded by the system property
  * {@code verbs4j.kit.childExtraClassPath} if set; its output goes to {@code target/kit-peers/} (or
  * the directory in {@code verbs4j.kit.peerLogDir}).
@@ -52,10 +53,10 @@ final class KitRunner {
    * Opens this rank's context, runs the body, passes the end-of-job barrier, closes the context.
    * Failures of close are suppressed into the body's failure, or thrown if the body passed.
    */
-  static void runRank(KitEnvironment env, String jobId, int rank, int size, Body body, AbortSignal abort)
-      throws Throwable {
+  static void runRank(KitEnvironment env, String jobId, int rank, int size, Map<String, String> settings, Body body,
+      AbortSignal abort) throws Throwable {
     Throwable failure = null;
-    Context ctx = Verbs.open(env.config(rank, size, jobId));
+    Context ctx = Verbs.open(env.config(rank, size, jobId).with(settings));
     try {
       Peer p = new Peer(env, jobId, rank, size, ctx, abort);
       body.run(p);
@@ -108,12 +109,12 @@ final class KitRunner {
     }
   }
 
-  private static RankThread start(KitEnvironment env, String jobId, int rank, int size, Body body,
-      AbortSignal abort, String label) {
+  private static RankThread start(KitEnvironment env, String jobId, int rank, int size, Map<String, String> settings,
+      Body body, AbortSignal abort, String label) {
     RankThread[] self = new RankThread[1];
     self[0] = new RankThread(label, rank, () -> {
       try {
-        runRank(env, jobId, rank, size, body, abort);
+        runRank(env, jobId, rank, size, settings, body, abort);
       } catch (Throwable t) {
         self[0].failedAt = System.nanoTime();
         self[0].failure = t;
@@ -126,11 +127,12 @@ final class KitRunner {
   }
 
   /** All ranks as threads of this JVM. */
-  static void runThreads(KitEnvironment env, String jobId, int size, Body body, String label) {
+  static void runThreads(KitEnvironment env, String jobId, int size, Map<String, String> settings, Body body,
+      String label) {
     AbortSignal abort = new AbortSignal();
     List<RankThread> threads = new ArrayList<>();
     for (int r = 0; r < size; r++) {
-      threads.add(start(env, jobId, r, size, body, abort, label));
+      threads.add(start(env, jobId, r, size, settings, body, abort, label));
     }
     long deadline = System.nanoTime() + env.timeout().toNanos();
     long graceDeadline = Long.MAX_VALUE;
@@ -214,33 +216,75 @@ final class KitRunner {
     throw new AssertionError(label + " failed", primary);
   }
 
-  /** Rank 0 in a thread of this JVM, rank 1 in a child JVM running {@link KitPeerMain}. */
-  static void runWithChild(AbstractConformance test, KitEnvironment env, String jobId, String bodyName, String label) {
+  /** A rank in a child JVM, and what the parent has seen of it. */
+  private static final class Child {
+    final int rank;
+    final Process process;
+    final Path log;
+    Integer exit;
+    long observedAt = Long.MAX_VALUE;
+
+    Child(int rank, Process process, Path log) {
+      this.rank = rank;
+      this.process = process;
+      this.log = log;
+    }
+
+    /** Records the exit once; tells the other ranks when this one failed or skipped. */
+    void observe(AbortSignal abort) {
+      if (exit != null || process.isAlive()) {
+        return;
+      }
+      exit = process.exitValue();
+      observedAt = System.nanoTime();
+      if (exit == EXIT_SKIPPED) {
+        abort.abort("rank " + rank + " skipped the scenario");
+      } else if (exit != EXIT_OK) {
+        abort.abort("rank " + rank + " (child JVM) exited with code " + exit);
+      }
+    }
+
+    /** @return the failure this child stands for, or null when it passed */
+    Throwable failure() {
+      if (exit == null) {
+        return new AssertionError("rank " + rank + " (child JVM) did not finish and was killed; log " + log + ":\n"
+            + tail(log));
+      } else if (exit == EXIT_SKIPPED) {
+        return new TestAbortedException("rank " + rank + " skipped the scenario (see " + log + ")");
+      } else if (exit != EXIT_OK) {
+        return new AssertionError("rank " + rank + " (child JVM) failed with exit code " + exit + "; log " + log
+            + ":\n" + tail(log));
+      }
+      return null;
+    }
+  }
+
+  /**
+   * Rank 0 in a thread of this JVM, ranks 1 to {@code size - 1} each in a child JVM running {@link
+   * KitPeerMain}.
+   */
+  static void runWithChildren(AbstractConformance test, KitEnvironment env, String jobId, String bodyName, int size,
+      Map<String, String> settings, String label) {
     Body body = method(test, bodyName);
     AbortSignal abort = new AbortSignal();
-    Path log = logFile(test.getClass(), bodyName, jobId);
-    Process child = launch(test.getClass(), env, jobId, bodyName, log);
-    RankThread rank0 = start(env, jobId, 0, 2, body, abort, label);
+    List<Child> children = new ArrayList<>();
+    RankThread rank0 = null;
     long deadline = System.nanoTime() + env.timeout().toNanos();
     long graceDeadline = Long.MAX_VALUE;
-    Integer exit = null;
-    long childObservedAt = Long.MAX_VALUE;
     try {
+      for (int r = 1; r < size; r++) {
+        Path log = logFile(test.getClass(), bodyName, jobId, r, size);
+        children.add(new Child(r, launch(test.getClass(), env, jobId, bodyName, r, size, settings, log), log));
+      }
+      rank0 = start(env, jobId, 0, size, settings, body, abort, label);
       while (true) {
-        if (exit == null && !child.isAlive()) {
-          exit = child.exitValue();
-          childObservedAt = System.nanoTime();
-          if (exit == EXIT_SKIPPED) {
-            abort.abort("rank 1 skipped the scenario");
-          } else if (exit != EXIT_OK) {
-            abort.abort("rank 1 (child JVM) exited with code " + exit);
-          }
+        boolean childrenDone = true;
+        for (Child c : children) {
+          c.observe(abort);
+          childrenDone &= c.exit != null;
         }
-        if (!rank0.isAlive() && rank0.failure != null && exit == null) {
-          break; // rank 0 failed: the child cannot finish meaningfully
-        }
-        if (!rank0.isAlive() && exit != null) {
-          break;
+        if (!rank0.isAlive() && (childrenDone || rank0.failure != null)) {
+          break; // all done, or rank 0 failed and the children cannot finish meaningfully
         }
         long now = System.nanoTime();
         if (abort.isAborted() && graceDeadline == Long.MAX_VALUE) {
@@ -252,16 +296,17 @@ final class KitRunner {
         if (rank0.isAlive()) {
           join(rank0, 50);
         } else {
-          child.waitFor(50, TimeUnit.MILLISECONDS);
+          children.stream().filter(c -> c.exit == null).findFirst().ifPresent(c -> waitFor(c.process, 50));
         }
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     } finally {
-      if (child.isAlive()) {
-        kill(child);
+      for (Child c : children) {
+        c.observe(abort);
+        if (c.process.isAlive()) {
+          kill(c.process);
+        }
+        closeQuietly(c.process.getOutputStream());
       }
-      closeQuietly(child.getOutputStream());
     }
     List<String> stuck = new ArrayList<>();
     if (rank0.isAlive()) {
@@ -269,46 +314,48 @@ final class KitRunner {
       rank0.interrupt();
       join(rank0, 2000);
     }
-    Throwable childFailure = null;
-    if (exit == null && rank0.failure instanceof TestAbortedException) {
-      // rank 0 skipped the scenario (an unmet capability): the child, killed meanwhile, skipped or would have
-      childFailure = null;
-    } else if (exit == null) {
-      childFailure = new AssertionError("rank 1 (child JVM) did not finish and was killed; log " + log + ":\n"
-          + tail(log));
-      childObservedAt = System.nanoTime();
-    } else if (exit == EXIT_SKIPPED) {
-      childFailure = new TestAbortedException("rank 1 skipped the scenario (see " + log + ")");
-    } else if (exit != EXIT_OK) {
-      childFailure = new AssertionError("rank 1 (child JVM) failed with exit code " + exit + "; log " + log + ":\n"
-          + tail(log));
-    }
-    List<Throwable> failures = new ArrayList<>();
-    boolean childFirst = childFailure != null && (rank0.failure == null || childObservedAt < rank0.failedAt);
-    if (childFirst) {
-      failures.add(childFailure);
+    // failures in the order they were seen; a killed child of a rank 0 that skipped only skipped too
+    record Seen(long at, Throwable failure) {}
+    List<Seen> seen = new ArrayList<>();
+    boolean rank0Skipped = rank0.failure instanceof TestAbortedException;
+    for (Child c : children) {
+      Throwable f = c.exit == null && rank0Skipped ? null : c.failure();
+      if (f != null) {
+        seen.add(new Seen(c.exit == null ? System.nanoTime() : c.observedAt, f));
+      }
     }
     if (rank0.failure != null) {
-      failures.add(rank0.failure);
+      seen.add(new Seen(rank0.failedAt, rank0.failure));
     }
-    if (childFailure != null && !childFirst) {
-      failures.add(childFailure);
-    }
+    seen.sort((x, y) -> Long.compare(x.at(), y.at()));
+    List<Throwable> failures = new ArrayList<>();
+    seen.forEach(x -> failures.add(x.failure()));
     report(failures, stuck, label, env);
   }
 
-  private static Path logFile(Class<?> testClass, String bodyName, String jobId) {
+  private static void waitFor(Process p, long millis) {
+    try {
+      p.waitFor(millis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted while waiting for a child JVM", e);
+    }
+  }
+
+  private static Path logFile(Class<?> testClass, String bodyName, String jobId, int rank, int size) {
     Path dir = Path.of(System.getProperty("verbs4j.kit.peerLogDir", "target/kit-peers"));
     try {
       Files.createDirectories(dir);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create " + dir.toAbsolutePath(), e);
     }
-    return dir.resolve(testClass.getSimpleName() + "." + bodyName + "." + jobId.substring(0, 8) + ".log")
+    String rankPart = size == 2 ? "" : ".rank" + rank;
+    return dir.resolve(testClass.getSimpleName() + "." + bodyName + "." + jobId.substring(0, 8) + rankPart + ".log")
         .toAbsolutePath();
   }
 
-  private static Process launch(Class<?> testClass, KitEnvironment env, String jobId, String bodyName, Path log) {
+  private static Process launch(Class<?> testClass, KitEnvironment env, String jobId, String bodyName, int rank,
+      int size, Map<String, String> settings, Path log) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("--enable-native-access=ALL-UNNAMED");
@@ -323,6 +370,9 @@ final class KitRunner {
     for (Map.Entry<String, String> e : env.childSystemProperties(jobId).entrySet()) {
       cmd.add("-D" + e.getKey() + "=" + e.getValue());
     }
+    for (Map.Entry<String, String> e : settings.entrySet()) {
+      cmd.add("-D" + KitPeerMain.SETTING_PREFIX + e.getKey() + "=" + e.getValue());
+    }
     cmd.add("-Dverbs4j.kit.peer=true");
     cmd.add("-cp");
     String extra = System.getProperty("verbs4j.kit.childExtraClassPath", "");
@@ -331,8 +381,8 @@ final class KitRunner {
     cmd.add(KitPeerMain.class.getName());
     cmd.add(testClass.getName());
     cmd.add(bodyName);
-    cmd.add("1");
-    cmd.add("2");
+    cmd.add(Integer.toString(rank));
+    cmd.add(Integer.toString(size));
     cmd.add(jobId);
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
     try {

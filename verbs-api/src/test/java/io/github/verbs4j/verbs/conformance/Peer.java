@@ -78,7 +78,7 @@ public final class Peer {
     return rank;
   }
 
-  /** @return the number of ranks: 1 for one-sided scenarios, 2 for two-sided */
+  /** @return the number of ranks: 1 for one-sided scenarios, 2 for two-sided, more for {@code spmd} ones */
   public int size() {
     return size;
   }
@@ -151,7 +151,7 @@ public final class Peer {
   }
 
   /**
-   * Publishes this rank's values under {@code name} and returns the other rank's.
+   * Publishes this rank's values under {@code name} and returns the other rank's (a two-rank job).
    *
    * @param name used once per job
    * @param mine this rank's values
@@ -159,12 +159,39 @@ public final class Peer {
    * @throws AssertionError if the other rank does not publish within the timeout
    */
   public long[] exchange(String name, long... mine) {
+    int other = other();
+    publish(name, mine);
+    return fetch(name, other);
+  }
+
+  /**
+   * Publishes this rank's values under {@code name} and returns every rank's, this one's included
+   * (an allgather, for jobs of any size).
+   *
+   * @param name used once per job
+   * @param mine this rank's values
+   * @return index r holds rank r's values, in its order
+   * @throws AssertionError if a rank does not publish within the timeout
+   */
+  public long[][] allGather(String name, long... mine) {
+    publish(name, mine);
+    long[][] all = new long[size][];
+    for (int r = 0; r < size; r++) {
+      all[r] = r == rank ? mine.clone() : fetch(name, r);
+    }
+    return all;
+  }
+
+  private void publish(String name, long[] mine) {
     StringJoiner j = new StringJoiner(",");
     for (long v : mine) {
       j.add(Long.toHexString(v));
     }
     job.put(key(name, rank), j.toString());
-    String theirs = await(key(name, other()), "exchange '" + name + "'");
+  }
+
+  private long[] fetch(String name, int from) {
+    String theirs = await(key(name, from), from, "exchange '" + name + "'");
     if (theirs.isEmpty()) {
       return new long[0];
     }
@@ -188,12 +215,12 @@ public final class Peer {
     job.put(key("barrier/" + name, rank), "1");
     for (int r = 0; r < size; r++) {
       if (r != rank) {
-        await(key("barrier/" + name, r), "barrier '" + name + "'");
+        await(key("barrier/" + name, r), r, "barrier '" + name + "'");
       }
     }
   }
 
-  private String await(String key, String what) {
+  private String await(String key, int from, String what) {
     long deadline = System.nanoTime() + timeout().toNanos();
     while (true) {
       checkAborted();
@@ -206,7 +233,7 @@ public final class Peer {
       }
       if (System.nanoTime() - deadline > 0) {
         throw new AssertionError("rank " + rank + ": " + what + " timed out after " + timeout()
-            + " waiting for rank " + other());
+            + " waiting for rank " + from);
       }
     }
   }
@@ -399,7 +426,7 @@ public final class Peer {
     publishEnd();
     for (int r = 0; r < size; r++) {
       if (r != rank) {
-        await(key("kit-end", r), "end of job");
+        await(key("kit-end", r), r, "end of job");
       }
     }
   }
