@@ -92,19 +92,38 @@ public final class LinkFrame {
   }
 
   /**
-   * Writes a DLLP frame at the writer index and advances it.
+   * Writes an Ack or Nak DLLP frame at the writer index and advances it.
    *
    * @param buf a buffer with {@link #DLLP_FRAME_LENGTH} writable bytes
    * @param type {@link Peach2Dllp#ACK} or {@link Peach2Dllp#NAK}
    * @param seq the AckNak_Seq_Num
    */
   public static void writeDllpFrame(ByteBuf buf, int type, int seq) {
+    int w = dllpFrameHeader(buf);
+    Peach2Dllp.write(buf, w + SEQ_OFFSET, type, seq);
+    buf.writerIndex(w + DLLP_FRAME_LENGTH);
+  }
+
+  /**
+   * Writes an InitFC1 or InitFC2 DLLP frame at the writer index and advances it.
+   *
+   * @param buf a buffer with {@link #DLLP_FRAME_LENGTH} writable bytes
+   * @param type {@link Peach2Dllp#INIT1} or {@link Peach2Dllp#INIT2}
+   * @param epoch the sender's link epoch
+   * @param seen the receiver's epoch the sender has seen
+   */
+  public static void writeInitFrame(ByteBuf buf, int type, int epoch, int seen) {
+    int w = dllpFrameHeader(buf);
+    Peach2Dllp.writeInit(buf, w + SEQ_OFFSET, type, epoch, seen);
+    buf.writerIndex(w + DLLP_FRAME_LENGTH);
+  }
+
+  private static int dllpFrameHeader(ByteBuf buf) {
     int w = buf.writerIndex();
     buf.ensureWritable(DLLP_FRAME_LENGTH);
     buf.setByte(w + VERSION_OFFSET, VERSION);
     buf.setByte(w + TYPE_OFFSET, TYPE_DLLP);
-    Peach2Dllp.write(buf, w + SEQ_OFFSET, type, seq);
-    buf.writerIndex(w + DLLP_FRAME_LENGTH);
+    return w;
   }
 
   /** @return where the DLLP of a type-2 frame starts, relative to the frame */

@@ -146,8 +146,10 @@ public final class Peach2Counters implements AutoCloseable {
     DLLP_OUT_OF_RANGE("dllp.out.of.range", "Ack/Nak DLLPs ignored for a sequence number outside the unacknowledged range"),
     /** Link retrains after REPLAY_NUM rolled over. */
     RETRAINS("retrains", "link retrains (four replays without progress)"),
-    /** Links taken down after the link-down timeout without acknowledgement. */
-    DOWNS("downs", "links taken down (no acknowledgement within the link-down timeout)"),
+    /** Links taken down: no acknowledgement within the link-down timeout, or the board's cable cut. */
+    DOWNS("downs", "links taken down (no acknowledgement within the link-down timeout, or a cable cut)"),
+    /** Links (re)initialised after going down, by the InitFC handshake. */
+    INITS("inits", "links initialised again after going down (InitFC handshake completed)"),
     /** Senders that waited for room in a full replay buffer. */
     STALLS("stalls", "transmissions that waited for room in the replay buffer (back-pressure)");
 

@@ -201,7 +201,7 @@ class DataLinkLayerTest {
   }
 
   @Test
-  void fourReplaysWithoutProgressRetrainAndADeadLinkGoesDownSoNothingHangs() {
+  void fourReplaysWithoutProgressRetrainAndADeadLinkGoesDownThenComesBackThroughInitialisation() {
     w.cut = true; // everything either side sends is lost
     a.write(2, 1, 64);
     long t0 = w.now;
@@ -209,14 +209,63 @@ class DataLinkLayerTest {
     w.runUntil(t0 + linkDown - 1);
     assertEquals(DataLinkLayer.State.ACTIVE, a.dll.state(2), "still replaying before the link-down timeout");
     w.runUntil(t0 + linkDown + replayTimeout());
-    assertEquals(DataLinkLayer.State.DOWN, a.dll.state(2));
+    assertEquals(DataLinkLayer.State.INIT, a.dll.state(2), "down, and probing for the partner");
     assertEquals(1, a.count(Link.DOWNS));
     assertTrue(a.count(Link.RETRAINS) >= 1, "retrained after four replays: " + a.count(Link.RETRAINS));
     assertTrue(a.count(Link.REPLAY_TIMEOUTS) > 3);
-    assertEquals(0, a.dll.unacknowledgedTlps(2), "the replay buffer was released");
-    assertFalse(a.write(2, 2, 64), "a down link drops at once");
+    assertEquals(0, a.dll.unacknowledgedTlps(2), "the replay buffer was released: TLP 1 is lost");
+    assertTrue(a.write(2, 2, 64), "held while the link initialises");
+    // the path works again: the probe's InitFC1 restarts b too, and the held write goes at seq 0
+    w.cut = false;
+    w.runUntil(w.now + w.params.dataLink().linkDownNs() / 4);
+    assertEquals(DataLinkLayer.State.ACTIVE, a.dll.state(2));
+    assertEquals(DataLinkLayer.State.ACTIVE, b.dll.state(1));
+    assertEquals(List.of(2L), b.received, "what the down link held is lost; what came after is delivered");
+    assertEquals(1, a.count(Link.INITS));
+    a.write(2, 3, 64);
+    b.write(1, 4, 64);
+    w.runUntil(w.now + 10_000);
+    assertEquals(List.of(2L, 3L), b.received);
+    assertEquals(List.of(4L), a.received);
+  }
+
+  @Test
+  void aCutCableTakesTheLinksDownAtOnceAndBothEndsStartOverWhenItIsBack() {
+    a.write(2, 1, 64);
+    w.runUntil(w.now + 10_000);
+    a.write(2, 2, 64); // in flight when the cable is cut: lost
+    w.dropOne();
+    a.cables(false);
+    assertEquals(DataLinkLayer.State.DOWN, a.dll.state(2));
+    assertEquals(0, a.dll.unacknowledgedTlps(2));
+    assertFalse(a.write(2, 3, 64), "nothing goes over a cut cable");
     assertEquals(1L, a.counters.snapshot().drops().get("link_down"));
-    assertTrue(b.received.isEmpty());
+    // b did not see the cut (the netty fabric tells one end): it starts over when a's InitFC1 comes
+    a.cables(true);
+    w.runUntil(w.now + 10_000);
+    assertEquals(DataLinkLayer.State.ACTIVE, a.dll.state(2));
+    assertEquals(DataLinkLayer.State.ACTIVE, b.dll.state(1));
+    a.write(2, 5, 64);
+    b.write(1, 6, 64);
+    w.runUntil(w.now + 10_000);
+    assertEquals(List.of(1L, 5L), b.received);
+    assertEquals(List.of(6L), a.received);
+    assertEquals(0, a.count(Link.REPLAYS) + b.count(Link.REPLAYS) + b.count(Link.DUPLICATES));
+  }
+
+  @Test
+  void aStaleInitFromAnOlderEpochChangesNothing() {
+    a.cables(false);
+    a.cables(true);
+    w.runUntil(w.now + 10_000); // epoch 1 on both ends
+    io.netty.buffer.ByteBuf f = w.alloc.directBuffer(LinkFrame.DLLP_FRAME_LENGTH);
+    LinkFrame.writeInitFrame(f, Peach2Dllp.INIT1, 0, 0); // epoch 0: older than b knows
+    a.write(2, 7, 64);
+    w.wire.addFirst(new FakeWire.Sent(1, 2, false, f));
+    w.runUntil(w.now + 10_000);
+    assertEquals(List.of(7L), b.received);
+    assertEquals(DataLinkLayer.State.ACTIVE, b.dll.state(1));
+    assertEquals(0, a.count(Link.REPLAYS));
   }
 
   @Test

@@ -65,6 +65,8 @@ final class FakeWire implements AutoCloseable {
     final List<Long> received = new ArrayList<>();
     final DataLinkLayer dll;
     private Receiver receiver;
+    private volatile boolean cables = true;
+    private CableListener cableListener;
 
     End(int node) {
       this.node = node;
@@ -173,6 +175,27 @@ final class FakeWire implements AutoCloseable {
 
     @Override
     public void addNodeListener(NodeListener listener) {}
+
+    @Override
+    public boolean cablesUp() {
+      return cables;
+    }
+
+    @Override
+    public void addCableListener(CableListener listener) {
+      cableListener = listener;
+    }
+
+    @Override
+    public void removeCableListener(CableListener listener) {
+      cableListener = null;
+    }
+
+    /** Fault injection on this end's cables: the listener is told, as the link thread would. */
+    void cables(boolean up) {
+      cables = up;
+      cableListener.onCablesChanged(up);
+    }
 
     @Override
     public ManagementPort management() {
