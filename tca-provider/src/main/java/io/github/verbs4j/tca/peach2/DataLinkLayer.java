@@ -184,6 +184,10 @@ public final class DataLinkLayer implements AutoCloseable {
     } else if (LinkFrame.type(frame, off) != LinkFrame.TYPE_TLP || (lcrcAt = LinkFrame.lcrcOffset(frame, off, n)) < 0) {
       counters.link(Link.BAD_FRAMES, 1);
       p.onBadTlp();
+    } else if (!p.expects(LinkFrame.seq(frame, off))) {
+      // out of sequence or a duplicate: discarded whatever its LCRC (a corrupted sequence number
+      // lands here too, and is discarded as well), so it costs no CRC
+      p.onTlp(frame, off, lcrcAt, n);
     } else if (!unchecked && frame.getInt(off + lcrcAt) != lcrc(frame, off, lcrcAt)) {
       counters.link(Link.LCRC_ERRORS, 1);
       p.onBadTlp();

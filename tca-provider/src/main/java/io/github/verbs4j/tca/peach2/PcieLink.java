@@ -31,6 +31,8 @@ final class PcieLink {
   private static final int SEQ_MASK = DataLinkParams.SEQ_MODULUS - 1;
   private static final int HALF = DataLinkParams.SEQ_MODULUS / 2;
   private static final long WAIT_SLICE_MS = 1;
+  /** Wall clock: how long an expired replay timer waits for an Ack queued behind it (a yield). */
+  private static final long GRACE_NS = 20_000;
 
   private final DataLinkLayer dll;
   private final Peach2Counters counters;
@@ -85,7 +87,7 @@ final class PcieLink {
     this.replayTimeout = minTimeout;
     this.ackDelay = dl.ackDelayNs(wall);
     this.downAfter = dl.linkDownNs(wall);
-    this.maxTimeout = Math.max(minTimeout, downAfter / 8);
+    this.maxTimeout = wall ? Math.max(minTimeout, dl.wallMaxReplayTimeoutNs()) : Math.max(minTimeout, downAfter / 8);
     this.replay = new ReplayBuffer(dl.replayBufferTlps());
     if (!cablesUp) {
       state = State.DOWN;
@@ -309,7 +311,7 @@ final class PcieLink {
       // host threads, not a wire: the Ack may be waiting behind this timer in the same thread's
       // queue (or socket). Look again after the thread has taken what arrived.
       graced = true;
-      armTx(ackDelay);
+      armTx(GRACE_NS);
       return;
     }
     graced = false;
@@ -352,8 +354,8 @@ final class PcieLink {
   }
 
   /**
-   * A TLP frame whose LCRC (if any) matched: taken if it is the next in sequence, else discarded as
-   * a duplicate (acknowledged again) or as out of sequence (Nak).
+   * A TLP frame, its LCRC checked if it is the next in sequence: taken then, else discarded as a
+   * duplicate (acknowledged again) or as out of sequence (Nak).
    *
    * @return whether to deliver it
    */
@@ -392,6 +394,14 @@ final class PcieLink {
       }
     }
     return true;
+  }
+
+  /**
+   * @param seq a received TLP frame's sequence number
+   * @return whether it is the next expected (only then is its LCRC worth checking)
+   */
+  synchronized boolean expects(int seq) {
+    return seq == nextRcvSeq;
   }
 
   /** A malformed frame or a bad LCRC: a Nak, unless one is outstanding. */
