@@ -153,8 +153,9 @@ public final class DataLinkParams {
   }
 
   /**
-   * A link whose partner acknowledges nothing for this long is taken down (DL_Down): 24 ms, the
-   * LTSSM's Recovery.RcvrLock timeout after which it falls back to Detect (PCIe 2.0 §4.2.6.4.1).
+   * A link whose partner acknowledges nothing for this long, through at least eight replay-timer
+   * expiries (two REPLAY_NUM rollovers), is taken down (DL_Down): 24 ms, the LTSSM's
+   * Recovery.RcvrLock timeout after which it falls back to Detect (PCIe 2.0 §4.2.6.4.1).
    * Its unacknowledged TLPs are discarded and later writes over it are dropped and counted: the TLPs
    * above can no longer be delivered exactly once (a fatal Surprise Down, which needs a reset).
    *

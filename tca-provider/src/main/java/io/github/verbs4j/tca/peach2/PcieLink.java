@@ -60,6 +60,7 @@ final class PcieLink {
   private long rttvar;
   private long replayDeadline; // 0: the timer is stopped
   private boolean graced; // wall clock: ran out once, replays if still out after a grace
+  private int expiries; // replay-timer expiries since the last progress
   private long lastProgress;
   private long retrainEnd;
   private boolean txTimerScheduled;
@@ -126,6 +127,7 @@ final class PcieLink {
       try {
         while (flowing() && (state == State.RETRAIN || !pending.isEmpty() || full(tlps)) && !dll.closed()) {
           wait(WAIT_SLICE_MS);
+          drainPending(); // what others left waiting goes first, as soon as there is room
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -187,6 +189,10 @@ final class PcieLink {
 
   /** Hands a frame to the fabric and counts it. */
   private void put(ByteBuf frame, boolean unchecked) {
+    if (dll.closed()) {
+      frame.release(); // the board is closing: nothing more leaves it (its counters are final)
+      return;
+    }
     int bytes = frame.readableBytes();
     if (dll.link.transmit(node, frame, unchecked)) {
       counters.frameSent(bytes, hops);
@@ -295,7 +301,9 @@ final class PcieLink {
     if (replayDeadline == 0) {
       return;
     }
-    if (now - lastProgress >= downAfter) {
+    if (now - lastProgress >= downAfter && expiries >= 2 * DataLinkParams.REPLAY_NUM_ROLLOVER) {
+      // long enough, and tried often enough: a pause of the whole process (a garbage collection)
+      // delays the timer but is followed by an Ack, not by eight expiries
       long ms = TimeUnit.NANOSECONDS.toMillis(now - lastProgress);
       LOG.warn("node {}: PEACH2 link to node {} taken down (no acknowledgement for {} ms); {} unacknowledged TLPs "
           + "discarded, probing for it", dll.nodeId, node, ms, replay.totalTlps());
@@ -315,6 +323,7 @@ final class PcieLink {
       return;
     }
     graced = false;
+    expiries++;
     counters.link(Link.REPLAY_TIMEOUTS, 1);
     if (wall) {
       replayTimeout = Math.min(maxTimeout, replayTimeout * 2); // back off until an Ack comes
@@ -344,6 +353,7 @@ final class PcieLink {
       }
       replayNum = 0;
       graced = false;
+      expiries = 0;
       lastProgress = now;
       replayDeadline = replay.isEmpty() ? 0 : now + replayTimeout;
     }
@@ -495,6 +505,7 @@ final class PcieLink {
     replayNum = 0;
     replayDeadline = 0;
     graced = false;
+    expiries = 0;
     nextRcvSeq = 0;
     nakScheduled = false;
     acked();

@@ -398,8 +398,8 @@ public final class Peach2Board implements AutoCloseable {
       return;
     }
     closed = true;
+    dataLink.close(); // first: its timers send nothing once the link underneath is closing
     link.close();
-    dataLink.close();
     counters.close();
   }
 
