@@ -134,7 +134,7 @@ class LossyLinkTest {
         assertEquals(WcStatus.WR_FLUSH_ERR, wc.status());
       }
       assertEquals(QpState.ERR, n.a.rc.query().qpState());
-      // the link layer gives up on the path after its link-down timeout (2 s on the wall clock),
+      // the link layer gives up on the path after its link-down timeout (5 s on the wall clock),
       // discards what it held and probes for the partner
       DataLinkLayer dl = n.a.tca().board().dataLink();
       long deadline = System.nanoTime() + 20_000_000_000L;
