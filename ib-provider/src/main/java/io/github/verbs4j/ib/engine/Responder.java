@@ -40,7 +40,7 @@ import java.util.ArrayDeque;
  * a few microseconds apart. So an ACK may wait, at most the delay, for the device to send anything
  * (the reply): it then leaves at the end of that duty cycle, in the same frame ({@code
  * ACKS_BUNDLED}). Holds happen on the engine thread, and in {@code CALLER} mode only when an
- * application's verbs call runs the agent ({@link IbDevice#mayHoldAck}). A hold that runs out
+ * application's verbs call runs the agent ({@link AckPolicy#mayHold}). A hold that runs out
  * sends the ACK alone ({@code ACK_HOLDS_EXPIRED}) and makes the next ACKs immediate — 16 after the
  * first expiry, doubling up to 1024 while holds keep expiring, back to 16 once one is bundled — so
  * traffic that never answers (a write followed by a wait for its completion) pays the delay on at
@@ -87,6 +87,9 @@ final class Responder {
 
   private final EngineQp qp;
   private final IbDevice dev;
+  private final Transmitter tx;
+  private final FrameSplitter frames;
+  private final AckPolicy acks;
   private final boolean dc;
   private final boolean uc;
   // DC context identity.
@@ -142,6 +145,9 @@ final class Responder {
   Responder(EngineQp qp, boolean dc) {
     this.qp = qp;
     this.dev = qp.dev;
+    this.tx = qp.dev.tx;
+    this.frames = qp.dev.frames;
+    this.acks = qp.dev.acks;
     this.dc = dc;
     this.uc = qp.type == QpType.UC;
   }
@@ -314,7 +320,7 @@ final class Responder {
       return;
     }
     long delay = dev.params.ackDelayNanos;
-    if (delay == 0 || dc || uc || !dev.mayHoldAck()) {
+    if (delay == 0 || dc || uc || !acks.mayHold()) {
       flushAck();
     } else if (quickAcks > 0) {
       quickAcks--;
@@ -323,7 +329,7 @@ final class Responder {
       ackHeld = true;
       holdStarting = true;
       ackDeadline = now + delay; // until the duty cycle ends (startHold)
-      dev.holdAck(qp);
+      acks.hold(qp);
     }
   }
 
@@ -559,7 +565,7 @@ final class Responder {
         writeResid = rLen;
       }
       if (len > 0) {
-        ByteBuffer src = dev.payload(p, len);
+        ByteBuffer src = frames.payload(p, len);
         mr.copyIn(writeVa, src, src.position(), len);
       }
       writeVa += len;
@@ -574,7 +580,7 @@ final class Responder {
 
   /** Scatters {@code len} payload bytes at message offset {@code offset} into a receive WQE. */
   private boolean scatter(RecvWqe w, int offset, Packet p, int len) {
-    ByteBuffer src = dev.payload(p, len);
+    ByteBuffer src = frames.payload(p, len);
     int pos = src.position();
     AbstractProtectionDomain pd = qp.srq != null ? (AbstractProtectionDomain) qp.srq.pd() : qp.pd;
     int sge = 0;
@@ -907,9 +913,9 @@ final class Responder {
 
   private void sendAck(int syndrome, int ackedPsn) {
     Opcode op = Opcode.of(responseTransport(), Op.ACKNOWLEDGE);
-    ByteBuf b = dev.newPacket(op, 0);
+    ByteBuf b = tx.claim(op, 0);
     Aeth.write(b, op.offset(HeaderType.AETH), syndrome, msn);
-    dev.send(b, op, responseLid(), qp.sl, responseQpn(), ackedPsn, false, false, 0);
+    tx.commit(b, op, responseLid(), qp.sl, responseQpn(), ackedPsn, false, false, 0);
     if (syndrome == Aeth.SYNDROME_ACK) {
       dev.counters.inc(IbCounters.Counter.ACKS_SENT);
     }
@@ -917,10 +923,10 @@ final class Responder {
 
   private void sendAtomicAck(int ackedPsn, long orig) {
     Opcode op = Opcode.of(responseTransport(), Op.ATOMIC_ACKNOWLEDGE);
-    ByteBuf b = dev.newPacket(op, 0);
+    ByteBuf b = tx.claim(op, 0);
     Aeth.write(b, op.offset(HeaderType.AETH), Aeth.SYNDROME_ACK, msn);
     AtomicAckEth.write(b, op.offset(HeaderType.ATOMIC_ACK_ETH), orig);
-    dev.send(b, op, responseLid(), qp.sl, responseQpn(), ackedPsn, false, false, 0);
+    tx.commit(b, op, responseLid(), qp.sl, responseQpn(), ackedPsn, false, false, 0);
   }
 
   private void startReply(int firstPsn, long va, long len, int rkey) {
@@ -969,8 +975,8 @@ final class Responder {
           return n;
         }
       }
-      ByteBuf b = dev.newPacket(op, len, lid);
-      int base = dev.txBase;
+      ByteBuf b = tx.claim(op, len, lid);
+      int base = tx.base();
       if (op.has(HeaderType.AETH)) {
         Aeth.write(b, base + op.offset(HeaderType.AETH), Aeth.SYNDROME_ACK, msn);
       }
@@ -978,7 +984,7 @@ final class Responder {
         ByteBuffer dst = b.internalNioBuffer(base + op.headerLength(), len);
         m.copyOut(replyVa, dst, dst.position(), len);
       }
-      dev.send(b, base, op, lid, qp.sl, responseQpn(), replyPsn, false, false, len);
+      tx.commit(b, base, op, lid, qp.sl, responseQpn(), replyPsn, false, false, len);
       replyPsn = Psn.next(replyPsn);
       replyVa += len;
       replyResid -= len;
