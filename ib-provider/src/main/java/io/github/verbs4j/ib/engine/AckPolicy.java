@@ -128,7 +128,7 @@ final class AckPolicy {
       EngineQp qp = holders[i];
       boolean keep;
       synchronized (qp.owner) {
-        Responder r = qp.responder;
+        ResponseSender r = qp.responder.out;
         if (!qp.destroyed && r.ackHeld()) {
           if (sent) {
             r.releaseHeldAck();
