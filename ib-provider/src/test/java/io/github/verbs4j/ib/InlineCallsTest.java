@@ -175,6 +175,28 @@ class InlineCallsTest {
   }
 
   @Test
+  void theEngineDoesNotLockTheQueuePairObjectTheApplicationHolds() throws InterruptedException {
+    start(Threading.SHARED); // polls do not run the engine: another thread must take the QP lock
+    postSend();
+    awaitSender();
+    port.takeAll().forEach(ByteBuf::release);
+    WorkCompletion[] wcs = WorkCompletion.array(4);
+    int n = 0;
+    synchronized (qp) {
+      Thread t = new Thread(() -> port.inject(PEER_LID, Pkt.of(Opcode.RC_ACKNOWLEDGE).to(qp.qpNum()).psn(10).build()));
+      t.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (n == 0 && System.nanoTime() < deadline) {
+        n = cq.poll(wcs);
+        Thread.onSpinWait();
+      }
+      t.join(20_000);
+    }
+    assertEquals(1, n, "the ACK was processed while the application held the QP's monitor");
+    assertEquals(WcStatus.SUCCESS, wcs[0].status());
+  }
+
+  @Test
   void invokerThreadingHasNoEngineThreadAndEveryPostSendsOnThePostingThread() {
     start(Threading.INVOKER);
     assertTrue(!engineThreadExists(), "no engine thread");

@@ -127,7 +127,7 @@ final class AckPolicy {
     for (int i = 0; i < holderCount; i++) {
       EngineQp qp = holders[i];
       boolean keep;
-      synchronized (qp.owner) {
+      synchronized (qp.lock) {
         ResponseSender r = qp.responder.out;
         if (!qp.destroyed && r.ackHeld()) {
           if (sent) {

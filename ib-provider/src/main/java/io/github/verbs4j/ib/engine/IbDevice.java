@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * claim/commit, trains), {@link TimerList}, {@link AckPolicy}; the QP table and the port upcalls
  * are here.
  *
- * <p>Locks: the agent (one runner at a time), then per QP the owner's monitor, then CQ and SRQ
- * monitors. The verbs layer takes a QP monitor but never the agent, so there is no cycle.
+ * <p>Locks: the agent (one runner at a time), then per QP its private QP lock ({@link
+ * QpOwner#lock()}), then CQ and SRQ monitors. The verbs layer takes a QP monitor but never the agent, so there is no cycle.
  */
 public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, RuntimeAgent, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(IbDevice.class);
@@ -174,7 +174,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
    * Creates the engine context of a QP with a reserved number.
    *
    * @param qpn the reserved number
-   * @param owner the verbs QP (its monitor is the QP lock)
+   * @param owner the verbs QP (its {@link QpOwner#lock()} is the QP lock)
    * @param type QP type
    * @param pd the PD
    * @param memory key and address lookup
@@ -437,7 +437,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
       counters.inc(IbCounters.Counter.DROP_BAD_TRANSPORT);
       return;
     }
-    synchronized (qp.owner) {
+    synchronized (qp.lock) {
       if (qp.destroyed) {
         counters.inc(IbCounters.Counter.DROP_UNKNOWN_QP);
         return;
@@ -504,7 +504,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
       list[i] = null;
       qp.dirty = false;
       boolean more;
-      synchronized (qp.owner) {
+      synchronized (qp.lock) {
         try {
           work += qp.progress(t);
         } catch (RuntimeException e) {
@@ -534,7 +534,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
       for (int i = 0; i < table.length(); i++) {
         EngineQp qp = table.get(i);
         if (qp != null) {
-          synchronized (qp.owner) {
+          synchronized (qp.lock) {
             qp.peerDown(lid, t);
           }
           markDirty(qp);

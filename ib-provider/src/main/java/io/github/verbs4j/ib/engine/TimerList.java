@@ -51,7 +51,7 @@ final class TimerList {
     for (int i = 0; i < n; i++) {
       EngineQp qp = timed[i];
       boolean keep;
-      synchronized (qp.owner) {
+      synchronized (qp.lock) {
         try {
           if (qp.fireTimers(t)) {
             work++;
