@@ -65,17 +65,7 @@ final class IbKit {
       return null;
     }
     NodeLinks links = c.fabricNode().links();
-    return new LinkControl() {
-      @Override
-      public void down() {
-        links.takeDown();
-      }
-
-      @Override
-      public void up() {
-        links.bringUp();
-      }
-    };
+    return LinkControl.of(links::takeDown, links::bringUp);
   }
 
   static FabricKit.Started coordinator() {

@@ -41,17 +41,7 @@ final class TcaKit {
       return null;
     }
     NodeLinks links = f.fabricNode().links();
-    return new LinkControl() {
-      @Override
-      public void down() {
-        links.takeDown();
-      }
-
-      @Override
-      public void up() {
-        links.bringUp();
-      }
-    };
+    return LinkControl.of(links::takeDown, links::bringUp);
   }
 
   static FabricKit.Started coordinator() {

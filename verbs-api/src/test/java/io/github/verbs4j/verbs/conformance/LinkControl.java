@@ -24,4 +24,25 @@ public interface LinkControl {
 
   /** Brings the link up again: the port goes ACTIVE and raises PORT_ACTIVE. */
   void up();
+
+  /**
+   * A control from two actions, e.g. a fabric node's {@code links()::takeDown} and {@code ::bringUp}.
+   *
+   * @param down takes the link down
+   * @param up brings it up
+   * @return the control
+   */
+  static LinkControl of(Runnable down, Runnable up) {
+    return new LinkControl() {
+      @Override
+      public void down() {
+        down.run();
+      }
+
+      @Override
+      public void up() {
+        up.run();
+      }
+    };
+  }
 }
