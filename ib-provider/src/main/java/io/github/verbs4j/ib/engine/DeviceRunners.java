@@ -200,7 +200,7 @@ final class DeviceRunners {
     if (wakeThread || dev.hasPendingWork()) {
       EngineThread t = thread;
       if (t != null) {
-        t.wake(); // cheap when it does not sleep
+        t.unpark(); // even if it is not asleep yet: it may be about to sleep past this work
       }
     }
     return work;

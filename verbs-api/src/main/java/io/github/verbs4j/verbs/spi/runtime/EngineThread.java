@@ -108,6 +108,18 @@ public final class EngineThread implements AutoCloseable {
     }
   }
 
+  /**
+   * Unparks the thread whether or not it sleeps (any thread): for a runner that leaves work the
+   * thread cannot see in its members' queues (a duty-cycle budget ran out, a timer moved earlier),
+   * so that a sleep it is about to start ends at once.
+   */
+  public void unpark() {
+    Thread t = thread;
+    if (t != null) {
+      LockSupport.unpark(t);
+    }
+  }
+
   /** @return the thread */
   public Thread thread() {
     return thread;
