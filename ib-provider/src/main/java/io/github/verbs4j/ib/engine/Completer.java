@@ -35,6 +35,7 @@ final class Completer {
 
   private final EngineQp qp;
   private final IbDevice dev;
+  private final FrameSplitter frames;
   private final SendQueue sq;
   /** The oldest PSN not yet acknowledged (rxe comp.psn). */
   int psn;
@@ -45,6 +46,7 @@ final class Completer {
   Completer(EngineQp qp) {
     this.qp = qp;
     this.dev = qp.dev;
+    this.frames = qp.dev.frames;
     this.sq = qp.sq;
   }
 
@@ -224,7 +226,7 @@ final class Completer {
       dev.counters.inc(IbCounters.Counter.DROP_MALFORMED);
       return Step.DROP;
     }
-    if (expect > 0 && !scatterLocal(w, (int) offset, dev.payload(p, expect), expect)) {
+    if (expect > 0 && !scatterLocal(w, (int) offset, frames.payload(p, expect), expect)) {
       errorStatus = WcStatus.LOC_PROT_ERR;
       return Step.ERROR;
     }

@@ -28,12 +28,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * drain on SQD.
  *
  * <p>Locking: every method except the posting-thread ones ({@link #enqueueSend}, {@link
- * #sendQueueFull}, {@link #doorbell}) runs with the owner's monitor held — the engine takes it per
+ * #sendQueueFull}, {@link #doorbell}) runs with the QP lock held ({@link QpOwner#lock()}) — the engine takes it per
  * QP, and the verbs layer holds it around {@code applyModify}.
  */
 public final class EngineQp {
   final IbDevice dev;
   final QpOwner owner;
+  /** The QP lock ({@link QpOwner#lock()}). */
+  final Object lock;
   final QpType type;
   final int qpn;
   final AbstractProtectionDomain pd;
@@ -83,6 +85,7 @@ public final class EngineQp {
     this.dev = dev;
     this.qpn = qpn;
     this.owner = owner;
+    this.lock = owner.lock();
     this.type = type;
     this.pd = pd;
     this.memory = memory;

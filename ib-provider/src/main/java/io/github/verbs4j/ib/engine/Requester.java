@@ -38,6 +38,7 @@ import java.nio.ByteBuffer;
 final class Requester {
   private final EngineQp qp;
   private final IbDevice dev;
+  private final Transmitter tx;
   private final SendQueue sq;
 
   /** Next PSN to send. */
@@ -78,6 +79,7 @@ final class Requester {
   Requester(EngineQp qp) {
     this.qp = qp;
     this.dev = qp.dev;
+    this.tx = qp.dev.tx;
     this.sq = qp.sq;
   }
 
@@ -334,14 +336,14 @@ final class Requester {
       op = Opcode.of(t, Op.READ_REQUEST);
       payload = 0;
       last = true;
-      b = dev.newPacket(op, 0);
+      b = tx.claim(op, 0);
       Reth.write(b, op.offset(HeaderType.RETH), w.remoteAddr + offset, w.rkey, (int) (w.totalLength - offset));
     } else if (wop.isAtomic()) {
       boolean cas = wop == WrOpcode.ATOMIC_CMP_AND_SWP;
       op = Opcode.of(t, cas ? Op.COMPARE_SWAP : Op.FETCH_ADD);
       payload = 0;
       last = true;
-      b = dev.newPacket(op, 0);
+      b = tx.claim(op, 0);
       AtomicEth.write(b, op.offset(HeaderType.ATOMIC_ETH), w.remoteAddr, w.rkey, cas ? w.swap : w.compareAdd,
           cas ? w.compareAdd : 0);
     } else {
@@ -361,8 +363,8 @@ final class Requester {
         o = write ? Op.WRITE_MIDDLE : Op.SEND_MIDDLE;
       }
       op = Opcode.of(t, o);
-      b = dev.newPacket(op, payload, dlid);
-      base = dev.txBase;
+      b = tx.claim(op, payload, dlid);
+      base = tx.base();
       if (op.has(HeaderType.RETH)) {
         Reth.write(b, base + op.offset(HeaderType.RETH), w.remoteAddr, w.rkey, w.totalLength);
       }
@@ -370,7 +372,7 @@ final class Requester {
         ImmDt.write(b, base + op.offset(HeaderType.IMM_DT), w.immData);
       }
       if (payload > 0 && !gather(w, (int) offset, b, base + op.headerLength(), payload)) {
-        dev.discard(b);
+        tx.abort(b);
         w.state = SendWqe.ERROR;
         w.status = WcStatus.LOC_PROT_ERR;
         return false;
@@ -424,7 +426,7 @@ final class Requester {
     if (qp.reliable() && !retransmitArmed && qp.timeoutNanos > 0) {
       armRetransmit(now);
     }
-    dev.send(b, base, op, dlid, sl, destQp, pktPsn, se, ackReq, payload);
+    tx.commit(b, base, op, dlid, sl, destQp, pktPsn, se, ackReq, payload);
     return true;
   }
 

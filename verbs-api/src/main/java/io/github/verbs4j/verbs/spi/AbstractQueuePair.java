@@ -149,10 +149,23 @@ public abstract class AbstractQueuePair implements QueuePair {
     }
   }
 
+  /**
+   * The QP lock: {@code modify}, {@code query}, error transitions and {@code close} hold it, and a
+   * provider's engine holds it while it works on the QP, so a transition never interleaves with
+   * protocol processing. The QP object's own monitor by default; a provider whose engine must not
+   * lock an object the application holds returns a private object (a final field: never called
+   * from a constructor).
+   *
+   * @return the lock object, the same on every call
+   */
+  protected Object qpLock() {
+    return this;
+  }
+
   @Override
   public final void modify(QpAttr attr) {
     ensureOpen();
-    synchronized (this) {
+    synchronized (qpLock()) {
       QpState from = state;
       QpState next = QpStateTable.check(type(), from, attr, desc);
       checkValues(attr);
@@ -263,7 +276,7 @@ public abstract class AbstractQueuePair implements QueuePair {
    * @return true if the state changed
    */
   protected final boolean enterError() {
-    synchronized (this) {
+    synchronized (qpLock()) {
       QpState from = state;
       if (from == QpState.ERR || from == QpState.RESET) {
         return false;
@@ -283,7 +296,7 @@ public abstract class AbstractQueuePair implements QueuePair {
    * @param s the state
    */
   protected final void deviceState(QpState s) {
-    synchronized (this) {
+    synchronized (qpLock()) {
       state = s;
       attrs.qpState(s);
     }
@@ -294,18 +307,22 @@ public abstract class AbstractQueuePair implements QueuePair {
    *
    * @return a copy
    */
-  protected final synchronized QpAttr currentAttrs() {
-    return attrs.copy();
+  protected final QpAttr currentAttrs() {
+    synchronized (qpLock()) {
+      return attrs.copy();
+    }
   }
 
   @Override
-  public synchronized QpAttr query() {
-    ensureOpen();
-    QpAttr q = attrs.copy();
-    q.qpState(state).curQpState(state).cap(cap);
-    q.sqDraining(state == QpState.SQD && sqDraining());
-    liveAttrs(q);
-    return q;
+  public QpAttr query() {
+    synchronized (qpLock()) {
+      ensureOpen();
+      QpAttr q = attrs.copy();
+      q.qpState(state).curQpState(state).cap(cap);
+      q.sqDraining(state == QpState.SQD && sqDraining());
+      liveAttrs(q);
+      return q;
+    }
   }
 
   /**
@@ -518,7 +535,7 @@ public abstract class AbstractQueuePair implements QueuePair {
 
   @Override
   public final void close() {
-    synchronized (this) {
+    synchronized (qpLock()) {
       if (closed) {
         return;
       }

@@ -5,11 +5,11 @@ import io.github.verbs4j.verbs.conformance.KitEnvironment;
 
 /**
  * {@link DataIntegrityConformance} on the ib provider, rank 1 in a child JVM, over the netty fabric, with the
- * engine thread and the fabric's event loop doing all the work ({@code verbs.ib.inline-calls=false}).
+ * one engine thread for the JVM and the fabric's event loop doing all the work ({@code verbs.threading=shared}).
  */
-public class IbNettyEngineDataIntegrityIT extends DataIntegrityConformance {
+public class IbNettySharedDataIntegrityIT extends DataIntegrityConformance {
   @Override
   protected KitEnvironment environment() {
-    return IbKit.NETTY_2PROC_ENGINE;
+    return IbKit.NETTY_2PROC_SHARED;
   }
 }
