@@ -7,10 +7,10 @@ import io.micrometer.core.instrument.Meter;
 
 /**
  * A completion queue of {@code sim_ib0}: the SPI ring (notification, solicited-only, overrun to
- * CQ_ERR), reported by the memory gauge. With {@code verbs.ib.threading=caller} a poll first runs
- * the engine on the polling thread, so a program that only polls still makes progress; with the
- * default threading and {@code verbs.ib.inline-calls} a poll lets the fabric deliver and runs the
- * engine when the engine thread is not running it ({@link
+ * CQ_ERR), reported by the memory gauge. With {@code verbs.threading=invoker} a poll first runs
+ * the engine on the polling thread, so a program that only polls still makes progress; with
+ * {@code dedicated} (the default) a poll lets the fabric deliver and runs the engine when no other
+ * thread is running it; with {@code shared} a poll only reads the ring ({@link
  * io.github.verbs4j.ib.engine.IbDevice#onPoll}).
  */
 final class IbCompletionQueue extends SoftCompletionQueue {

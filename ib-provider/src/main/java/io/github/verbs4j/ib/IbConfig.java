@@ -4,6 +4,8 @@ import io.github.verbs4j.fabric.FabricOptions;
 import io.github.verbs4j.ib.engine.IbParams;
 import io.github.verbs4j.verbs.config.ConfigKey;
 import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
+import io.github.verbs4j.verbs.spi.runtime.Threading;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -27,11 +29,6 @@ public final class IbConfig {
     return k;
   }
 
-  /** Engine threading. */
-  public static final ConfigKey THREADING = add(ConfigKey.choice("verbs.ib.threading", "dedicated",
-      "engine threading: dedicated (one engine thread per device, spin-yield-park when idle) or caller "
-          + "(engine work runs on the posting, polling, packet-delivering thread; deterministic with "
-          + "verbs.fabric.mode=deterministic)", "dedicated", "caller"));
   /** Port MTU. */
   public static final ConfigKey MTU = add(ConfigKey.choice("verbs.ib.mtu", "4096",
       "port MTU in bytes (max and active MTU; the UD MTU): 256, 512, 1024, 2048 or 4096", "256", "512", "1024",
@@ -71,32 +68,10 @@ public final class IbConfig {
   /** DCT contexts. */
   public static final ConfigKey DCT_CONTEXTS = add(ConfigKey.longRange("verbs.ib.dct-contexts", D.dctContexts,
       "responder contexts a DCT keeps, one per active DCI; the least recently used is evicted", 1, 1 << 20));
-  /** Inline delivery. */
-  public static final ConfigKey INLINE_DELIVERY = add(ConfigKey.bool("verbs.ib.inline-delivery", D.inlineDelivery,
-      "dedicated threading: the fabric thread that delivers a packet runs the engine itself when the "
-          + "engine thread is idle (no hand-off per packet); false hands every packet to the engine thread"));
-  /** Inline calls. */
-  public static final ConfigKey INLINE_CALLS = add(ConfigKey.bool("verbs.ib.inline-calls", D.inlineCalls,
-      "dedicated threading: a post or CQ poll runs the engine on the application's thread when no other "
-          + "thread runs it, inside the fabric's progress (with verbs.fabric.progress=caller it also does "
-          + "the socket I/O); false leaves all engine work to the engine and delivering threads"));
   /** Fail fast. */
   public static final ConfigKey FAIL_FAST = add(ConfigKey.bool("verbs.ib.fail-fast", true,
       "when the fabric reports a peer down, connections to it fail after one more local ACK timeout "
           + "(RETRY_EXC_ERR) instead of retry_cnt more"));
-  /** Idle spins. */
-  public static final ConfigKey IDLE_SPINS = add(ConfigKey.longRange("verbs.ib.idle.spins", 200,
-      "dedicated engine: busy spins before it starts yielding", 0, 1 << 24));
-  /** Idle yields. */
-  public static final ConfigKey IDLE_YIELDS = add(ConfigKey.longRange("verbs.ib.idle.yields", 50,
-      "dedicated engine: yields before it starts parking", 0, 1 << 24));
-  /** Shortest park. */
-  public static final ConfigKey IDLE_MIN_PARK_NS = add(ConfigKey.longRange("verbs.ib.idle.min-park-ns", 10_000,
-      "dedicated engine: first park, ns (doubles each idle cycle)", 1_000, 1_000_000_000));
-  /** Longest park. */
-  public static final ConfigKey IDLE_MAX_PARK_NS = add(ConfigKey.longRange("verbs.ib.idle.max-park-ns", 1_000_000,
-      "dedicated engine: longest park, ns (never past the next timer; a post or packet unparks it)", 1_000,
-      1_000_000_000));
   /** Modelled per-packet cost. */
   public static final ConfigKey MODEL_PACKET_NS = add(ConfigKey.longRange("verbs.ib.model.packet-ns", 100,
       "modelled HCA processing cost per packet sent or received, ns (verbs.time=modelled)", 0, 1_000_000_000));
@@ -156,8 +131,13 @@ public final class IbConfig {
    */
   public static IbParams params(VerbsConfig c) {
     int maxRd = c.getInt(MAX_RD_ATOMIC);
+    IdleStrategyKey.Backoff idle = IdleStrategyKey.of(c);
     return IbParams.builder()
-        .threading(IbParams.Threading.valueOf(c.get(THREADING).toUpperCase(Locale.ROOT)))
+        .idleSpins(idle.spins())
+        .idleYields(idle.yields())
+        .idleMinParkNanos(idle.minParkNanos())
+        .idleMaxParkNanos(idle.maxParkNanos())
+        .threading(Threading.of(c))
         .portMtu(c.getInt(MTU))
         .icrc(IbParams.IcrcMode.valueOf(c.get(ICRC).toUpperCase(Locale.ROOT)))
         .maxUnackedPsns(c.getInt(MAX_UNACKED_PSNS))
@@ -168,13 +148,7 @@ public final class IbConfig {
         .receiveBudget(c.getInt(RECEIVE_BUDGET))
         .inboundQueue(c.getInt(INBOUND_QUEUE))
         .dctContexts(c.getInt(DCT_CONTEXTS))
-        .inlineDelivery(c.getBoolean(INLINE_DELIVERY))
-        .inlineCalls(c.getBoolean(INLINE_CALLS))
         .failFastOnPeerDown(c.getBoolean(FAIL_FAST))
-        .idleSpins(c.getInt(IDLE_SPINS))
-        .idleYields(c.getInt(IDLE_YIELDS))
-        .idleMinParkNanos(c.getLong(IDLE_MIN_PARK_NS))
-        .idleMaxParkNanos(c.getLong(IDLE_MAX_PARK_NS))
         .modelPacketNanos(c.getLong(MODEL_PACKET_NS))
         .modelDmaMbPerSec(c.getLong(MODEL_DMA_MB_S))
         .maxQp(c.getInt(MAX_QP))
@@ -188,20 +162,18 @@ public final class IbConfig {
 
   /**
    * The settings the fabric reads, resolved from every configuration source (overrides, system
-   * properties, environment, file). One default differs from the fabric's: with the default
-   * threading and {@link #INLINE_CALLS} (both defaults), {@code verbs.fabric.progress} is {@code
-   * caller} unless set — the verbs calls that run the engine then also do the node's socket I/O,
-   * which is what makes those calls worth running inline (see docs/ib-provider.md, "Threading").
+   * properties, environment, file). {@code verbs.fabric.progress} follows {@code verbs.threading}
+   * ({@link Threading#fabricProgress()}: {@code caller} when the application's calls run the engine
+   * — they then also do the node's socket I/O, which is what makes those calls worth running — and
+   * the fabric's own thread otherwise); a setting of its own still wins (see docs/ib-provider.md,
+   * "Threading").
    *
    * @param c the configuration
    * @return fabric settings for {@link FabricOptions#from(Map, Map)}
    */
   public static Map<String, String> fabricSettings(VerbsConfig c) {
     Map<String, String> m = new LinkedHashMap<>();
-    IbParams p = params(c);
-    if (p.threading == IbParams.Threading.DEDICATED && p.inlineCalls) {
-      m.put(FabricOptions.PROGRESS.name(), "caller");
-    }
+    m.put(FabricOptions.PROGRESS.name(), Threading.of(c).fabricProgress());
     for (ConfigKey k : VerbsConfig.CORE_KEYS) {
       if (c.isSet(k)) {
         m.put(k.name(), c.get(k));

@@ -1,28 +1,26 @@
 package io.github.verbs4j.ib;
 
 import io.github.verbs4j.fabric.FabricNode;
+import io.github.verbs4j.fabric.LinkStateListener;
 import io.github.verbs4j.ib.engine.IbCounters;
 import io.github.verbs4j.ib.engine.IbDevice;
 import io.github.verbs4j.ib.engine.IbParams;
 import io.github.verbs4j.ib.engine.MemoryDirectory;
 import io.github.verbs4j.ib.engine.PacketPort;
-import io.github.verbs4j.verbs.AsyncEvent;
-import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.Device;
 import io.github.verbs4j.verbs.DeviceAttr;
 import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.LinkLayer;
 import io.github.verbs4j.verbs.Mtu;
 import io.github.verbs4j.verbs.PortAttr;
-import io.github.verbs4j.verbs.PortState;
+import io.github.verbs4j.verbs.PortCounter;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.github.verbs4j.verbs.spi.AbstractContext;
 import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
 import io.github.verbs4j.verbs.spi.SoftCompletionChannel;
 import io.github.verbs4j.verbs.spi.SoftCompletionQueue;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import io.github.verbs4j.verbs.spi.SoftPort;
 
 /**
  * An open {@code sim_ib0}: the {@link IbDevice} engine on a {@link PacketPort}, its meters, its
@@ -38,7 +36,8 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   private final IbDevice engine;
   private final IbMetrics metrics;
   private final Job job;
-  private final Set<SoftMemoryRegion> regions = ConcurrentHashMap.newKeySet();
+  private final SoftPort portState;
+  private final LinkStateListener linkListener;
 
   IbContext(Device device, VerbsConfig config, DeviceAttr attr, IbParams params, PacketPort port, FabricNode node,
       IbMetrics metricsOrNull, io.micrometer.core.instrument.MeterRegistry registry, Job job) {
@@ -51,8 +50,15 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
         : new IbMetrics(registry, engine.counters(), device.name(), port.localLid());
     this.job = job;
     engine.start();
-    // The port is up once the node has joined the fabric (CONFORMANCE.md: PORT_ACTIVE is raised).
-    raiseAsyncEvent(AsyncEvent.ofPort(AsyncEventType.PORT_ACTIVE, 1));
+    // No event at open: libibverbs raises port events only when a port changes state. The port
+    // follows the node's own links (fault injection cuts them); a report racing the listener's
+    // registration is caught by the second read.
+    this.portState = new SoftPort(this, 1, node == null || node.links().isUp());
+    this.linkListener = portState::linkChanged;
+    if (node != null) {
+      node.links().addListener(linkListener);
+      portState.linkChanged(node.links().isUp());
+    }
   }
 
   /** @return the HCA engine */
@@ -92,7 +98,7 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   protected PortAttr portAttr(int portNum) {
     Mtu mtu = Mtu.ofBytes(params.portMtu);
     return PortAttr.builder()
-        .state(PortState.ACTIVE)
+        .state(portState.state())
         .maxMtu(mtu)
         .activeMtu(mtu)
         .lid(port.localLid())
@@ -105,6 +111,23 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
         .activeSpeed(32)
         .activeWidth(2)
         .build();
+  }
+
+  @Override
+  protected long portCounter(int port, PortCounter counter) {
+    IbCounters c = engine.counters();
+    return switch (counter) {
+      case RCVD_RNR_ERR -> c.get(IbCounters.Counter.RNR_NAKS_RECEIVED);
+      case SEND_RNR_ERR -> c.get(IbCounters.Counter.RNR_NAKS_SENT);
+      case RCVD_SEQ_ERR -> c.get(IbCounters.Counter.SEQ_NAKS_RECEIVED);
+      case OUT_OF_SEQ_REQUEST -> c.get(IbCounters.Counter.SEQ_NAKS_SENT)
+          + c.get(IbCounters.Counter.DROP_OUT_OF_SEQUENCE) + c.get(IbCounters.Counter.DROP_BEHIND_RNR);
+      case DUPLICATE_REQUEST -> c.get(IbCounters.Counter.DUPLICATE_REQUESTS);
+      case LOCAL_ACK_TIMEOUT_ERR -> c.get(IbCounters.Counter.TIMEOUTS);
+      case COMPLETER_RETRY_ERR -> c.get(IbCounters.Counter.TRANSPORT_RETRIES);
+      case RETRY_EXCEEDED_ERR -> c.get(IbCounters.Counter.RETRY_EXCEEDED);
+      case RETRY_RNR_EXCEEDED_ERR -> c.get(IbCounters.Counter.RNR_RETRY_EXCEEDED);
+    };
   }
 
   @Override
@@ -129,6 +152,9 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
 
   @Override
   protected void closeDevice() {
+    if (node != null) {
+      node.links().removeListener(linkListener);
+    }
     RuntimeException failure = null;
     try {
       engine.close();
@@ -162,11 +188,11 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   }
 
   void regionOpened(SoftMemoryRegion mr) {
-    regions.add(mr);
+    regions().add(mr);
   }
 
   void regionClosed(SoftMemoryRegion mr) {
-    regions.remove(mr);
+    regions().remove(mr);
   }
 
   @Override
@@ -177,15 +203,5 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   @Override
   public SoftMemoryRegion byRkey(int rkey) {
     return memoryKeys().byRkey(rkey);
-  }
-
-  @Override
-  public SoftMemoryRegion containing(long addr, long len) {
-    for (SoftMemoryRegion mr : regions) {
-      if (mr.isValid() && mr.contains(addr, len)) {
-        return mr;
-      }
-    }
-    return null;
   }
 }

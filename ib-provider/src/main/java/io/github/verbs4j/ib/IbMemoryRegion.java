@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.Meter;
 import java.nio.ByteBuffer;
 
 /**
- * A memory region of {@code sim_ib0}: the SPI region, listed in the context's memory directory
+ * A memory region of {@code sim_ib0}: the SPI region, listed in the context's region directory
  * (for inline sends found by address) and reported by the memory gauge (tag {@code id} = its
  * address, since keys are assigned after construction).
  */

@@ -130,6 +130,7 @@ public final class IbProvider implements VerbsProvider {
         .numCompVectors(p.numCompVectors)
         .capabilities(EnumSet.of(Capability.DC, Capability.SRQ_RESIZE, Capability.NATIVE_READ,
             Capability.NATIVE_ATOMIC))
+        .requiresLosslessFabric(false) // RC recovers by itself: PSNs, ACK/NAK, retransmission
         .build();
   }
 }

@@ -17,12 +17,14 @@ import io.micrometer.core.instrument.Meter;
  * modify becomes the engine's transition (flush on ERR, reset on RESET, drain on SQD), a post
  * copies the WR into the engine's send queue and rings the doorbell.
  *
- * <p>Its monitor is the QP lock shared with the engine (see {@link QpOwner}).
+ * <p>Its QP lock is a private object shared with the engine (see {@link QpOwner#lock()}).
  */
 final class IbQueuePair extends io.github.verbs4j.verbs.spi.AbstractQueuePair implements QpOwner {
   private final IbContext ctx;
   private final EngineQp engine;
   private final Meter gauge;
+  /** The QP lock: the base's modify/query/close and the engine take it; initialised before attach. */
+  private final Object lock = new Object();
 
   IbQueuePair(IbProtectionDomain pd, QpInitAttr init, int qpn, QpCap cap) {
     super(pd, init, qpn, cap);
@@ -33,8 +35,10 @@ final class IbQueuePair extends io.github.verbs4j.verbs.spi.AbstractQueuePair im
   }
 
   /** @return the bytes this QP's queues, replay cache and contexts hold */
-  synchronized double memoryBytes() {
-    return engine.memoryBytes();
+  double memoryBytes() {
+    synchronized (lock) {
+      return engine.memoryBytes();
+    }
   }
 
   /** @return the engine context (tests) */
@@ -70,16 +74,31 @@ final class IbQueuePair extends io.github.verbs4j.verbs.spi.AbstractQueuePair im
   }
 
   @Override
+  protected void liveAttrs(QpAttr q) {
+    engine.liveAttrs(q); // query() holds the QP lock
+  }
+
+  @Override
   protected boolean sqDraining() {
     return engine.sqDraining();
   }
 
   @Override
   protected void destroy() {
-    synchronized (this) {
+    synchronized (lock) {
       engine.destroy();
     }
     ctx.metrics().remove(gauge);
+  }
+
+  @Override
+  protected Object qpLock() {
+    return lock;
+  }
+
+  @Override
+  public Object lock() {
+    return lock;
   }
 
   @Override

@@ -64,7 +64,7 @@ class HcaEngineTest {
   private final List<AutoCloseable> open = new ArrayList<>();
 
   private void start(IbParams.Builder params) {
-    IbParams p = params.threading(IbParams.Threading.CALLER).build();
+    IbParams p = params.threading(io.github.verbs4j.verbs.spi.runtime.Threading.INVOKER).build();
     port = new CapturePort(1);
     ctx = new IbContext(new Device("sim_ib0", "ib", NodeType.CA, TransportType.IB, 1), VerbsConfig.of(Map.of()),
         IbProvider.deviceAttr(p, 1), p, port, null, null, registry = new SimpleMeterRegistry(), null);
@@ -92,7 +92,7 @@ class HcaEngineTest {
 
   private void drainEvents() {
     while (ctx.pollAsyncEvent(Duration.ZERO).isPresent()) {
-      // PORT_ACTIVE at open
+      // events of an earlier step
     }
   }
 

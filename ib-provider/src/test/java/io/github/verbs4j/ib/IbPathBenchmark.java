@@ -31,8 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * gc.alloc.rate.norm} is the bytes every thread of the JVM allocated per operation). One operation
  * = {@code postRecv} on B, {@code postSend} (RC SEND, signaled) on A, the deterministic in-JVM
  * fabric run for 100 µs of modelled time (packet, ACK, engines on the calling thread: {@code
- * verbs.ib.threading=caller}, or the default threading, whose inline calls and deliveries run them
- * there too; timers further out stay pending, as in a long run),
+ * verbs.threading=invoker}, or the default {@code dedicated} threading, whose posts, polls and
+ * deliveries run them there too; timers further out stay pending, as in a long run),
  * then {@code poll} of both completions. The WR objects are built once and reused, as an
  * application that cares about allocation would. Not a test: run by hand (docs/benchmarks.md).
  */
@@ -54,20 +54,19 @@ public class IbPathBenchmark {
   int size;
 
   /**
-   * {@code verbs.ib.threading}: {@code caller} on the deterministic in-JVM fabric, or the default
+   * {@code verbs.threading}: {@code invoker} on the deterministic in-JVM fabric, or the default
    * {@code dedicated} on the threaded in-JVM fabric (posts and polls run the engine on the
    * benchmark thread when no other thread does, the fabric's thread delivers packets; the
-   * allocation figure covers every thread; the deterministic fabric needs {@code caller}).
+   * allocation figure covers every thread; the deterministic fabric needs {@code invoker}).
    */
-  @Param({"caller", "dedicated"})
+  @Param({"invoker", "dedicated"})
   String threading;
 
   /**
-   * {@code local}: the in-JVM fabric (deterministic with {@code caller} threading, threaded with
+   * {@code local}: the in-JVM fabric (deterministic with {@code invoker} threading, threaded with
    * {@code dedicated}); {@code netty}: two netty nodes in this JVM joined through an embedded
-   * coordinator, frames over a Unix socket — the path of a multi-process run, with {@code caller}
-   * threading and {@code verbs.fabric.progress=caller} or the default threading (which sets
-   * {@code progress=caller} itself).
+   * coordinator, frames over a Unix socket — the path of a multi-process run (both modes set
+   * {@code verbs.fabric.progress=caller} themselves).
    */
   @Param({"local", "netty"})
   String fabric;
@@ -85,9 +84,9 @@ public class IbPathBenchmark {
 
   @Setup(Level.Trial)
   public void open() throws Exception {
-    boolean caller = "caller".equals(threading);
+    boolean caller = "invoker".equals(threading);
     if ("netty".equals(fabric)) {
-      n = TwoNodes.netty(caller ? Map.of("verbs.ib.threading", "caller", "verbs.fabric.progress", "caller") : Map.of());
+      n = TwoNodes.netty(Map.of("verbs.threading", threading));
     } else {
       n = caller ? TwoNodes.deterministic(Map.of()) : TwoNodes.threaded(Map.of());
     }

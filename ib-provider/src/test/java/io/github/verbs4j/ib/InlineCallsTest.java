@@ -25,6 +25,7 @@ import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
 import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.github.verbs4j.verbs.spi.runtime.Threading;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import java.util.Map;
@@ -33,12 +34,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Default ({@code dedicated}) threading with {@code verbs.ib.inline-calls}: a post to a QP with
- * nothing else in flight runs the requester on the posting thread (a post behind work in flight
- * is left to the engine thread, which sends what is queued in trains) and a CQ poll runs the
- * engine (and asks the wire for packets) when no other thread runs it; without inline calls the engine thread does both. The engine
- * thread here parks for seconds (no spin, no timer: local ACK timeout 0 is infinite), so whatever
- * happens right after a call happened in the call.
+ * What each {@code verbs.threading} mode does with the application's calls. {@code dedicated} (the
+ * default): a post to a QP with nothing else in flight runs the requester on the posting thread (a
+ * post behind work in flight is left to the engine thread, which sends what is queued in trains)
+ * and a CQ poll runs the engine (and asks the wire for packets) when no other thread runs it.
+ * {@code shared}: the JVM's one engine thread does both. {@code invoker}: there is no engine
+ * thread, every post sends on the posting thread. An engine thread here parks for seconds (no
+ * spin, no timer: local ACK timeout 0 is infinite), so whatever happens right after a call
+ * happened in the call.
  */
 class InlineCallsTest {
   private static final int PEER_LID = 2;
@@ -50,13 +53,12 @@ class InlineCallsTest {
   private QueuePair qp;
   private MemoryRegion mr;
 
-  /**
-   * @param inlineCalls verbs.ib.inline-calls
-   * @param inlineDelivery verbs.ib.inline-delivery (off: an injected packet goes to the engine thread)
-   */
-  private void start(boolean inlineCalls, boolean inlineDelivery) {
-    IbParams p = IbParams.builder().threading(IbParams.Threading.DEDICATED).inlineCalls(inlineCalls)
-        .inlineDelivery(inlineDelivery).idleSpins(0)
+  private static final String DEDICATED_THREAD = "verbs4j-ib-engine-lid1";
+  private static final String SHARED_THREAD = "verbs4j-engine-shared";
+
+  /** @param mode verbs.threading */
+  private void start(Threading mode) {
+    IbParams p = IbParams.builder().threading(mode).idleSpins(0)
         .idleYields(0).idleMinParkNanos(TimeUnit.SECONDS.toNanos(10)).idleMaxParkNanos(TimeUnit.SECONDS.toNanos(10))
         .build();
     port = new CapturePort(1);
@@ -71,14 +73,21 @@ class InlineCallsTest {
         .destQpNum(PEER_QPN).rqPsn(100).maxDestRdAtomic(1).minRnrTimer(1));
     qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(10).timeout(0).retryCnt(7).rnrRetry(7).maxRdAtomic(1));
     mr = pd.allocateMemory(64, TwoNodes.ALL);
-    awaitEngineParked(); // modify woke it; a post must not race its duty cycle
+    if (mode != Threading.INVOKER) {
+      awaitEngineParked(mode == Threading.SHARED ? SHARED_THREAD : DEDICATED_THREAD); // a post must not race it
+    }
   }
 
-  private static void awaitEngineParked() {
+  private static boolean engineThreadExists() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .anyMatch(t -> t.getName().equals(DEDICATED_THREAD) || t.getName().equals(SHARED_THREAD));
+  }
+
+  private static void awaitEngineParked(String name) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (System.nanoTime() < deadline) {
       for (Thread t : Thread.getAllStackTraces().keySet()) {
-        if (t.getName().equals("verbs4j-ib-engine-lid1") && t.getState() == Thread.State.TIMED_WAITING) {
+        if (t.getName().equals(name) && t.getState() == Thread.State.TIMED_WAITING) {
           return;
         }
       }
@@ -104,7 +113,7 @@ class InlineCallsTest {
 
   @Test
   void aPostSendsItsPacketOnThePostingThreadAndAPollCompletesOnThePollingThread() {
-    start(true, true);
+    start(Threading.DEDICATED);
     int polls = port.wirePolls.get();
     postSend();
     synchronized (port) {
@@ -124,7 +133,7 @@ class InlineCallsTest {
 
   @Test
   void aPostBehindWorkInFlightIsLeftToTheEngineThreadWhichBatches() throws InterruptedException {
-    start(true, true);
+    start(Threading.DEDICATED);
     postSend();
     postSend(); // the first is not acknowledged: this one waits for the engine thread
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -145,12 +154,12 @@ class InlineCallsTest {
   }
 
   @Test
-  void withoutInlineCallsTheEngineThreadSendsAndCompletes() throws InterruptedException {
-    start(false, false);
+  void sharedThreadingTheEngineThreadSendsAndCompletes() throws InterruptedException {
+    start(Threading.SHARED);
     int calls = port.progressCalls.get();
     postSend();
     Thread sender = awaitSender();
-    assertTrue(sender.getName().startsWith("verbs4j-ib-engine"), sender.getName());
+    assertEquals(SHARED_THREAD, sender.getName());
     assertEquals(calls, port.progressCalls.get(), "no call ran the engine");
     port.takeAll().forEach(ByteBuf::release);
     port.inject(PEER_LID, Pkt.of(Opcode.RC_ACKNOWLEDGE).to(qp.qpNum()).psn(10).build());
@@ -163,6 +172,47 @@ class InlineCallsTest {
     }
     assertEquals(1, n, "the engine thread completed the send");
     assertEquals(WcStatus.SUCCESS, wcs[0].status());
+  }
+
+  @Test
+  void theEngineDoesNotLockTheQueuePairObjectTheApplicationHolds() throws InterruptedException {
+    start(Threading.SHARED); // polls do not run the engine: another thread must take the QP lock
+    postSend();
+    awaitSender();
+    port.takeAll().forEach(ByteBuf::release);
+    WorkCompletion[] wcs = WorkCompletion.array(4);
+    int n = 0;
+    synchronized (qp) {
+      Thread t = new Thread(() -> port.inject(PEER_LID, Pkt.of(Opcode.RC_ACKNOWLEDGE).to(qp.qpNum()).psn(10).build()));
+      t.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (n == 0 && System.nanoTime() < deadline) {
+        n = cq.poll(wcs);
+        Thread.onSpinWait();
+      }
+      t.join(20_000);
+    }
+    assertEquals(1, n, "the ACK was processed while the application held the QP's monitor");
+    assertEquals(WcStatus.SUCCESS, wcs[0].status());
+  }
+
+  @Test
+  void invokerThreadingHasNoEngineThreadAndEveryPostSendsOnThePostingThread() {
+    start(Threading.INVOKER);
+    assertTrue(!engineThreadExists(), "no engine thread");
+    postSend();
+    postSend(); // behind one in flight: still sent by the post itself
+    synchronized (port) {
+      assertEquals(2, port.sent.size(), "both packets left before postSend returned");
+      assertSame(Thread.currentThread(), port.sentBy.get(0));
+      assertSame(Thread.currentThread(), port.sentBy.get(1));
+    }
+    port.takeAll().forEach(ByteBuf::release);
+    ctx.engine().enqueue(Pkt.of(Opcode.RC_ACKNOWLEDGE).to(qp.qpNum()).psn(11).build());
+    WorkCompletion[] wcs = WorkCompletion.array(4);
+    assertEquals(2, cq.poll(wcs), "the poll ran the completer");
+    assertEquals(WcStatus.SUCCESS, wcs[0].status());
+    assertEquals(WcStatus.SUCCESS, wcs[1].status());
   }
 
   private Thread awaitSender() throws InterruptedException {
@@ -179,14 +229,18 @@ class InlineCallsTest {
   }
 
   @Test
-  void theDefaultsAreDedicatedThreadingWithInlineCallsAndCallerProgress() {
-    IbParams d = IbParams.defaults();
-    assertEquals(IbParams.Threading.DEDICATED, d.threading);
-    assertTrue(d.inlineCalls);
-    assertEquals("caller", IbConfig.fabricSettings(VerbsConfig.of(Map.of())).get("verbs.fabric.progress"));
-    assertEquals("thread", IbConfig.fabricSettings(VerbsConfig.of(Map.of("verbs.fabric.progress", "thread")))
-        .get("verbs.fabric.progress"), "a setting wins");
-    assertEquals(null, IbConfig.fabricSettings(VerbsConfig.of(Map.of("verbs.ib.inline-calls", "false")))
-        .get("verbs.fabric.progress"), "without inline calls the fabric's default stands");
+  void theDefaultIsDedicatedThreadingAndEachModeSetsTheFabricsProgress() {
+    assertEquals(Threading.DEDICATED, IbParams.defaults().threading);
+    assertEquals(Threading.DEDICATED, IbConfig.params(VerbsConfig.of(Map.of())).threading);
+    assertEquals("caller", progress(Map.of()));
+    assertEquals("caller", progress(Map.of("verbs.threading", "invoker")));
+    assertEquals("thread", progress(Map.of("verbs.threading", "shared")));
+    assertEquals("thread", progress(Map.of("verbs.fabric.progress", "thread")), "a setting wins");
+    assertEquals("caller", progress(Map.of("verbs.threading", "shared", "verbs.fabric.progress", "caller")),
+        "a setting wins");
+  }
+
+  private static String progress(Map<String, String> settings) {
+    return IbConfig.fabricSettings(VerbsConfig.of(settings)).get("verbs.fabric.progress");
   }
 }

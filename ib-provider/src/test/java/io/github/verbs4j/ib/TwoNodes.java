@@ -127,7 +127,7 @@ final class TwoNodes implements AutoCloseable {
   static TwoNodes deterministic(Map<String, String> extra) {
     Map<String, String> m = new HashMap<>(extra);
     m.put("verbs.fabric.mode", "deterministic");
-    m.put("verbs.ib.threading", "caller");
+    m.put("verbs.threading", "invoker");
     return new TwoNodes(m, true);
   }
 

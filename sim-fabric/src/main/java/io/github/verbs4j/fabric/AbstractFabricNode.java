@@ -2,6 +2,7 @@ package io.github.verbs4j.fabric;
 
 import io.github.verbs4j.fabric.fault.FaultAction;
 import io.github.verbs4j.fabric.fault.FaultInjector;
+import io.github.verbs4j.fabric.fault.NodeLinkState;
 import io.github.verbs4j.fabric.time.FabricScheduler;
 import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.time.LinkModel;
@@ -30,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * send(dst, tag, flags, payload)                     receive (transport: queue, socket)
  *   checks: open, flags, node known and up,             |
- *           MTU, route's links up                     deliver(payload)   header already filled
+ *           MTU, route's links up                     receivedOverDownLink(frame)  (netty: a link
+ *                                                       this process took down drops inbound too)
+ *                                                     deliver(payload)   header already filled
  *   fault stage: down, drop, corrupt (a copy),          timers due before the arrival fire,
  *           delay, duplicate, reorder (hold)            the modelled clock moves to it,
  *   transmit -&gt; doTransmit(...)  (transport)           metrics, the receiver, timers now due
@@ -38,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <p>Besides the pipeline it holds what both transports keep alike: identity, clock, fault
- * injector, the receiver and the peer and writability listeners, and the open/closed state. The
+ * injector, the receiver and the peer and writability listeners, the node's own links ({@link
+ * #links()}) and the open/closed state. The
  * data path never throws: every frame refused is counted by {@link DropReason} and its payload
  * released. Nothing here allocates per frame unless a fault is injected.
  *
@@ -67,6 +71,7 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
   private ModelledTimers timers; // modelled clock on an event loop, else null; set before use
   private Topology topology; // set by attach, before the node is handed out
   private LinkModel model;
+  private NodeLinkState links; // set by attach
   private volatile int nodeId;
   private volatile FrameReceiver receiver;
   private volatile boolean open = true;
@@ -85,17 +90,20 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
   }
 
   /**
-   * Sets what the node learns when it joins: its id, the topology and the link model. Called once,
-   * before any frame is sent.
+   * Sets what the node learns when it joins: its id, the topology and the link model, and starts
+   * watching its own links. Called once, before any frame is sent, after {@link #scheduler()} is
+   * set.
    *
    * @param nodeId this node's id
    * @param topology the topology
    * @param model the link model
+   * @param nodes how many nodes are present (the links at this node are those among them)
    */
-  protected final void attach(int nodeId, Topology topology, LinkModel model) {
+  protected final void attach(int nodeId, Topology topology, LinkModel model, int nodes) {
     this.topology = topology;
     this.model = model;
     this.nodeId = nodeId;
+    this.links = new NodeLinkState(faults, topology, nodeId, nodes, scheduler()::execute);
   }
 
   /** @param timers the node's modelled timers (a modelled clock on an event loop), set once at construction */
@@ -326,6 +334,30 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
   }
 
   /**
+   * The receive side of a link fault, for a transport whose fault injector belongs to this process
+   * alone (netty): a topology link this process took down drops the frames it receives over it
+   * too, so that a node whose own links are down is cut off in both directions. The transport has
+   * filled {@link #header}; the frame is counted as {@code link_down} and released if so.
+   *
+   * @param frame the received frame, header and all (released if dropped)
+   * @return true if it was dropped
+   */
+  protected final boolean receivedOverDownLink(ByteBuf frame) {
+    if (!faults.anyLinkDown()) {
+      return false;
+    }
+    int src = header.src();
+    int dst = header.dst();
+    int max = topology.maxNodes();
+    if (src >= 1 && src <= max && dst >= 1 && dst <= max && faults.routeDown(topology.route(src, dst))) {
+      metrics.drop(DropReason.LINK_DOWN, header.length()); // the payload's bytes, as every drop counts
+      frame.release();
+      return true;
+    }
+    return false;
+  }
+
+  /**
    * Delivers a received frame on the fabric thread: fires the modelled timers due before its
    * arrival, moves the clock to it, counts it and hands it to the receiver, which owns the payload
    * from then on. The transport has filled {@link #header}.
@@ -491,6 +523,9 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
       }
       open = false;
     }
+    if (links != null) {
+      links.close();
+    }
     int[] dsts;
     synchronized (held) {
       dsts = new int[held.size()];
@@ -568,6 +603,15 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
   @Override
   public final void removePeerListener(PeerListener listener) {
     peerListeners.remove(listener);
+  }
+
+  @Override
+  public final NodeLinks links() {
+    NodeLinkState l = links;
+    if (l == null) {
+      throw new FabricException("links: node is not started");
+    }
+    return l;
   }
 
   @Override

@@ -28,7 +28,7 @@ import java.util.Optional;
  *
  * <h2>Threading</h2>
  * {@link #send} and {@link #isWritable} may be called from any thread and never block. The
- * receiver, peer and writability listeners, and {@link #scheduler()} tasks run on this node's
+ * receiver, peer, writability and link-state listeners, and {@link #scheduler()} tasks run on this node's
  * fabric thread, one at a time. {@link JobChannel#kvGet} and {@link JobChannel#barrier} block the
  * caller up to their timeout: never call them on the fabric thread.
  *
@@ -139,6 +139,14 @@ public interface FabricNode extends AutoCloseable {
 
   /** @param listener a listener to remove */
   void removePeerListener(PeerListener listener);
+
+  /**
+   * This node's own port: whether its links are up, a listener for when that changes, and fault
+   * injection that takes them down and up ({@link NodeLinks}).
+   *
+   * @return the node's links
+   */
+  NodeLinks links();
 
   /** @param listener told when {@link #isWritable(int)} changes for a destination */
   void addWritabilityListener(WritabilityListener listener);

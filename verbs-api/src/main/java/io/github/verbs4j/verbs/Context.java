@@ -35,6 +35,17 @@ public interface Context extends AutoCloseable {
    */
   PortAttr queryPort(int port);
 
+  /**
+   * The port's transport counters ({@code hw_counters} in sysfs; see {@link PortCounter}): every
+   * counter of every provider, counted since the context opened. Thread-safe; each value is read
+   * atomically, the snapshot as a whole is not one instant.
+   *
+   * @param port 1-based port number
+   * @return a snapshot
+   * @throws VerbsException EINVAL if {@code port} is not in 1..phys_port_cnt; EBADF after close
+   */
+  PortCounters queryPortCounters(int port);
+
   /** @return a new protection domain ({@code ibv_alloc_pd}) */
   ProtectionDomain allocPd();
 

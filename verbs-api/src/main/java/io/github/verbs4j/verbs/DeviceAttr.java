@@ -38,12 +38,15 @@ import java.util.Set;
  * @param physPortCnt number of physical ports
  * @param numCompVectors completion vectors (valid comp_vector values are 0..n-1)
  * @param capabilities the optional features this provider implements
+ * @param requiresLosslessFabric whether the device's reliable transports (RC) deliver every message
+ *     only if the fabric underneath loses, corrupts, duplicates and reorders nothing (see {@link
+ *     #requiresLosslessFabric()})
  */
 public record DeviceAttr(String fwVer, long nodeGuid, long sysImageGuid, long maxMrSize, long pageSizeCap,
     int vendorId, int vendorPartId, int hwVer, int maxQp, int maxQpWr, int deviceCapFlags, int maxSge, int maxSgeRd,
     int maxCq, int maxCqe, int maxMr, int maxPd, int maxQpRdAtom, int maxQpInitRdAtom, int maxResRdAtom,
     AtomicCap atomicCap, int maxSrq, int maxSrqWr, int maxSrqSge, int maxAh, int maxInlineData, int maxPkeys,
-    int physPortCnt, int numCompVectors, Set<Capability> capabilities) {
+    int physPortCnt, int numCompVectors, Set<Capability> capabilities, boolean requiresLosslessFabric) {
 
   /** Makes the capability set immutable. */
   public DeviceAttr {
@@ -67,7 +70,29 @@ public record DeviceAttr(String fwVer, long nodeGuid, long sysImageGuid, long ma
   }
 
   /**
-   * A builder with conservative defaults (one port, no atomics, no optional features).
+   * Whether the device needs a lossless fabric: true if a frame the fabric loses, corrupts,
+   * duplicates or reorders (fault injection, {@code verbs.fault.*}) can break an RC connection
+   * (lost or repeated messages, or {@code RETRY_EXC_ERR} while the peer is alive), false if the
+   * device recovers from such faults by itself and RC stays exactly-once and in order, faults
+   * costing only time. Not a libibverbs attribute: an application or test that injects faults, or
+   * runs on a lossy network, checks it instead of guessing from the provider's name. UD and UC lose
+   * messages with frames either way, as their transports allow.
+   *
+   * <p>Both providers of this project report false: {@code ib} by its transport (RC PSNs, ACK/NAK,
+   * retransmission, as an HCA), {@code tca} by the PCIe data link layer of its PEACH2 links (link
+   * sequence numbers, LCRC, replay), which hides losses from TCA Verbs; no configuration of either
+   * needs a lossless fabric. The builder's default is true, the conservative answer for a device
+   * that does not say.
+   *
+   * @return true if the device breaks on a lossy fabric
+   */
+  public boolean requiresLosslessFabric() {
+    return requiresLosslessFabric;
+  }
+
+  /**
+   * A builder with conservative defaults (one port, no atomics, no optional features, a lossless
+   * fabric required).
    *
    * @return the builder
    */
@@ -107,6 +132,7 @@ public record DeviceAttr(String fwVer, long nodeGuid, long sysImageGuid, long ma
     private int physPortCnt = 1;
     private int numCompVectors = 1;
     private Set<Capability> capabilities = EnumSet.noneOf(Capability.class);
+    private boolean requiresLosslessFabric = true;
 
     private Builder() {}
 
@@ -440,12 +466,23 @@ public record DeviceAttr(String fwVer, long nodeGuid, long sysImageGuid, long ma
       return this;
     }
 
+    /**
+     * Sets {@code requiresLosslessFabric} (default true).
+     *
+     * @param v the new value
+     * @return this
+     */
+    public Builder requiresLosslessFabric(boolean v) {
+      requiresLosslessFabric = v;
+      return this;
+    }
+
     /** @return the attributes */
     public DeviceAttr build() {
       return new DeviceAttr(fwVer, nodeGuid, sysImageGuid, maxMrSize, pageSizeCap, vendorId, vendorPartId, hwVer,
           maxQp, maxQpWr, deviceCapFlags, maxSge, maxSgeRd, maxCq, maxCqe, maxMr, maxPd, maxQpRdAtom,
           maxQpInitRdAtom, maxResRdAtom, atomicCap, maxSrq, maxSrqWr, maxSrqSge, maxAh, maxInlineData, maxPkeys,
-          physPortCnt, numCompVectors, capabilities);
+          physPortCnt, numCompVectors, capabilities, requiresLosslessFabric);
     }
   }
 }

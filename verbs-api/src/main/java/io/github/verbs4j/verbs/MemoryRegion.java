@@ -7,8 +7,11 @@ import java.util.Set;
  * A registered memory region ({@code struct ibv_mr}, {@code ibv_reg_mr}/{@code ibv_dereg_mr}).
  *
  * <p>The region covers {@link #length()} bytes of off-heap memory starting at virtual address
- * {@link #address()}; SGEs and remote peers address it by that virtual address. {@link #lkey()}
- * goes into SGEs of QPs of the same PD, {@link #rkey()} is given to peers. Keys carry a random
+ * {@link #address()}; SGEs and remote peers address it by {@link #iova()} plus an offset, which is
+ * that virtual address unless the region was registered with {@link Access#ZERO_BASED}: then the
+ * iova is 0 and byte {@code i} of the region is addressed as {@code i}, by local SGEs and by
+ * remote RDMA and atomic requests alike ({@code ibv_reg_mr(3)}, {@code ibv_post_send(3)}).
+ * {@link #lkey()} goes into SGEs of QPs of the same PD, {@link #rkey()} is given to peers. Keys carry a random
  * part, so they are not guessable in sequence. Every remote access is checked against key, PD,
  * bounds and access before memory is touched.
  *
@@ -26,8 +29,22 @@ public interface MemoryRegion extends AutoCloseable {
   /** @return the remote key */
   int rkey();
 
-  /** @return the virtual address of the first byte */
+  /**
+   * The virtual address of the first byte, as libibverbs reports {@code mr->addr} (the registered
+   * address, also for a {@link Access#ZERO_BASED} region).
+   *
+   * @return the address
+   */
   long address();
+
+  /**
+   * The address through which the keys reach the first byte (the kernel's {@code ib_mr.iova}): 0
+   * for a {@link Access#ZERO_BASED} region, else {@link #address()}. Give peers this, not {@link
+   * #address()}, as the base of their {@code remote_addr}.
+   *
+   * @return the base of key-relative addresses
+   */
+  long iova();
 
   /** @return the length in bytes */
   long length();

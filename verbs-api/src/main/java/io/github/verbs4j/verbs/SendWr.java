@@ -10,6 +10,14 @@ package io.github.verbs4j.verbs;
  * provider until the WR's completion is polled (or, for an unsignaled WR, until a later signaled
  * WR of the same QP completes).
  *
+ * <p><b>Inline data from unregistered memory.</b> An inline WR's SGEs may name a {@link
+ * java.nio.ByteBuffer} ({@link #sge(java.nio.ByteBuffer)}, {@link Sge#set(java.nio.ByteBuffer)}),
+ * direct or heap, registered or not; its bytes from position to limit are copied at post. An
+ * inline WR's <em>address</em> SGEs must lie in a memory region of the context (their lkey is not
+ * checked). Errors, all {@code EINVAL} at post naming the SGE and {@code (wr #i)}: a buffer SGE
+ * without INLINE; an inline address SGE in no region; an inline total above {@code
+ * max_inline_data}. Reusing one WR and one buffer allocates nothing per post.
+ *
  * <p>The destination fields mirror C's unions: {@link #rdma} for RDMA READ/WRITE, {@link #atomic}
  * for atomics, {@link #ud} for UD sends and {@link #dc} for DCI sends. Atomic operands are Java
  * {@code long}s; the remote 8-byte word is little-endian in memory. The immediate value is the
@@ -91,6 +99,20 @@ public final class SendWr {
   public SendWr sge(MemoryRegion mr, long offset, int length) {
     sgList.numSge(1);
     sgList.sge(0).set(mr, offset, length);
+    return this;
+  }
+
+  /**
+   * Replaces the gather list with one buffer SGE: the bytes of {@code buffer} from its position to
+   * its limit (not changed), for an {@link SendFlag#INLINE} WR only; see {@link
+   * Sge#set(java.nio.ByteBuffer)}.
+   *
+   * @param buffer a direct or heap buffer, registered or not
+   * @return this
+   */
+  public SendWr sge(java.nio.ByteBuffer buffer) {
+    sgList.numSge(1);
+    sgList.sge(0).set(buffer);
     return this;
   }
 

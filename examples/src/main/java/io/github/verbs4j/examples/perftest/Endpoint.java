@@ -221,8 +221,8 @@ final class Endpoint implements AutoCloseable {
 
   /**
    * Calls into the provider while waiting on memory, as a libfabric program with manual progress
-   * does: a provider whose engine runs on the caller's thread ({@code verbs.ib.threading=caller},
-   * and with {@code verbs.fabric.progress=caller} the fabric's I/O too) moves packets only inside
+   * does: a provider whose engine runs on the caller's thread ({@code verbs.threading=invoker},
+   * which also runs the fabric's I/O there) moves packets only inside
    * verbs calls, where a NIC would write the memory on its own. The receive CQ is polled: it is
    * empty in the programs that wait on memory (they post no receives), so a completion there is an
    * error.

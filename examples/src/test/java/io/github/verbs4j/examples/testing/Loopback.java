@@ -9,6 +9,7 @@ import io.github.verbs4j.verbs.Errno;
 import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.NodeType;
 import io.github.verbs4j.verbs.PortAttr;
+import io.github.verbs4j.verbs.PortCounter;
 import io.github.verbs4j.verbs.QpAttr;
 import io.github.verbs4j.verbs.QpInitAttr;
 import io.github.verbs4j.verbs.QpState;
@@ -98,6 +99,11 @@ public final class Loopback {
     @Override
     protected PortAttr portAttr(int port) {
       return PortAttr.builder().lid(rank + 1).build();
+    }
+
+    @Override
+    protected long portCounter(int port, PortCounter counter) {
+      return 0; // a loopback never loses, retries or NAKs
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.github.verbs4j.ib.engine;
 
 import io.github.verbs4j.ib.wire.Aeth;
 import io.github.verbs4j.ib.wire.Opcode.Flag;
+import io.github.verbs4j.ib.wire.Opcode.Op;
 import io.github.verbs4j.ib.wire.Psn;
 import io.github.verbs4j.verbs.spi.RnrTimer;
 import io.github.verbs4j.verbs.QpType;
@@ -20,7 +21,10 @@ import java.nio.ByteBuffer;
  * is flushed.
  *
  * <p>The packet steps are an enum and a dispatch loop in the order rxe checks them; each NAK
- * syndrome maps to its WC status in {@link #nakStatus}.
+ * syndrome maps to its WC status in {@link #nakStatus}. Timeouts, NAKs and lost responses move
+ * the requester's {@link Recovery}; this class decides what each costs: {@code
+ * retry_cnt} for transport retries, {@code rnr_retry} for RNR NAKs, nothing for a sequence NAK
+ * that arrives while an RNR wait or a retry from the same PSN is already on.
  *
  * <p>Engine thread only, under the QP lock.
  */
@@ -31,11 +35,10 @@ final class Completer {
 
   private final EngineQp qp;
   private final IbDevice dev;
+  private final FrameSplitter frames;
   private final SendQueue sq;
   /** The oldest PSN not yet acknowledged (rxe comp.psn). */
   int psn;
-  private boolean nakRetryPending;
-  private int nakRetryPsn;
   private SendWqe w;
   private WcStatus errorStatus;
   private boolean implicit;
@@ -43,12 +46,12 @@ final class Completer {
   Completer(EngineQp qp) {
     this.qp = qp;
     this.dev = qp.dev;
+    this.frames = qp.dev.frames;
     this.sq = qp.sq;
   }
 
   void reset(int startPsn) {
     psn = startPsn & Psn.MASK;
-    nakRetryPending = false;
   }
 
   /**
@@ -82,7 +85,6 @@ final class Completer {
 
   /** The retransmit timer expired with PSNs outstanding. */
   void timeout(long now) {
-    nakRetryPending = false;
     Requester r = qp.requester;
     if (r.retryLeft <= 0) {
       // IBA 9.7.5.2.7 (C9-140): retry_cnt exhausted.
@@ -92,7 +94,8 @@ final class Completer {
       return;
     }
     r.retryLeft--;
-    r.needRetry = true;
+    dev.counters.inc(IbCounters.Counter.TRANSPORT_RETRIES);
+    r.timeoutRetry();
   }
 
   /** One ACK, NAK, READ response or atomic acknowledgement. */
@@ -223,7 +226,7 @@ final class Completer {
       dev.counters.inc(IbCounters.Counter.DROP_MALFORMED);
       return Step.DROP;
     }
-    if (expect > 0 && !scatterLocal(w, (int) offset, dev.payload(p, expect), expect)) {
+    if (expect > 0 && !scatterLocal(w, (int) offset, frames.payload(p, expect), expect)) {
       errorStatus = WcStatus.LOC_PROT_ERR;
       return Step.ERROR;
     }
@@ -265,29 +268,38 @@ final class Completer {
     return implicit ? Step.GET_WQE : Step.DONE;
   }
 
+  /** A sequence NAK or a lost READ/atomic response: a transport retry from {@link #psn}. */
   private Step errorRetry(Packet p) {
     Requester r = qp.requester;
-    if (nakRetryPending && nakRetryPsn == psn) {
-      return Step.DONE; // one retry per point of loss until a timeout (rxe 4e4c53df5677)
+    if (r.nakAbsorbed(psn)) {
+      // An RNR wait resends from the NAKed PSN anyway; a retry from this PSN is already on (one
+      // retry per point of loss until a timeout, rxe 4e4c53df5677). Neither costs retry_cnt.
+      if (p.opcode.op() == Op.ACKNOWLEDGE && Aeth.type(p.aethSyndrome()) == Aeth.TYPE_NAK) {
+        dev.counters.inc(IbCounters.Counter.SEQ_NAKS_IGNORED);
+      }
+      return Step.DONE;
     }
     if (r.retryLeft <= 0) {
       errorStatus = WcStatus.RETRY_EXC_ERR;
       return Step.ERROR;
     }
     r.retryLeft--;
-    nakRetryPending = true;
-    nakRetryPsn = psn;
-    r.needRetry = true;
+    dev.counters.inc(IbCounters.Counter.TRANSPORT_RETRIES);
+    r.nakRetry(psn);
     return Step.DONE;
   }
 
+  /**
+   * IBA 9.7.5.2.8: an RNR NAK acknowledges everything before its PSN; the requester waits the
+   * responder's RNR timer and resends from that PSN. It spends rnr_retry (7: never runs out),
+   * never retry_cnt.
+   */
   private Step rnrRetry(Packet p, long now) {
     dev.counters.inc(IbCounters.Counter.RNR_NAKS_RECEIVED);
     Requester r = qp.requester;
-    // The NAKed PSN is the one to send again; everything before it was accepted.
-    if (Psn.compare(p.psn, psn) > 0) {
-      psn = p.psn;
-      r.retryLeft = qp.retryCnt;
+    advance(p.psn, now);
+    if (r.waitingForRnr(p.psn)) {
+      return Step.DONE; // the same NAK for a second copy of the packet: already waiting
     }
     if (qp.rnrRetry != 7) {
       if (r.rnrLeft <= 0) {
@@ -296,8 +308,8 @@ final class Completer {
       }
       r.rnrLeft--;
     }
-    nakRetryPending = false;
-    r.rnrWait(RnrTimer.nanos(Aeth.value(p.aethSyndrome())), now);
+    dev.counters.inc(IbCounters.Counter.RNR_RETRIES);
+    r.rnrWait(p.psn, w.lastPsn, RnrTimer.nanos(Aeth.value(p.aethSyndrome())), now);
     return Step.DONE;
   }
 
@@ -305,6 +317,15 @@ final class Completer {
     complete(w, errorStatus);
     qp.error();
     return Step.DONE;
+  }
+
+  /** Counts a WQE ending because a retry count ran out. */
+  private void countExhausted(WcStatus status) {
+    if (status == WcStatus.RETRY_EXC_ERR) {
+      dev.counters.inc(IbCounters.Counter.RETRY_EXCEEDED);
+    } else if (status == WcStatus.RNR_RETRY_EXC_ERR) {
+      dev.counters.inc(IbCounters.Counter.RNR_RETRY_EXCEEDED);
+    }
   }
 
   private Step drop() {
@@ -316,9 +337,6 @@ final class Completer {
   private void advance(int next, long now) {
     if (Psn.compare(next, psn) > 0) {
       psn = next;
-      if (nakRetryPending && Psn.compare(psn, nakRetryPsn) > 0) {
-        nakRetryPending = false;
-      }
       qp.requester.acknowledged(psn, now);
     }
   }
@@ -328,6 +346,7 @@ final class Completer {
    * reported, IBA 10.7.3.1), its rd_atomic credit back, its slot freed.
    */
   void complete(SendWqe x, WcStatus status) {
+    countExhausted(status);
     if (x.hasCredit) {
       x.hasCredit = false;
       qp.requester.rdAtomicCredits++;

@@ -28,12 +28,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * drain on SQD.
  *
  * <p>Locking: every method except the posting-thread ones ({@link #enqueueSend}, {@link
- * #sendQueueFull}, {@link #doorbell}) runs with the owner's monitor held — the engine takes it per
+ * #sendQueueFull}, {@link #doorbell}) runs with the QP lock held ({@link QpOwner#lock()}) — the engine takes it per
  * QP, and the verbs layer holds it around {@code applyModify}.
  */
 public final class EngineQp {
   final IbDevice dev;
   final QpOwner owner;
+  /** The QP lock ({@link QpOwner#lock()}). */
+  final Object lock;
   final QpType type;
   final int qpn;
   final AbstractProtectionDomain pd;
@@ -83,6 +85,7 @@ public final class EngineQp {
     this.dev = dev;
     this.qpn = qpn;
     this.owner = owner;
+    this.lock = owner.lock();
     this.type = type;
     this.pd = pd;
     this.memory = memory;
@@ -139,7 +142,7 @@ public final class EngineQp {
    * @param wr the WR
    */
   public void enqueueSend(SendWr wr) {
-    sq.enqueue(wr, sqSigAll, memory);
+    sq.enqueue(wr, sqSigAll, pd.softContext());
   }
 
   /** Rings the doorbell: the engine looks at this QP on its next duty cycle (any thread). */
@@ -341,6 +344,23 @@ public final class EngineQp {
       dctContexts.clear();
     }
     dev.detach(this);
+  }
+
+  /**
+   * Replaces, in a query's result, the PSNs modify set with the live ones (under the lock, so
+   * consistent with the engine): sq_psn is the PSN of the next new request packet, rq_psn the PSN
+   * the responder expects next (rxe_qp_to_attr). A DCT has one responder per initiator and keeps
+   * the rq_psn modify set.
+   *
+   * @param q the attributes being returned
+   */
+  public void liveAttrs(QpAttr q) {
+    if (requester != null && q.has(QpAttrMask.SQ_PSN)) {
+      q.sqPsn(requester.nextNewPsn());
+    }
+    if (responder != null && q.has(QpAttrMask.RQ_PSN)) {
+      q.rqPsn(responder.psn);
+    }
   }
 
   /** @return true while an SQD drain is in progress */

@@ -20,12 +20,23 @@ public final class IbCounters {
     BYTES_SENT("verbs4j.ib.bytes", "direction", "sent"),
     /** Bytes received (whole packets). */
     BYTES_RECEIVED("verbs4j.ib.bytes", "direction", "received"),
-    /** Retry sequences started by the requester (timeout, PSN-sequence NAK, lost response, RNR). */
+    /** Retry sequences started by the requester (timeout, PSN-sequence NAK, lost response, RNR timer). */
     RETRANSMITS("verbs4j.ib.retransmits", null, null),
     /** Request packets sent again by a retry. */
     RETRANSMITTED_PACKETS("verbs4j.ib.retransmitted.packets", null, null),
     /** Local ACK timeouts that fired with packets outstanding. */
     TIMEOUTS("verbs4j.ib.timeouts", null, null),
+    /**
+     * Transport retries: each {@code retry_cnt} a requester spent (a local ACK timeout, a PSN
+     * sequence error NAK, a lost READ or atomic response). RNR retries are not among them.
+     */
+    TRANSPORT_RETRIES("verbs4j.ib.retries", "kind", "transport"),
+    /** RNR retries: each RNR wait a requester started (one {@code rnr_retry} unless it is 7). */
+    RNR_RETRIES("verbs4j.ib.retries", "kind", "rnr"),
+    /** Send WQEs completed with RETRY_EXC_ERR. */
+    RETRY_EXCEEDED("verbs4j.ib.retries.exceeded", "kind", "transport"),
+    /** Send WQEs completed with RNR_RETRY_EXC_ERR. */
+    RNR_RETRY_EXCEEDED("verbs4j.ib.retries.exceeded", "kind", "rnr"),
     /** RNR NAKs sent by responders. */
     RNR_NAKS_SENT("verbs4j.ib.rnr.naks", "direction", "sent"),
     /** RNR NAKs received by completers. */
@@ -34,6 +45,11 @@ public final class IbCounters {
     SEQ_NAKS_SENT("verbs4j.ib.seq.naks", "direction", "sent"),
     /** PSN sequence error NAKs received. */
     SEQ_NAKS_RECEIVED("verbs4j.ib.seq.naks", "direction", "received"),
+    /**
+     * PSN sequence error NAKs that started no retry: one was already started for that PSN, or the
+     * requester is waiting out an RNR NAK and will send from the NAKed PSN anyway.
+     */
+    SEQ_NAKS_IGNORED("verbs4j.ib.seq.naks.ignored", null, null),
     /** Duplicate requests detected by responders (re-ACKed or replayed, never re-executed). */
     DUPLICATE_REQUESTS("verbs4j.ib.duplicate.requests", null, null),
     /** READ and atomic replies answered again from the replay cache. */
@@ -70,6 +86,11 @@ public final class IbCounters {
     DROP_DC_NO_CONTEXT("verbs4j.ib.drops", "reason", "dc_no_context"),
     /** Requests dropped after a PSN gap (the one NAK was already sent), or by UC resync. */
     DROP_OUT_OF_SEQUENCE("verbs4j.ib.drops", "reason", "out_of_sequence"),
+    /**
+     * Requests dropped silently behind an RNR-NAKed one (IBA 9.7.5.2.8): the requester sends them
+     * again from the NAKed PSN once its RNR timer expires.
+     */
+    DROP_BEHIND_RNR("verbs4j.ib.drops", "reason", "behind_rnr"),
     /** Responses older than the completer's PSN, or for no outstanding request. */
     DROP_STALE_RESPONSE("verbs4j.ib.drops", "reason", "stale_response"),
     /** UC/UD messages dropped: no receive WQE, or a responder error. */

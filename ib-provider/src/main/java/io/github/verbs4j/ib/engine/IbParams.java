@@ -1,5 +1,6 @@
 package io.github.verbs4j.ib.engine;
 
+import io.github.verbs4j.verbs.spi.runtime.Threading;
 import java.util.Objects;
 
 /**
@@ -10,14 +11,6 @@ import java.util.Objects;
  * tests with {@link #builder()}.
  */
 public final class IbParams {
-  /** How the device's engine work is run. */
-  public enum Threading {
-    /** One engine thread per device, waiting with a spin-yield-park idle strategy. */
-    DEDICATED,
-    /** No engine thread: posts, polls, packet arrivals and timers run the engine on their thread. */
-    CALLER
-  }
-
   /** When the sender computes the ICRC (receivers check every packet that carries one). */
   public enum IcrcMode {
     /** Every packet carries an ICRC. */
@@ -69,21 +62,8 @@ public final class IbParams {
   public final int portMtu;
 
   // Engine.
-  /** Threading mode. */
+  /** Which threads run the engine ({@code verbs.threading}). */
   public final Threading threading;
-  /**
-   * {@code DEDICATED}: the thread that delivers a packet (the fabric's I/O thread) runs the agent
-   * itself when the engine thread is not running it, instead of handing the packet over.
-   */
-  public final boolean inlineDelivery;
-  /**
-   * {@code DEDICATED}: a verbs call — a post that rings a doorbell, a CQ poll — runs the agent on
-   * the application's thread when no other thread is running it (as soft-RoCE's post_send runs
-   * the requester), inside the fabric's progress (with {@code verbs.fabric.progress=caller} the
-   * call also does the node's socket I/O); the engine thread does what no call does (timers,
-   * packets that arrive while nobody calls).
-   */
-  public final boolean inlineCalls;
   /** RC window: most PSNs a requester sends beyond the last acknowledged one (default 1024; rxe 128). */
   public final int maxUnackedPsns;
   /**
@@ -144,8 +124,6 @@ public final class IbParams {
     numCompVectors = b.numCompVectors;
     portMtu = b.portMtu;
     threading = b.threading;
-    inlineDelivery = b.inlineDelivery;
-    inlineCalls = b.inlineCalls;
     maxUnackedPsns = b.maxUnackedPsns;
     ackReqEvery = b.ackReqEvery;
     ackDelayNanos = b.ackDelayNanos;
@@ -195,8 +173,6 @@ public final class IbParams {
     b.numCompVectors = numCompVectors;
     b.portMtu = portMtu;
     b.threading = threading;
-    b.inlineDelivery = inlineDelivery;
-    b.inlineCalls = inlineCalls;
     b.maxUnackedPsns = maxUnackedPsns;
     b.ackReqEvery = ackReqEvery;
     b.ackDelayNanos = ackDelayNanos;
@@ -222,7 +198,7 @@ public final class IbParams {
         + ", maxCqe=" + maxCqe + ", maxMr=" + maxMr + ", maxMrSize=" + maxMrSize + ", maxPd=" + maxPd
         + ", maxQpRdAtom=" + maxQpRdAtom + ", maxQpInitRdAtom=" + maxQpInitRdAtom + ", maxSrq=" + maxSrq
         + ", maxSrqWr=" + maxSrqWr + ", maxSrqSge=" + maxSrqSge + ", maxAh=" + maxAh + ", maxInlineData="
-        + maxInlineData + ", numCompVectors=" + numCompVectors + ", portMtu=" + portMtu + ", threading=" + threading + ", inlineDelivery=" + inlineDelivery + ", inlineCalls=" + inlineCalls
+        + maxInlineData + ", numCompVectors=" + numCompVectors + ", portMtu=" + portMtu + ", threading=" + threading
         + ", maxUnackedPsns=" + maxUnackedPsns + ", ackReqEvery=" + ackReqEvery + ", ackDelayNanos=" + ackDelayNanos + ", requesterBudget="
         + requesterBudget + ", responderBudget=" + responderBudget + ", receiveBudget=" + receiveBudget
         + ", inboundQueue=" + inboundQueue + ", icrc=" + icrc + ", dctContexts=" + dctContexts
@@ -251,8 +227,6 @@ public final class IbParams {
     private int numCompVectors = 4;
     private int portMtu = 4096;
     private Threading threading = Threading.DEDICATED;
-    private boolean inlineDelivery = true;
-    private boolean inlineCalls = true;
     private int maxUnackedPsns = 1024;
     private int ackReqEvery = 256;
     private long ackDelayNanos = 10_000;
@@ -434,18 +408,6 @@ public final class IbParams {
     /** @param v value @return this */
     public Builder dctContexts(int v) {
       dctContexts = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder inlineDelivery(boolean v) {
-      inlineDelivery = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder inlineCalls(boolean v) {
-      inlineCalls = v;
       return this;
     }
 

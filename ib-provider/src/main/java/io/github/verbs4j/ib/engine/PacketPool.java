@@ -4,12 +4,14 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledDirectByteBuf;
+import io.netty.util.internal.PlatformDependent;
+import java.util.Queue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The device's packet buffers, reused without allocating on whatever thread runs the engine.
  * Netty's pooled allocator recycles its buffer objects only on Netty's own threads (a {@code
- * FastThreadLocalThread}); with {@code verbs.ib.threading=caller} the engine runs on application
+ * FastThreadLocalThread}); with {@code verbs.threading=invoker} (and in posts and polls of {@code dedicated}) the engine runs on application
  * threads, where every packet would cost a new buffer object and its NIO view. Here a packet of at
  * most {@link #SMALL} or {@link #LARGE} bytes comes from a free list of direct buffers of that
  * size; releasing it (the fabric releases a packet once written or delivered, on any thread) puts it
@@ -69,13 +71,13 @@ final class PacketPool {
   private static final class SizeClass {
     final int capacity;
     final int max;
-    final MpscArrayQueue<Recycled> free;
+    final Queue<Recycled> free;
     final AtomicInteger created = new AtomicInteger();
 
     SizeClass(int capacity, int max) {
       this.capacity = capacity;
       this.max = max;
-      this.free = new MpscArrayQueue<>(Math.max(2, max));
+      this.free = PlatformDependent.newFixedMpscQueue(Math.max(2, max));
     }
 
     /** @return a free buffer, a new one while fewer than max exist, else null */

@@ -5,11 +5,15 @@ import io.github.verbs4j.verbs.QpState;
 
 /**
  * The verbs object that owns an {@link EngineQp}: the engine reads the QP's state from it, moves
- * it to ERR through it, and raises QP async events on it. The owner's monitor is the QP lock: the
+ * it to ERR through it, and raises QP async events on it. {@link #lock()} is the QP lock: the
  * engine holds it while it works on the QP, and the owner holds it during {@code modify}, so a
- * transition never interleaves with protocol processing.
+ * transition never interleaves with protocol processing. It is a private object, not the verbs
+ * QP the application holds (an application's {@code synchronized (qp)} cannot stall the engine).
  */
 public interface QpOwner {
+  /** @return the QP lock (the same object on every call) */
+  Object lock();
+
   /** @return the QP's current state */
   QpState state();
 

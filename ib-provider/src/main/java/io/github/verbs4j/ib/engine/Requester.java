@@ -23,15 +23,22 @@ import java.nio.ByteBuffer;
  * messages at the path MTU, keeps the RC window ({@code maxUnackedPsns}) and the {@code
  * max_rd_atomic} limit, honours fences, sets AckReq at the end of each signaled message, of the
  * last message posted so far, and every {@code ackReqEvery} packets, and owns the two timers: the
- * local ACK timeout (4.096 us * 2^timeout, {@code retry_cnt} retries) and the RNR timer ({@code rnr_retry}, 7 = infinite). A retry rewinds
- * to the oldest unacknowledged PSN and regenerates packets from their PSN: the byte offset of PSN
- * p in a WQE is {@code (p - firstPsn) * mtu}.
+ * local ACK timeout (4.096 us * 2^timeout, {@code retry_cnt} retries) and the RNR timer ({@code
+ * rnr_retry}, 7 = infinite). A retry rewinds to the oldest unacknowledged PSN and regenerates
+ * packets from their PSN: the byte offset of PSN p in a WQE is {@code (p - firstPsn) * mtu}.
+ *
+ * <p>Loss recovery and RNR flow control are one state machine, {@link Recovery}: the completer
+ * moves it on timeouts and NAKs, this class on its timers and on rewinding. Only transport
+ * retries (timeouts, sequence NAKs, lost responses) spend {@code retry_cnt}; an RNR NAK spends
+ * {@code rnr_retry} and nothing else, so a stream that relies on RNR as flow control never ends
+ * in RETRY_EXC_ERR while the receiver is alive.
  *
  * <p>Engine thread only, under the QP lock.
  */
 final class Requester {
   private final EngineQp qp;
   private final IbDevice dev;
+  private final Transmitter tx;
   private final SendQueue sq;
 
   /** Next PSN to send. */
@@ -47,15 +54,17 @@ final class Requester {
   int sentHigh;
   boolean anySent;
   int rdAtomicCredits;
-  boolean needRetry;
-  boolean waitForRnr;
+  private Recovery recovery = Recovery.NONE;
+  /** The PSN {@link #recovery} refers to (NAK point, RNR-NAKed PSN). */
+  private int recoveryPsn;
+  /** RNR_WAIT / RNR_PROBE: the last PSN of the RNR-NAKed message. */
+  private int probeLastPsn;
   private boolean blocked;
   private int pktsSinceAckReq;
   int retryLeft;
   int rnrLeft;
   private boolean retransmitArmed;
   private long retransmitDeadline;
-  private boolean rnrArmed;
   private long rnrDeadline;
   private boolean peerDead;
   private boolean moreToSend;
@@ -70,6 +79,7 @@ final class Requester {
   Requester(EngineQp qp) {
     this.qp = qp;
     this.dev = qp.dev;
+    this.tx = qp.dev.tx;
     this.sq = qp.sq;
   }
 
@@ -79,14 +89,12 @@ final class Requester {
     anySent = false;
     wqeIndex = sq.head();
     rdAtomicCredits = qp.maxRdAtomic;
-    needRetry = false;
-    waitForRnr = false;
+    recovery = Recovery.NONE;
     blocked = false;
     pktsSinceAckReq = 0;
     retryLeft = qp.retryCnt;
     rnrLeft = qp.rnrRetry;
     retransmitArmed = false;
-    rnrArmed = false;
     peerDead = qp.type != QpType.DCI && dev.params.failFastOnPeerDown && qp.dlid != 0 && dev.isDead(qp.dlid);
     moreToSend = false;
     dcConnected = false;
@@ -100,9 +108,7 @@ final class Requester {
 
   void stop() {
     retransmitArmed = false;
-    rnrArmed = false;
-    needRetry = false;
-    waitForRnr = false;
+    recovery = Recovery.NONE;
     moreToSend = false;
   }
 
@@ -111,7 +117,20 @@ final class Requester {
   }
 
   boolean wantsMore() {
-    return moreToSend || (needRetry && !waitForRnr);
+    return moreToSend || rewindDue();
+  }
+
+  private boolean rewindDue() {
+    return recovery == Recovery.RETRY_DUE || recovery == Recovery.NAK_RETRY_DUE
+        || recovery == Recovery.RNR_RETRY_DUE;
+  }
+
+  /**
+   * @return the PSN of the next new request packet: one past the highest PSN sent, so a rewind
+   *     does not move it back (ibv_query_qp's sq_psn)
+   */
+  int nextNewPsn() {
+    return anySent ? sentHigh : psn;
   }
 
   /** SQD entered: finish what was posted before it. */
@@ -135,10 +154,27 @@ final class Requester {
 
   int progress(long now) {
     moreToSend = false;
-    if (needRetry && !waitForRnr) {
-      retry(now);
+    switch (recovery) {
+      case RETRY_DUE -> {
+        retry(now);
+        recovery = Recovery.NONE;
+      }
+      case NAK_RETRY_DUE -> {
+        retry(now);
+        recovery = Recovery.NAK_RETRIED;
+      }
+      case RNR_RETRY_DUE -> {
+        retry(now);
+        recovery = Recovery.RNR_PROBE;
+      }
+      case RNR_WAIT -> {
+        return 0;
+      }
+      default -> {
+        // NONE, NAK_RETRIED, RNR_PROBE: send
+      }
     }
-    if (waitForRnr || blocked) {
+    if (blocked) {
       return 0;
     }
     int budget = dev.params.requesterBudget;
@@ -169,6 +205,9 @@ final class Requester {
       }
       if (qp.reliable() && Psn.compare(psn, Psn.add(qp.completer.psn, dev.params.maxUnackedPsns)) >= 0) {
         break;
+      }
+      if (recovery == Recovery.RNR_PROBE && Psn.compare(psn, probeLastPsn) > 0) {
+        break; // the probe is out; the rest waits for its ACK
       }
       if (sent >= budget) {
         moreToSend = true;
@@ -297,14 +336,14 @@ final class Requester {
       op = Opcode.of(t, Op.READ_REQUEST);
       payload = 0;
       last = true;
-      b = dev.newPacket(op, 0);
+      b = tx.claim(op, 0);
       Reth.write(b, op.offset(HeaderType.RETH), w.remoteAddr + offset, w.rkey, (int) (w.totalLength - offset));
     } else if (wop.isAtomic()) {
       boolean cas = wop == WrOpcode.ATOMIC_CMP_AND_SWP;
       op = Opcode.of(t, cas ? Op.COMPARE_SWAP : Op.FETCH_ADD);
       payload = 0;
       last = true;
-      b = dev.newPacket(op, 0);
+      b = tx.claim(op, 0);
       AtomicEth.write(b, op.offset(HeaderType.ATOMIC_ETH), w.remoteAddr, w.rkey, cas ? w.swap : w.compareAdd,
           cas ? w.compareAdd : 0);
     } else {
@@ -324,8 +363,8 @@ final class Requester {
         o = write ? Op.WRITE_MIDDLE : Op.SEND_MIDDLE;
       }
       op = Opcode.of(t, o);
-      b = dev.newPacket(op, payload, dlid);
-      base = dev.txBase;
+      b = tx.claim(op, payload, dlid);
+      base = tx.base();
       if (op.has(HeaderType.RETH)) {
         Reth.write(b, base + op.offset(HeaderType.RETH), w.remoteAddr, w.rkey, w.totalLength);
       }
@@ -333,7 +372,7 @@ final class Requester {
         ImmDt.write(b, base + op.offset(HeaderType.IMM_DT), w.immData);
       }
       if (payload > 0 && !gather(w, (int) offset, b, base + op.headerLength(), payload)) {
-        dev.discard(b);
+        tx.abort(b);
         w.state = SendWqe.ERROR;
         w.status = WcStatus.LOC_PROT_ERR;
         return false;
@@ -357,7 +396,9 @@ final class Requester {
       // window moves; also at the end of the last WQE posted so far, so an unsignaled tail is
       // acknowledged without waiting for the retransmit timer. Unsignaled messages in a stream
       // then need no ACK packet each (the next ACK covers them: ACKs are cumulative).
-      if (last && (w.signaled || wqeIndex + 1 >= sq.tail()) || pktsSinceAckReq >= dev.params.ackReqEvery) {
+      // An RNR probe asks for its ACK: the window reopens on it.
+      if (last && (w.signaled || wqeIndex + 1 >= sq.tail()) || pktsSinceAckReq >= dev.params.ackReqEvery
+          || recovery == Recovery.RNR_PROBE && pktPsn == probeLastPsn) {
         ackReq = true;
         pktsSinceAckReq = 0;
       }
@@ -385,7 +426,7 @@ final class Requester {
     if (qp.reliable() && !retransmitArmed && qp.timeoutNanos > 0) {
       armRetransmit(now);
     }
-    dev.send(b, base, op, dlid, sl, destQp, pktPsn, se, ackReq, payload);
+    tx.commit(b, base, op, dlid, sl, destQp, pktPsn, se, ackReq, payload);
     return true;
   }
 
@@ -442,7 +483,6 @@ final class Requester {
    * on is sent again from there, with its original PSNs.
    */
   private void retry(long now) {
-    needRetry = false;
     dev.counters.inc(IbCounters.Counter.RETRANSMITS);
     long head = sq.head();
     long tail = sq.tail();
@@ -471,6 +511,32 @@ final class Requester {
   void acknowledged(int compPsn, long now) {
     retryLeft = qp.retryCnt;
     rnrLeft = qp.rnrRetry;
+    switch (recovery) {
+      case NAK_RETRIED -> {
+        if (Psn.compare(compPsn, recoveryPsn) > 0) {
+          recovery = Recovery.NONE; // past the point of loss
+        }
+      }
+      case NAK_RETRY_DUE -> {
+        if (Psn.compare(compPsn, recoveryPsn) > 0) {
+          recovery = Recovery.RETRY_DUE; // still to be resent, no longer tied to that PSN
+        }
+      }
+      case RNR_WAIT, RNR_RETRY_DUE -> {
+        if (Psn.compare(compPsn, recoveryPsn) > 0) {
+          // A copy sent before the RNR NAK was accepted after all: resend what follows now.
+          recovery = Recovery.RETRY_DUE;
+        }
+      }
+      case RNR_PROBE -> {
+        if (Psn.compare(compPsn, probeLastPsn) > 0) {
+          recovery = Recovery.NONE; // the receiver takes messages again: reopen the window
+        }
+      }
+      default -> {
+        // NONE, RETRY_DUE
+      }
+    }
     if (Psn.compare(psn, compPsn) < 0) {
       psn = compPsn;
       if (wqeIndex < sq.head()) {
@@ -494,23 +560,74 @@ final class Requester {
   }
 
   /**
-   * An RNR NAK arrived: wait the responder's timer, then retry (IBA 9.7.5.2.8). The retransmit
-   * timer is off meanwhile (rxe pitfall P1).
+   * An RNR NAK for {@code nakPsn} arrived: send nothing until the responder's RNR timer expires,
+   * then resend from {@code nakPsn} (IBA 9.7.5.2.8). The retransmit timer is off meanwhile (rxe
+   * pitfall P1).
+   *
+   * @param nakPsn the RNR-NAKed PSN
+   * @param lastPsn the last PSN of its message (the end of the probe)
+   * @param nanos the RNR timer
+   * @param now the time
    */
-  void rnrWait(long nanos, long now) {
-    waitForRnr = true;
+  void rnrWait(int nakPsn, int lastPsn, long nanos, long now) {
+    recovery = Recovery.RNR_WAIT;
+    recoveryPsn = nakPsn;
+    probeLastPsn = lastPsn;
     retransmitArmed = false;
-    rnrArmed = true;
     rnrDeadline = now + nanos;
     dev.armTimer(qp, rnrDeadline);
   }
 
+  /**
+   * @param nakPsn a PSN an RNR NAK names
+   * @return whether the requester already waits out an RNR NAK for it (a second copy of that
+   *     NAK, from a packet sent twice, starts no second wait)
+   */
+  boolean waitingForRnr(int nakPsn) {
+    return recovery == Recovery.RNR_WAIT && recoveryPsn == nakPsn;
+  }
+
+  /**
+   * A local ACK timeout spent a retry: resend from the oldest unacknowledged PSN. It ends any
+   * NAK or RNR probe state (the probe itself may have been lost).
+   */
+  void timeoutRetry() {
+    recovery = Recovery.RETRY_DUE;
+  }
+
+  /**
+   * Decides about a NAK (sequence error, lost response) at {@code compPsn} before it spends a
+   * retry.
+   *
+   * @param compPsn the completer's PSN after the NAK's implicit acknowledgement
+   * @return true if it starts no retry: an RNR wait is on (the resend starts at the NAKed PSN
+   *     anyway), or a retry from this same PSN was already started
+   */
+  boolean nakAbsorbed(int compPsn) {
+    return switch (recovery) {
+      case RNR_WAIT, RNR_RETRY_DUE -> true;
+      case NAK_RETRY_DUE, NAK_RETRIED -> recoveryPsn == compPsn;
+      default -> false;
+    };
+  }
+
+  /**
+   * A NAK at {@code compPsn} spent a retry: resend from there.
+   *
+   * @param compPsn the point of loss
+   */
+  void nakRetry(int compPsn) {
+    recovery = Recovery.NAK_RETRY_DUE;
+    recoveryPsn = compPsn;
+  }
+
   boolean timerArmed() {
-    return retransmitArmed || rnrArmed;
+    return retransmitArmed || recovery == Recovery.RNR_WAIT;
   }
 
   long nextDeadline() {
-    if (retransmitArmed && rnrArmed) {
+    boolean rnr = recovery == Recovery.RNR_WAIT;
+    if (retransmitArmed && rnr) {
       return retransmitDeadline - rnrDeadline < 0 ? retransmitDeadline : rnrDeadline;
     }
     return retransmitArmed ? retransmitDeadline : rnrDeadline;
@@ -519,16 +636,14 @@ final class Requester {
   /** @return whether a timer fired */
   boolean fireTimers(long now) {
     boolean fired = false;
-    if (rnrArmed && now - rnrDeadline >= 0) {
-      rnrArmed = false;
-      waitForRnr = false;
-      needRetry = true;
+    if (recovery == Recovery.RNR_WAIT && now - rnrDeadline >= 0) {
+      recovery = Recovery.RNR_RETRY_DUE;
       fired = true;
     }
     if (retransmitArmed && now - retransmitDeadline >= 0) {
       retransmitArmed = false;
       fired = true;
-      if (outstanding() && !waitForRnr) {
+      if (outstanding() && recovery != Recovery.RNR_WAIT) {
         dev.counters.inc(IbCounters.Counter.TIMEOUTS);
         qp.completer.timeout(now);
       }

@@ -35,23 +35,30 @@ import java.util.ArrayDeque;
  * (the requester sets it at the end of signaled messages, of the last one posted, and every {@code
  * ackReqEvery} packets), and of several in one duty cycle only the last leaves.
  *
- * <p>ACK hold ({@link IbParams#ackDelayNanos} &gt; 0, RC only): on the simulated wire every frame
- * costs a socket write, and in a ping-pong the ACK of a request and the reply to it are two frames
- * a few microseconds apart. So an ACK may wait, at most the delay, for the device to send anything
- * (the reply): it then leaves at the end of that duty cycle, in the same frame ({@code
- * ACKS_BUNDLED}). Holds happen on the engine thread, and in {@code CALLER} mode only when an
- * application's verbs call runs the agent ({@link IbDevice#mayHoldAck}). A hold that runs out
- * sends the ACK alone ({@code ACK_HOLDS_EXPIRED}) and makes the next ACKs immediate — 16 after the
- * first expiry, doubling up to 1024 while holds keep expiring, back to 16 once one is bundled — so
- * traffic that never answers (a write followed by a wait for its completion) pays the delay on at
- * most one ACK in 17 and then one in 1025. Any other response (READ data, atomic ACK, NAK), a
- * stop, and an application about to block in a completion channel send a held ACK first, so
- * responses stay in PSN order and nobody waits on a sleeping thread.
+ * <p>ACKs, NAKs and READ responses leave through its {@link ResponseSender}, which may hold an
+ * ACK back (see there).
  *
  * <p>One instance per RC, UC and UD QP; a DCT has one per initiating DCI (keyed by LID and DCI
  * number, reset when the DCI starts a new connection epoch). Engine thread only, under the QP lock.
  */
 final class Responder {
+  /**
+   * The NAK this responder has outstanding for its expected PSN (RC and DC): later packets are
+   * dropped behind it until the requester sends the expected PSN again.
+   */
+  private enum Nak {
+    /** None: a packet beyond the expected PSN is a gap and gets one sequence error NAK. */
+    NONE,
+    /** A PSN sequence error NAK was sent for this gap (C9-54: one per gap). */
+    SEQUENCE_ERROR,
+    /**
+     * An RNR NAK was sent for the expected PSN (IBA 9.7.5.2.8): the requester will wait its RNR
+     * timer and send again from that PSN, so packets behind it are dropped silently. A sequence
+     * error NAK for them would make the requester spend retry_cnt on what is flow control.
+     */
+    RNR
+  }
+
   private enum Step {
     CHK_PSN, CHK_OP_SEQ, CHK_OP_VALID, CHK_RESOURCE, CHK_LENGTH, CHK_RKEY, EXECUTE, COMPLETE, READ_REPLY,
     ATOMIC_REPLY, ACKNOWLEDGE, CLEANUP, DUPLICATE, DONE,
@@ -65,11 +72,12 @@ final class Responder {
   private static final int SEQ_NONE = 0;
   private static final int SEQ_SEND = 1;
   private static final int SEQ_WRITE = 2;
-  private static final int QUICK_ACKS_MIN = 16;
-  private static final int QUICK_ACKS_MAX = 1024;
 
   private final EngineQp qp;
   private final IbDevice dev;
+  private final FrameSplitter frames;
+  /** ACKs, NAKs and READ responses going back. */
+  final ResponseSender out;
   private final boolean dc;
   private final boolean uc;
   // DC context identity.
@@ -80,9 +88,8 @@ final class Responder {
 
   /** The expected PSN. */
   int psn;
-  private int msn;
   private int opSeq;
-  private boolean sentPsnNak;
+  private Nak nak = Nak.NONE;
   private boolean dropMsg;
 
   private RecvWqe recv;
@@ -102,29 +109,16 @@ final class Responder {
   private long rLen;
   private int rRkey;
 
-  private ReplayEntry[] cache = new ReplayEntry[0];
-  private int cacheNext;
+  private final ReplayCache cache = new ReplayCache();
 
-  private boolean replying;
-  private int replyPsn;
-  private long replyVa;
-  private long replyResid;
-  private int replyRkey;
-  private int replyPkts;
-  private int replySent;
 
   private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>();
-  private boolean ackPending;
-  private int ackPsn;
-  private boolean ackHeld;
-  private boolean holdStarting;
-  private long ackDeadline;
-  private int quickAcks;
-  private int quickAckBudget = QUICK_ACKS_MIN;
 
   Responder(EngineQp qp, boolean dc) {
     this.qp = qp;
     this.dev = qp.dev;
+    this.frames = qp.dev.frames;
+    this.out = new ResponseSender(this, qp, dc);
     this.dc = dc;
     this.uc = qp.type == QpType.UC;
   }
@@ -132,25 +126,13 @@ final class Responder {
   void reset(int startPsn) {
     stop();
     psn = startPsn & Psn.MASK;
-    msn = 0;
-    quickAcks = 0;
-    quickAckBudget = QUICK_ACKS_MIN;
+    out.reset();
     opSeq = SEQ_NONE;
-    sentPsnNak = false;
+    nak = Nak.NONE;
     dropMsg = false;
     haveRecv = false;
     recvOffset = 0;
-    int size = dc ? dev.params.maxQpRdAtom : qp.maxDestRdAtomic;
-    if (cache.length != size) {
-      cache = new ReplayEntry[size];
-      for (int i = 0; i < size; i++) {
-        cache[i] = new ReplayEntry();
-      }
-    }
-    for (ReplayEntry e : cache) {
-      e.clear();
-    }
-    cacheNext = 0;
+    cache.reset(dc ? dev.params.maxQpRdAtom : qp.maxDestRdAtomic);
   }
 
   /**
@@ -160,8 +142,7 @@ final class Responder {
    * QP destroyed right after polling its receive left the requester retrying to RETRY_EXC_ERR).
    */
   void stop() {
-    flushAck();
-    replying = false;
+    out.stop();
     ByteBuf b;
     while ((b = pending.poll()) != null) {
       b.release();
@@ -174,7 +155,7 @@ final class Responder {
   }
 
   boolean wantsMore() {
-    return replying || !pending.isEmpty();
+    return out.replying() || !pending.isEmpty();
   }
 
   /**
@@ -198,23 +179,11 @@ final class Responder {
   }
 
   long footprint() {
-    return 256L + cache.length * 64L + srqWqe.numSge() * 16L;
+    return 256L + cache.footprint() + srqWqe.numSge() * 16L;
   }
 
   private int mtu() {
     return qp.mtu;
-  }
-
-  private Transport responseTransport() {
-    return dc ? Transport.DC : Transport.RC;
-  }
-
-  private int responseLid() {
-    return dc ? replyLid : qp.dlid;
-  }
-
-  private int responseQpn() {
-    return dc ? replyQpn : qp.destQpn;
   }
 
   // ------------------------------------------------------------------ entry points
@@ -228,7 +197,7 @@ final class Responder {
       dev.counters.inc(IbCounters.Counter.DROP_BAD_SOURCE);
       return;
     }
-    if (replying || !pending.isEmpty()) {
+    if (out.replying() || !pending.isEmpty()) {
       pending.add(p.buf.retainedSlice(p.base, p.length)); // the packet alone, not its train
       return;
     }
@@ -237,10 +206,10 @@ final class Responder {
 
   int progress(long now) {
     int work = 0;
-    if (replying) {
-      work += sendReplies(dev.params.responderBudget);
+    if (out.replying()) {
+      work += out.sendReplies(dev.params.responderBudget);
     }
-    while (!replying && !pending.isEmpty()) {
+    while (!out.replying() && !pending.isEmpty()) {
       ByteBuf b = pending.poll();
       try {
         Packet p = dev.rx;
@@ -256,69 +225,8 @@ final class Responder {
         return work;
       }
     }
-    holdOrFlushAck(now);
+    out.holdOrFlushAck(now);
     return work;
-  }
-
-  /** @return whether an ACK is held (then {@link #ackDeadline()} is valid) */
-  boolean ackHeld() {
-    return ackHeld;
-  }
-
-  long ackDeadline() {
-    return ackDeadline;
-  }
-
-  /** The device sent another packet in this duty cycle: the held ACK shares its frame. */
-  void releaseHeldAck() {
-    if (ackHeld) {
-      dev.counters.inc(IbCounters.Counter.ACKS_BUNDLED);
-      quickAckBudget = QUICK_ACKS_MIN;
-      flushAck();
-    }
-  }
-
-  /**
-   * The held ACK leaves alone (its time ran out, or the application stopped calling), and the
-   * next ACKs leave at once.
-   */
-  void expireHeldAck() {
-    if (!ackHeld) {
-      return;
-    }
-    dev.counters.inc(IbCounters.Counter.ACK_HOLDS_EXPIRED);
-    quickAcks = quickAckBudget;
-    quickAckBudget = Math.min(quickAckBudget * 2, QUICK_ACKS_MAX);
-    flushAck();
-  }
-
-  private void holdOrFlushAck(long now) {
-    if (!ackPending || ackHeld) {
-      return;
-    }
-    long delay = dev.params.ackDelayNanos;
-    if (delay == 0 || dc || uc || !dev.mayHoldAck()) {
-      flushAck();
-    } else if (quickAcks > 0) {
-      quickAcks--;
-      flushAck();
-    } else {
-      ackHeld = true;
-      holdStarting = true;
-      ackDeadline = now + delay; // until the duty cycle ends (startHold)
-      dev.holdAck(qp);
-    }
-  }
-
-  /**
-   * The duty cycle that held the ACK ends at {@code end}: the hold runs from there, so it measures
-   * how soon the application answers, not how long the engine took.
-   */
-  void startHold(long end) {
-    if (holdStarting) {
-      holdStarting = false;
-      ackDeadline = end + dev.params.ackDelayNanos;
-    }
   }
 
   private void process(Packet p) {
@@ -370,7 +278,7 @@ final class Responder {
     if (diff < 0) {
       return Step.DUPLICATE;
     }
-    sentPsnNak = false;
+    nak = Nak.NONE; // the requester sent the expected PSN again
     return Step.CHK_OP_SEQ;
   }
 
@@ -399,7 +307,7 @@ final class Responder {
 
   private Step checkResource(Packet p) {
     Opcode op = p.opcode;
-    if (op.is(Flag.READ | Flag.ATOMIC) && cache.length == 0) {
+    if (op.is(Flag.READ | Flag.ATOMIC) && cache.isEmpty()) {
       return Step.ERR_TOO_MANY_RDMA_ATM_REQ;
     }
     if (op.is(Flag.RWR) && !acquireRecv()) {
@@ -542,7 +450,7 @@ final class Responder {
         writeResid = rLen;
       }
       if (len > 0) {
-        ByteBuffer src = dev.payload(p, len);
+        ByteBuffer src = frames.payload(p, len);
         mr.copyIn(writeVa, src, src.position(), len);
       }
       writeVa += len;
@@ -557,7 +465,7 @@ final class Responder {
 
   /** Scatters {@code len} payload bytes at message offset {@code offset} into a receive WQE. */
   private boolean scatter(RecvWqe w, int offset, Packet p, int len) {
-    ByteBuffer src = dev.payload(p, len);
+    ByteBuffer src = frames.payload(p, len);
     int pos = src.position();
     AbstractProtectionDomain pd = qp.srq != null ? (AbstractProtectionDomain) qp.srq.pd() : qp.pd;
     int sge = 0;
@@ -611,7 +519,7 @@ final class Responder {
 
   private Step acknowledge(Packet p) {
     if (!uc && p.ackReq) {
-      queueAck(p.psn);
+      out.queueAck(p.psn);
     }
     return Step.CLEANUP;
   }
@@ -620,7 +528,7 @@ final class Responder {
     Opcode op = p.opcode;
     if (op.is(Flag.END)) {
       opSeq = SEQ_NONE;
-      msn = Psn.next(msn);
+      out.countMessage();
     } else if (op.is(Flag.START)) {
       opSeq = op.is(Flag.SEND) ? SEQ_SEND : SEQ_WRITE;
     }
@@ -628,41 +536,35 @@ final class Responder {
     return Step.DONE;
   }
 
-  private ReplayEntry nextEntry() {
-    ReplayEntry e = cache[cacheNext];
-    cacheNext = (cacheNext + 1) % cache.length;
-    return e;
-  }
-
   private Step readReply(Packet p) {
     int mtu = mtu();
     int npkts = (int) Math.max(1, (rLen + mtu - 1) / mtu);
-    ReplayEntry e = nextEntry();
+    ReplayEntry e = cache.claim();
     e.type = ReplayEntry.READ;
     e.firstPsn = p.psn;
     e.lastPsn = Psn.add(p.psn, npkts - 1);
     e.va = rVa;
     e.rkey = rRkey;
     e.length = rLen;
-    msn = Psn.next(msn); // C9-148: a READ counts as a message when it executes
+    out.countMessage(); // C9-148: a READ counts as a message when it executes
     psn = Psn.add(p.psn, npkts);
-    flushAck();
-    startReply(p.psn, rVa, rLen, rRkey);
+    out.flushAck();
+    out.startReply(p.psn, rVa, rLen, rRkey);
     return Step.DONE;
   }
 
   private Step atomicReply(Packet p) {
     long orig = p.opcode.op() == Op.COMPARE_SWAP ? mr.compareSwap(rVa, p.atomicCompare(), p.atomicSwapAdd())
         : mr.fetchAdd(rVa, p.atomicSwapAdd());
-    ReplayEntry e = nextEntry();
+    ReplayEntry e = cache.claim();
     e.type = ReplayEntry.ATOMIC;
     e.firstPsn = p.psn;
     e.lastPsn = p.psn;
     e.orig = orig;
-    msn = Psn.next(msn);
+    out.countMessage();
     psn = Psn.next(p.psn);
-    flushAck();
-    sendAtomicAck(p.psn, orig);
+    out.flushAck();
+    out.sendAtomicAck(p.psn, orig);
     return Step.DONE;
   }
 
@@ -676,12 +578,12 @@ final class Responder {
     Opcode op = p.opcode;
     if (op.is(Flag.SEND | Flag.WRITE)) {
       if (p.ackReq) {
-        queueAck(Psn.add(psn, -1));
+        out.queueAck(Psn.add(psn, -1));
       }
       return Step.DONE;
     }
     if (op.is(Flag.READ)) {
-      ReplayEntry e = findRead(p.psn);
+      ReplayEntry e = cache.findRead(p.psn);
       long va = p.rethVa();
       long len = p.rethLength();
       if (e == null || p.rethRkey() != e.rkey || va < e.va || va + len > e.va + e.length
@@ -689,30 +591,19 @@ final class Responder {
         return Step.DONE; // not a subset of a READ we still remember: drop (class D)
       }
       dev.counters.inc(IbCounters.Counter.REPLAYS);
-      flushAck();
-      startReply(p.psn, va, len, e.rkey);
+      out.flushAck();
+      out.startReply(p.psn, va, len, e.rkey);
       return Step.DONE;
     }
     if (op.is(Flag.ATOMIC)) {
-      for (ReplayEntry e : cache) {
-        if (e.type == ReplayEntry.ATOMIC && e.firstPsn == p.psn) {
-          dev.counters.inc(IbCounters.Counter.REPLAYS);
-          flushAck();
-          sendAtomicAck(p.psn, e.orig);
-          return Step.DONE;
-        }
+      ReplayEntry e = cache.findAtomic(p.psn);
+      if (e != null) {
+        dev.counters.inc(IbCounters.Counter.REPLAYS);
+        out.flushAck();
+        out.sendAtomicAck(p.psn, e.orig);
       }
     }
     return Step.DONE;
-  }
-
-  private ReplayEntry findRead(int p) {
-    for (ReplayEntry e : cache) {
-      if (e.type == ReplayEntry.READ && Psn.compare(p, e.firstPsn) >= 0 && Psn.compare(p, e.lastPsn) <= 0) {
-        return e;
-      }
-    }
-    return null;
   }
 
   // ------------------------------------------------------------------ errors
@@ -726,14 +617,17 @@ final class Responder {
   private Step error(Step e, Packet p) {
     switch (e) {
       case ERR_PSN_OUT_OF_SEQ:
-        // C9-54: one PSN sequence error NAK per gap, naming the expected PSN; the QP stays.
-        if (!sentPsnNak) {
-          sentPsnNak = true;
-          flushAck();
-          sendAck(Aeth.nak(Aeth.NAK_PSN_SEQUENCE_ERROR), psn);
-          dev.counters.inc(IbCounters.Counter.SEQ_NAKS_SENT);
-        } else {
-          dev.counters.inc(IbCounters.Counter.DROP_OUT_OF_SEQUENCE);
+        switch (nak) {
+          case NONE -> {
+            // C9-54: one PSN sequence error NAK per gap, naming the expected PSN; the QP stays.
+            nak = Nak.SEQUENCE_ERROR;
+            out.flushAck();
+            out.sendAck(Aeth.nak(Aeth.NAK_PSN_SEQUENCE_ERROR), psn);
+            dev.counters.inc(IbCounters.Counter.SEQ_NAKS_SENT);
+          }
+          case SEQUENCE_ERROR -> dev.counters.inc(IbCounters.Counter.DROP_OUT_OF_SEQUENCE);
+          // IBA 9.7.5.2.8: behind an RNR NAK the requester resends from the NAKed PSN; no NAK.
+          case RNR -> dev.counters.inc(IbCounters.Counter.DROP_BEHIND_RNR);
         }
         return Step.DONE;
       case ERR_RNR:
@@ -743,8 +637,9 @@ final class Responder {
           dev.counters.inc(IbCounters.Counter.DROP_NO_RECEIVE);
           return Step.DONE;
         }
-        flushAck();
-        sendAck(Aeth.rnrNak(qp.minRnrTimer), p.psn);
+        nak = Nak.RNR;
+        out.flushAck();
+        out.sendAck(Aeth.rnrNak(qp.minRnrTimer), p.psn);
         dev.counters.inc(IbCounters.Counter.RNR_NAKS_SENT);
         return Step.DONE;
       case ERR_MISSING_OPCODE_FIRST:
@@ -788,8 +683,8 @@ final class Responder {
       case ERR_CQ_OVERFLOW:
         // Class G: the CQ raised CQ_ERR; the QP goes to ERR and the requester learns REM_OP_ERR.
         if (!uc) {
-          flushAck();
-          sendAck(Aeth.nak(Aeth.NAK_REMOTE_OPERATIONAL_ERROR), p.psn);
+          out.flushAck();
+          out.sendAck(Aeth.nak(Aeth.NAK_REMOTE_OPERATIONAL_ERROR), p.psn);
         }
         qp.error();
         return Step.DONE;
@@ -798,9 +693,9 @@ final class Responder {
     }
   }
 
-  private void fatal(int nakCode, int nakPsn, AsyncEventType event) {
-    flushAck();
-    sendAck(Aeth.nak(nakCode), nakPsn);
+  void fatal(int nakCode, int nakPsn, AsyncEventType event) {
+    out.flushAck();
+    out.sendAck(Aeth.nak(nakCode), nakPsn);
     if (event != null) {
       qp.owner.raise(event);
     }
@@ -864,109 +759,5 @@ final class Responder {
     if (!qp.recvCq.push(wc, p.solicited)) {
       qp.error();
     }
-  }
-
-  // ------------------------------------------------------------------ responses
-
-  private void queueAck(int ackedPsn) {
-    if (ackPending) {
-      dev.counters.inc(IbCounters.Counter.ACKS_COALESCED);
-    }
-    ackPending = true;
-    ackPsn = ackedPsn;
-  }
-
-  private void flushAck() {
-    if (ackPending) {
-      ackPending = false;
-      ackHeld = false;
-      sendAck(Aeth.SYNDROME_ACK, ackPsn);
-    }
-  }
-
-  private void sendAck(int syndrome, int ackedPsn) {
-    Opcode op = Opcode.of(responseTransport(), Op.ACKNOWLEDGE);
-    ByteBuf b = dev.newPacket(op, 0);
-    Aeth.write(b, op.offset(HeaderType.AETH), syndrome, msn);
-    dev.send(b, op, responseLid(), qp.sl, responseQpn(), ackedPsn, false, false, 0);
-    if (syndrome == Aeth.SYNDROME_ACK) {
-      dev.counters.inc(IbCounters.Counter.ACKS_SENT);
-    }
-  }
-
-  private void sendAtomicAck(int ackedPsn, long orig) {
-    Opcode op = Opcode.of(responseTransport(), Op.ATOMIC_ACKNOWLEDGE);
-    ByteBuf b = dev.newPacket(op, 0);
-    Aeth.write(b, op.offset(HeaderType.AETH), Aeth.SYNDROME_ACK, msn);
-    AtomicAckEth.write(b, op.offset(HeaderType.ATOMIC_ACK_ETH), orig);
-    dev.send(b, op, responseLid(), qp.sl, responseQpn(), ackedPsn, false, false, 0);
-  }
-
-  private void startReply(int firstPsn, long va, long len, int rkey) {
-    int mtu = mtu();
-    replying = true;
-    replyPsn = firstPsn;
-    replyVa = va;
-    replyResid = len;
-    replyRkey = rkey;
-    replyPkts = (int) Math.max(1, (len + mtu - 1) / mtu);
-    replySent = 0;
-    sendReplies(dev.params.responderBudget);
-  }
-
-  /**
-   * Sends READ response packets, at most {@code budget}: the region is looked up by rkey for every
-   * packet (rxe 570a4bf7440e), so a region deregistered mid-reply is never read.
-   */
-  private int sendReplies(int budget) {
-    int n = 0;
-    int mtu = mtu();
-    Transport t = responseTransport();
-    while (replying && n < budget) {
-      int lid = responseLid();
-      if (!dev.port.isWritable(lid)) {
-        break;
-      }
-      int len = (int) Math.min(mtu, replyResid);
-      int o;
-      if (replyPkts == 1) {
-        o = Op.READ_RESPONSE_ONLY;
-      } else if (replySent == 0) {
-        o = Op.READ_RESPONSE_FIRST;
-      } else if (replySent == replyPkts - 1) {
-        o = Op.READ_RESPONSE_LAST;
-      } else {
-        o = Op.READ_RESPONSE_MIDDLE;
-      }
-      Opcode op = Opcode.of(t, o);
-      SoftMemoryRegion m = null;
-      if (len > 0) {
-        m = qp.memory.byRkey(replyRkey);
-        if (m == null || m.softPd() != qp.pd || !m.allows(Access.REMOTE_READ) || !m.contains(replyVa, len)) {
-          replying = false;
-          fatal(Aeth.NAK_REMOTE_ACCESS_ERROR, replyPsn, AsyncEventType.QP_ACCESS_ERR);
-          return n;
-        }
-      }
-      ByteBuf b = dev.newPacket(op, len, lid);
-      int base = dev.txBase;
-      if (op.has(HeaderType.AETH)) {
-        Aeth.write(b, base + op.offset(HeaderType.AETH), Aeth.SYNDROME_ACK, msn);
-      }
-      if (len > 0) {
-        ByteBuffer dst = b.internalNioBuffer(base + op.headerLength(), len);
-        m.copyOut(replyVa, dst, dst.position(), len);
-      }
-      dev.send(b, base, op, lid, qp.sl, responseQpn(), replyPsn, false, false, len);
-      replyPsn = Psn.next(replyPsn);
-      replyVa += len;
-      replyResid -= len;
-      replySent++;
-      if (replySent == replyPkts) {
-        replying = false;
-      }
-      n++;
-    }
-    return n;
   }
 }

@@ -1,6 +1,7 @@
 package io.github.verbs4j.ib.engine;
 
 import io.github.verbs4j.verbs.SendWr;
+import io.github.verbs4j.verbs.spi.AbstractContext;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -52,11 +53,11 @@ final class SendQueue {
    *
    * @param wr the validated WR
    * @param sigAll whether every WR is signaled
-   * @param memory inline data lookup
+   * @param ctx where inline address SGEs are read from
    */
-  void enqueue(SendWr wr, boolean sigAll, MemoryDirectory memory) {
+  void enqueue(SendWr wr, boolean sigAll, AbstractContext ctx) {
     long t = (long) TAIL.getOpaque(this);
-    slots[(int) (t % slots.length)].copyFrom(wr, sigAll, memory);
+    slots[(int) (t % slots.length)].copyFrom(wr, sigAll, ctx);
     TAIL.setRelease(this, t + 1);
   }
 

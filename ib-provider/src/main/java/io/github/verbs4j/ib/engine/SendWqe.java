@@ -6,6 +6,8 @@ import io.github.verbs4j.verbs.SendWr;
 import io.github.verbs4j.verbs.Sge;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.spi.AbstractContext;
+import io.github.verbs4j.verbs.spi.InlineData;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
 import java.nio.ByteBuffer;
 
@@ -77,13 +79,14 @@ final class SendWqe {
   }
 
   /**
-   * Copies a validated WR. Inline data is copied now, from the region its address lies in.
+   * Copies a validated WR. Inline data is copied now, from the buffers and regions its SGEs name
+   * ({@link InlineData}).
    *
    * @param wr the WR
    * @param sigAll the QP signals every WR
-   * @param memory where inline data is looked up
+   * @param ctx the context whose regions inline address SGEs are read from
    */
-  void copyFrom(SendWr wr, boolean sigAll, MemoryDirectory memory) {
+  void copyFrom(SendWr wr, boolean sigAll, AbstractContext ctx) {
     wrId = wr.wrId();
     opcode = wr.opcode();
     flags = wr.sendFlags();
@@ -117,10 +120,8 @@ final class SendWqe {
     dctn = wr.remoteDctn();
     dcKey = wr.dcKey();
     inline = (flags & SendFlag.INLINE.value()) != 0 && inlineData != null;
-    inlineSourceMissing = false;
-    if (inline) {
-      copyInline(memory);
-    }
+    // A source that vanished after postSend checked it (deregistered meanwhile): LOC_PROT_ERR.
+    inlineSourceMissing = inline && !InlineData.copy(wr, ctx, inlineData, 0);
     state = POSTED;
     status = WcStatus.SUCCESS;
     firstPsn = 0;
@@ -131,27 +132,6 @@ final class SendWqe {
     cursorOffset = 0;
     cursorSge = 0;
     cursorSgeOffset = 0;
-  }
-
-  private void copyInline(MemoryDirectory memory) {
-    int pos = 0;
-    for (int i = 0; i < numSge; i++) {
-      int len = length[i];
-      if (len == 0) {
-        continue;
-      }
-      SoftMemoryRegion mr = memory.byLkey(lkey[i]);
-      if (mr == null || !mr.contains(addr[i], len)) {
-        // The lkey of inline data is not checked (ibv_post_send(3)): find the memory by address.
-        mr = memory.containing(addr[i], len);
-      }
-      if (mr == null) {
-        inlineSourceMissing = true;
-        return;
-      }
-      mr.copyOut(addr[i], inlineData, pos, len);
-      pos += len;
-    }
   }
 
   /** @return whether this is an RDMA READ or an atomic (holds an rd_atomic credit) */

@@ -1,8 +1,12 @@
 package io.github.verbs4j.ib.kit;
 
+import io.github.verbs4j.fabric.NodeLinks;
 import io.github.verbs4j.fabric.coord.Coordinator;
+import io.github.verbs4j.ib.IbContext;
+import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.conformance.FabricKit;
 import io.github.verbs4j.verbs.conformance.KitEnvironment;
+import io.github.verbs4j.verbs.conformance.LinkControl;
 import java.time.Duration;
 import java.util.Map;
 
@@ -10,38 +14,59 @@ import java.util.Map;
  * The environments the conformance kit runs in with the {@code ib} provider ({@link FabricKit}).
  *
  * <ul>
- *   <li>{@link #LOCAL}: both ranks in this JVM on an in-JVM fabric named after the job; {@link
- *       #LOCAL_CALLER} the same with the engines on the callers' threads, for the classes that move
+ *   <li>{@link #LOCAL}: both ranks in this JVM on an in-JVM fabric named after the job, default
+ *       ({@code dedicated}) threading; {@link #LOCAL_INVOKER} the same with no engine threads
+ *       ({@code verbs.threading=invoker}: the callers run the engines), for the classes that move
  *       data (RC and UD traffic, atomics, SRQ, completion errors, data integrity); the whole kit
- *       passes in this mode too, the rest is left out to keep the suite short.
+ *       passes in this mode too, the rest is left out to keep the suite short; {@link
+ *       #LOCAL_SHARED} with one engine thread for both devices ({@code shared}), for RC traffic.
  *   <li>{@link #NETTY_2PROC}: rank 1 in a child JVM, the two ranks joined by the netty fabric
- *       through a coordinator this JVM starts for each job; {@link #NETTY_2PROC_CALLER} the same
- *       with the callers running the engines and the fabric's I/O, for the classes that move data
- *       and wait for events; {@link #NETTY_2PROC_ENGINE} with the engine and event-loop threads
- *       only (no inline calls), for RC traffic and data integrity.
+ *       through a coordinator this JVM starts for each job ({@code dedicated}); {@link
+ *       #NETTY_2PROC_INVOKER} the same with the callers running the engines and the fabric's I/O,
+ *       for the classes that move data and wait for events; {@link #NETTY_2PROC_SHARED} with one
+ *       engine thread per JVM and the fabric's event loops doing all the work, for RC traffic and
+ *       data integrity. So every threading mode runs across processes.
  * </ul>
+ *
+ * <p>{@link #LOCAL} and {@link #NETTY_2PROC} can take a rank's link down ({@link #linkControl}).
  */
 final class IbKit {
-  static final KitEnvironment LOCAL = FabricKit.local("ib", "verbs.ib.job", Map.of(), "local");
-  /** {@link #LOCAL} with {@code verbs.ib.threading=caller}. */
-  static final KitEnvironment LOCAL_CALLER = FabricKit.local("ib", "verbs.ib.job",
-      Map.of("verbs.ib.threading", "caller"), "local-caller");
-  static final KitEnvironment NETTY_2PROC = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator);
+  static final KitEnvironment LOCAL = FabricKit.local("ib", "verbs.ib.job", Map.of(), "local", IbKit::linkControl);
+  /** {@link #LOCAL} with {@code verbs.threading=invoker}. */
+  static final KitEnvironment LOCAL_INVOKER = FabricKit.local("ib", "verbs.ib.job",
+      Map.of("verbs.threading", "invoker"), "local-invoker");
+  /** {@link #LOCAL} with {@code verbs.threading=shared}: one engine thread runs both ranks' devices. */
+  static final KitEnvironment LOCAL_SHARED = FabricKit.local("ib", "verbs.ib.job",
+      Map.of("verbs.threading", "shared"), "local-shared");
+  static final KitEnvironment NETTY_2PROC = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator, Map.of(),
+      "", IbKit::linkControl);
   /**
    * {@link #NETTY_2PROC} with the engines on the callers' threads and the callers driving the
-   * fabric's I/O ({@code verbs.ib.threading=caller}, {@code verbs.fabric.progress=caller}).
+   * fabric's I/O ({@code verbs.threading=invoker}, which sets {@code verbs.fabric.progress=caller}).
    */
-  static final KitEnvironment NETTY_2PROC_CALLER = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator,
-      Map.of("verbs.ib.threading", "caller", "verbs.fabric.progress", "caller"), "caller");
+  static final KitEnvironment NETTY_2PROC_INVOKER = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator,
+      Map.of("verbs.threading", "invoker"), "invoker");
 
   /**
-   * {@link #NETTY_2PROC} without inline calls ({@code verbs.ib.inline-calls=false}): the engine
-   * thread and the fabric's event loop do all the work, as the default did before inline calls.
+   * {@link #NETTY_2PROC} with one engine thread per JVM and posts and polls that only wake it
+   * ({@code verbs.threading=shared}): the engine thread and the fabric's event loop do all the work.
    */
-  static final KitEnvironment NETTY_2PROC_ENGINE = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator,
-      Map.of("verbs.ib.inline-calls", "false"), "engine");
+  static final KitEnvironment NETTY_2PROC_SHARED = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator,
+      Map.of("verbs.threading", "shared"), "shared");
 
   private IbKit() {}
+
+  /**
+   * Fault injection on a context's port: its fabric node's own links ({@code FabricNode.links()}:
+   * the node's uplink and the switch's link to it) taken down and up.
+   */
+  static LinkControl linkControl(Context ctx) {
+    if (!(ctx instanceof IbContext c) || c.fabricNode() == null) {
+      return null;
+    }
+    NodeLinks links = c.fabricNode().links();
+    return LinkControl.of(links::takeDown, links::bringUp);
+  }
 
   static FabricKit.Started coordinator() {
     Coordinator c = Coordinator.start("127.0.0.1", 0, Duration.ofSeconds(3));

@@ -6,8 +6,11 @@ import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
 import java.util.BitSet;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 
 /**
  * The fault injector of a fabric (local) or a node (netty: faults apply at the sender). Defaults
@@ -19,6 +22,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * f.link(2, 1).at(5, FaultAction.CORRUPT); // the 6th frame from 2 to 1
  * f.linkDown(Peach2Topology.linkId(3, Port.E)); // a topology link: every route over it
  * }</pre>
+ *
+ * <p>A topology link taken down is a cut cable: the ports of the nodes at its ends go down ({@link
+ * io.github.verbs4j.fabric.NodeLinks}, told through {@link #addLinkObserver}). A node pair taken
+ * down ({@link LinkFaults#down()}, the script's {@code down}) loses the frames of one path and
+ * changes no port.
  *
  * <p>When nothing is configured, {@link #decide} returns 0 after one volatile read. Thread-safe.
  */
@@ -39,6 +47,7 @@ public final class FaultInjector {
   private volatile boolean anyLinkDown;
   private volatile boolean mayCorrupt; // a corrupt rate or scripted corruption was configured (monotonic)
   private final Map<FaultAction, AtomicLong> injected = new EnumMap<>(FaultAction.class);
+  private final List<IntConsumer> linkObservers = new CopyOnWriteArrayList<>();
 
   /** @param options the {@code verbs.fault.*} settings */
   public FaultInjector(FabricOptions options) {
@@ -126,14 +135,23 @@ public final class FaultInjector {
   }
 
   /**
-   * Takes a topology link down: every frame routed over it is dropped ({@code link_down}).
+   * Takes a topology link down: every frame routed over it is dropped ({@code link_down}), and the
+   * ports of the nodes at its ends go down ({@link io.github.verbs4j.fabric.NodeLinks}). Taking a
+   * link that is already down down again changes nothing.
    *
    * @param linkId the link id
    */
-  public synchronized void linkDown(int linkId) {
-    downLinks.set(linkId);
-    anyLinkDown = true;
-    active = true;
+  public void linkDown(int linkId) {
+    boolean changed;
+    synchronized (this) {
+      changed = !downLinks.get(linkId);
+      downLinks.set(linkId);
+      anyLinkDown = true;
+      active = true;
+    }
+    if (changed) {
+      linkChanged(linkId);
+    }
   }
 
   /**
@@ -141,9 +159,50 @@ public final class FaultInjector {
    *
    * @param linkId the link id
    */
-  public synchronized void linkUp(int linkId) {
-    downLinks.clear(linkId);
-    anyLinkDown = !downLinks.isEmpty();
+  public void linkUp(int linkId) {
+    boolean changed;
+    synchronized (this) {
+      changed = downLinks.get(linkId);
+      downLinks.clear(linkId);
+      anyLinkDown = !downLinks.isEmpty();
+    }
+    if (changed) {
+      linkChanged(linkId);
+    }
+  }
+
+  private void linkChanged(int linkId) {
+    for (IntConsumer o : linkObservers) {
+      o.accept(linkId);
+    }
+  }
+
+  /**
+   * @param linkId a topology link
+   * @return true if it is down
+   */
+  public synchronized boolean isLinkDown(int linkId) {
+    return downLinks.get(linkId);
+  }
+
+  /** @return true if any topology link is down (one volatile read) */
+  public boolean anyLinkDown() {
+    return anyLinkDown;
+  }
+
+  /**
+   * Adds an observer of topology link changes: told the link id, on the thread that changed it,
+   * after the change (it reads the state with {@link #isLinkDown}).
+   *
+   * @param observer the observer
+   */
+  public void addLinkObserver(IntConsumer observer) {
+    linkObservers.add(observer);
+  }
+
+  /** @param observer an observer to remove */
+  public void removeLinkObserver(IntConsumer observer) {
+    linkObservers.remove(observer);
   }
 
   /**

@@ -58,7 +58,7 @@ public final class LocalNode extends AbstractFabricNode<LocalNode> {
       }
     }
     this.job = new LocalJob(this, fabric.coordinator);
-    attach(id, fabric.topology, fabric.model);
+    attach(id, fabric.topology, fabric.model, id);
   }
 
   @Override

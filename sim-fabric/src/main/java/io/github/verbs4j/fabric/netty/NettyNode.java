@@ -134,7 +134,7 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     LinkModel model = new LinkModel(LinkParams.from(options), 64);
     outbox.attach(model, w.nodeId(), options.size());
     router = new TransitRouter(topology, model, metrics, members, outbox, w.nodeId(), options.size());
-    attach(w.nodeId(), topology, model);
+    attach(w.nodeId(), topology, model, options.size());
     members.connect(deadline);
     LOG.debug("node {} (rank {}/{}) connected over {} to {} peers", nodeId(), options.rank(), options.size(),
         transports.name(), options.size() - 1);
@@ -168,6 +168,9 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
       ByteBuf frame = (ByteBuf) msg;
       int r = frame.readerIndex();
       header.decode(frame, r);
+      if (receivedOverDownLink(frame)) {
+        return;
+      }
       if (header.type() == FrameHeader.TYPE_TRANSIT) {
         if (router.onTransit(header, frame, r)) {
           deliver(frame);

@@ -37,6 +37,19 @@ public interface Topology {
   List<Link> links(int nodes);
 
   /**
+   * The links of one node's port: the cables it transmits and receives on (switch: its uplink and
+   * the switch's link to it; PEACH2: its E, W and S links and its neighbours' links into it).
+   *
+   * @param node a node
+   * @param nodes how many nodes are present (at least {@code node})
+   * @return the ids of the links that start or end at {@code node}, ascending
+   */
+  default int[] linksAt(int node, int nodes) {
+    return links(Math.max(node, nodes)).stream().filter(l -> l.from() == node || l.to() == node)
+        .mapToInt(Link::id).sorted().toArray();
+  }
+
+  /**
    * @param a one end
    * @param b the other end
    * @return the id of the directed link from {@code a} to {@code b} if they are adjacent, else -1

@@ -4,6 +4,7 @@ import io.github.verbs4j.fabric.Fabric;
 import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.FabricOptions;
 import io.github.verbs4j.fabric.FrameHeader;
+import io.github.verbs4j.fabric.LinkStateListener;
 import io.github.verbs4j.fabric.PeerListener;
 import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.time.NodeClock;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -24,7 +26,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * address with its own registers; the fabric carries the frame along the same route.
  */
 public final class FabricLink implements Peach2Link {
-  /** Provider tag on every PEACH2 frame. */
+  /** Provider tag on every PEACH2 frame (unchecked ones carry the header flag {@code FrameHeader.FLAG_UNCHECKED}). */
   public static final int TAG = 0x2A;
 
   private final FabricNode node;
@@ -33,6 +35,8 @@ public final class FabricLink implements Peach2Link {
   private final HostScheduler scheduler;
   private final List<NodeListener> listeners = new CopyOnWriteArrayList<>();
   private final ManagementPort management;
+  private final boolean deterministic;
+  private final Map<CableListener, LinkStateListener> cableListeners = new ConcurrentHashMap<>();
 
   private FabricLink(FabricNode node) {
     if (!(node.topology() instanceof Peach2Topology)) {
@@ -42,6 +46,8 @@ public final class FabricLink implements Peach2Link {
     }
     this.node = node;
     this.topology = (Peach2Topology) node.topology();
+    this.deterministic = "local".equals(node.options().get(FabricOptions.FABRIC))
+        && "deterministic".equals(node.options().get(FabricOptions.MODE));
     NodeClock c = node.clock();
     this.clock = new HostClock() {
       @Override
@@ -74,6 +80,11 @@ public final class FabricLink implements Peach2Link {
       @Override
       public boolean inLinkThread() {
         return node.scheduler().inFabricThread();
+      }
+
+      @Override
+      public boolean canWait() {
+        return !deterministic && !node.scheduler().inFabricThread();
       }
     };
     node.addPeerListener(new PeerListener() {
@@ -193,8 +204,13 @@ public final class FabricLink implements Peach2Link {
   }
 
   @Override
-  public boolean transmit(int dstNode, ByteBuf frame) {
-    return node.send(dstNode, TAG, frame);
+  public boolean transmit(int dstNode, ByteBuf frame, boolean unchecked) {
+    return node.send(dstNode, TAG, unchecked ? FrameHeader.FLAG_UNCHECKED : 0, frame);
+  }
+
+  @Override
+  public boolean mayCorrupt() {
+    return node.mayCorrupt();
   }
 
   @Override
@@ -208,12 +224,35 @@ public final class FabricLink implements Peach2Link {
       node.setReceiver(null);
       return;
     }
-    node.setReceiver((FrameHeader h, ByteBuf payload) -> receiver.onFrame(h.src(), h.hops(), payload));
+    node.setReceiver((FrameHeader h, ByteBuf payload) -> receiver.onFrame(h.src(), h.hops(),
+        (h.flags() & FrameHeader.FLAG_UNCHECKED) != 0, payload));
   }
 
   @Override
   public void addNodeListener(NodeListener listener) {
     listeners.add(listener);
+  }
+
+  /** The board's cables are the node's own links on the fabric ({@link FabricNode#links()}). */
+  @Override
+  public boolean cablesUp() {
+    return node.links().isUp();
+  }
+
+  @Override
+  public void addCableListener(CableListener listener) {
+    LinkStateListener l = listener::onCablesChanged;
+    if (cableListeners.putIfAbsent(listener, l) == null) {
+      node.links().addListener(l);
+    }
+  }
+
+  @Override
+  public void removeCableListener(CableListener listener) {
+    LinkStateListener l = cableListeners.remove(listener);
+    if (l != null) {
+      node.links().removeListener(l);
+    }
   }
 
   @Override

@@ -25,4 +25,13 @@ public interface HostScheduler {
 
   /** @return whether the caller is the link thread */
   boolean inLinkThread();
+
+  /**
+   * @return whether the calling thread may wait for the link thread to make progress: false on the
+   *     link thread itself and on the deterministic in-JVM fabric, where nothing moves while the
+   *     caller waits
+   */
+  default boolean canWait() {
+    return !inLinkThread();
+  }
 }

@@ -20,10 +20,12 @@ import java.util.zip.CRC32C;
  * side the {@code tcaMalloc} pool and the device (GPU) pools its DMA may use.
  *
  * <p>Only memory writes leave the board (seed 001 §3.5). A write for another node becomes a
- * {@link Peach2Tlp} frame on the link; a write for this node's own slice is looped back through
- * the N port. A frame that arrives is checked (version, length, ECRC), routed by its address — it
- * must be for this board's own slice — and written to the host after the board subtracts its
- * offset (seed 001 §3.4). Writes to unmapped addresses are dropped and counted, never applied.
+ * {@link Peach2Tlp} frame handed to the board's PCIe {@link DataLinkLayer}, which delivers it
+ * exactly once and in order whatever the fabric loses, duplicates, reorders or corrupts; a write
+ * for this node's own slice is looped back through the N port. A TLP that arrives is checked
+ * (version, length, ECRC), routed by its address — it must be for this board's own slice — and
+ * written to the host after the board subtracts its offset (seed 001 §3.4). Writes to unmapped
+ * addresses are dropped and counted, never applied.
  *
  * <p>Thread-safe: PIO and each DMA channel serialise their own users; the receive path runs on
  * the link thread.
@@ -45,6 +47,7 @@ public final class Peach2Board implements AutoCloseable {
   private final InterruptRegister interruptRegister;
   private final Dmac dmac;
   private final Pio pio;
+  private final DataLinkLayer dataLink;
   private final CRC32C receiveCrc = new CRC32C();
   private final List<IntConsumer> nodeDownListeners = new CopyOnWriteArrayList<>();
   private final java.util.Set<Integer> downNodes = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -82,9 +85,10 @@ public final class Peach2Board implements AutoCloseable {
     this.interruptRegister = new InterruptRegister(params, link.clock(), counters);
     this.dmac = new Dmac(this);
     this.pio = new Pio(this);
-    link.setReceiver(this::onFrame);
+    this.dataLink = new DataLinkLayer(link, params, counters, this::onFrame);
     link.addNodeListener(n -> {
       downNodes.add(n);
+      dataLink.peerGone(n);
       for (IntConsumer l : nodeDownListeners) {
         l.accept(n);
       }
@@ -169,6 +173,11 @@ public final class Peach2Board implements AutoCloseable {
     return link;
   }
 
+  /** @return the PCIe data link layer between this board and the fabric */
+  public DataLinkLayer dataLink() {
+    return dataLink;
+  }
+
   /**
    * Sets a hook run after every write that lands in this node's memory (a simulation hook for a
    * host that polls memory continuously; it models no cost).
@@ -231,7 +240,7 @@ public final class Peach2Board implements AutoCloseable {
    * Emits one write of {@code len} bytes from local memory to a global address, split into frames
    * of at most {@link #MAX_FRAME_DATA}. The caller validated the destination and charged costs.
    *
-   * @return TLPs emitted, or -1 if a frame was refused by the link
+   * @return TLPs emitted, or -1 if a frame was dropped (the link to the node is down)
    */
   long emit(long dst, ByteBuffer src, int srcIndex, int len, CRC32C crc) {
     int dstNode = window.nodeOf(dst);
@@ -248,27 +257,25 @@ public final class Peach2Board implements AutoCloseable {
       counters.drop("node_down"); // the link reported the board gone: the write goes nowhere
       return -1;
     }
-    int hops = topology.hops(nodeId, dstNode);
     long tlps = 0;
     int done = 0;
     do {
       int piece = Math.min(MAX_FRAME_DATA, len - done);
-      ByteBuf f = link.alloc().directBuffer(Peach2Tlp.HEADER_LENGTH + piece);
+      ByteBuf f = link.alloc().directBuffer(LinkFrame.capacity(piece));
+      f.writerIndex(LinkFrame.BODY_OFFSET); // the link header, written by the data link layer
       Peach2Tlp.writeHeader(f, nodeId, dst + done, piece);
       if (piece > 0) {
         ByteBuffer nio = f.internalNioBuffer(f.writerIndex(), piece);
         nio.put(nio.position(), src, srcIndex + done, piece);
         f.writerIndex(f.writerIndex() + piece);
       }
-      Peach2Tlp.seal(f, 0, crc);
+      Peach2Tlp.seal(f, LinkFrame.BODY_OFFSET, crc);
       awaitWritable(dstNode);
-      int bytes = f.readableBytes();
-      if (!link.transmit(dstNode, f)) {
-        counters.drop("link_refused");
+      int n = (int) Peach2Tlp.tlpCount(piece, params.tlpPayloadBytes());
+      if (!dataLink.transmit(dstNode, f, n)) {
         return -1;
       }
-      counters.frameSent(bytes, hops);
-      tlps += Peach2Tlp.tlpCount(piece, params.tlpPayloadBytes());
+      tlps += n;
       done += piece;
     } while (done < len);
     return tlps;
@@ -391,6 +398,7 @@ public final class Peach2Board implements AutoCloseable {
       return;
     }
     closed = true;
+    dataLink.close(); // first: its timers send nothing once the link underneath is closing
     link.close();
     counters.close();
   }

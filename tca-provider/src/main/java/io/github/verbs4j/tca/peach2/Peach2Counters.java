@@ -14,9 +14,11 @@ import java.util.concurrent.atomic.LongAdder;
  * What one board did, counted where it happens: bytes and transfers by kind (PIO, DMA per
  * descriptor mode) and scope (to another node, or local), TLPs, frames and hops on the wire, rule
  * violations by rule, interrupt register writes and interrupts delivered, descriptors created,
- * frames received and dropped. Micrometer meters ({@code verbs4j.tca.peach2.*}, tag {@code
- * node}: function counters over the same LongAdders {@link #snapshot()} reads, so counting never
- * allocates) removed again by {@link #close()}. Thread-safe.
+ * frames received and dropped, and what the data link layer did to hide faults ({@link Link}:
+ * replays, Naks, LCRC errors, duplicates, timer expiries, retrains, links taken down). Micrometer
+ * meters ({@code verbs4j.tca.peach2.*}, tag {@code node}: function counters over the same
+ * LongAdders {@link #snapshot()} reads, so counting never allocates) removed again by {@link
+ * #close()}. Thread-safe.
  */
 public final class Peach2Counters implements AutoCloseable {
   private final MeterRegistry registry;
@@ -34,6 +36,7 @@ public final class Peach2Counters implements AutoCloseable {
   private final Pair interruptsDelivered;
   private final Pair bounceCopies;
   private final Map<String, Pair> drops = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Pair[] link = new Pair[Link.values().length];
   /** Every meter registered, for {@link #close()}. */
   private final List<Meter> meters = new CopyOnWriteArrayList<>();
 
@@ -98,14 +101,83 @@ public final class Peach2Counters implements AutoCloseable {
             "DMA descriptors written"));
       }
     }
-    framesSent = pair("verbs4j.tca.peach2.frames.sent", null, null, "write frames sent to other nodes");
-    frameBytesSent = pair("verbs4j.tca.peach2.frame.bytes.sent", null, null, "frame bytes (TLP headers and data) sent");
+    framesSent = pair("verbs4j.tca.peach2.frames.sent", null, null,
+        "frames sent to other nodes (write TLPs, their replays, DLLPs)");
+    frameBytesSent = pair("verbs4j.tca.peach2.frame.bytes.sent", null, null,
+        "frame bytes (link framing, TLP headers, data, DLLPs) sent");
     hops = pair("verbs4j.tca.peach2.hops", null, null, "links crossed by frames sent (sum)");
-    framesReceived = pair("verbs4j.tca.peach2.frames.received", null, null, "write frames received");
+    framesReceived = pair("verbs4j.tca.peach2.frames.received", null, null, "write frames received in sequence");
     frameBytesReceived = pair("verbs4j.tca.peach2.frame.bytes.received", null, null, "frame bytes received");
     interruptWrites = pair("verbs4j.tca.peach2.interrupt.writes", null, null, "writes to this board's interrupt register");
     interruptsDelivered = pair("verbs4j.tca.peach2.interrupts", null, null, "interrupts delivered to the host");
     bounceCopies = pair("verbs4j.tca.peach2.bounce.copies", null, null, "CPU copies into or out of pool bounce buffers");
+    for (Link l : Link.values()) {
+      link[l.ordinal()] = pair("verbs4j.tca.peach2.link." + l.meter, null, null, l.doc);
+    }
+  }
+
+  /** What the data link layer counts, each a meter {@code verbs4j.tca.peach2.link.<name>}. */
+  public enum Link {
+    /** Replays started (by a Nak or the replay timer): every unacknowledged frame sent again. */
+    REPLAYS("replays", "replays of the unacknowledged TLPs (after a Nak or a replay-timer expiry)"),
+    /** Frames sent again by replays. */
+    REPLAYED_FRAMES("replayed.frames", "TLP frames sent again by replays"),
+    /** Replay-timer expiries. */
+    REPLAY_TIMEOUTS("replay.timeouts", "replay-timer expiries (no Ack in time)"),
+    /** Naks sent. */
+    NAKS_SENT("naks.sent", "Nak DLLPs sent (a TLP failed its LCRC or came out of sequence)"),
+    /** Naks received. */
+    NAKS_RECEIVED("naks.received", "Nak DLLPs received"),
+    /** Acks sent in a frame of their own. */
+    ACKS_SENT("acks.sent", "Ack DLLPs sent in a frame of their own"),
+    /** Acks sent after a TLP, in its frame. */
+    ACKS_SHARED("acks.shared", "Ack DLLPs sent in the frame of a TLP"),
+    /** Acks received. */
+    ACKS_RECEIVED("acks.received", "Ack DLLPs received"),
+    /** TLP frames whose LCRC did not match. */
+    LCRC_ERRORS("lcrc.errors", "TLP frames discarded for a bad LCRC"),
+    /** Frames or DLLPs that were malformed (truncated, bad version or type, bad DLLP CRC). */
+    BAD_FRAMES("bad.frames", "link frames or DLLPs discarded as malformed (bad version, length or DLLP CRC)"),
+    /** TLP frames already received (sequence number behind), discarded. */
+    DUPLICATES("duplicates", "TLP frames discarded as duplicates (sequence number already received)"),
+    /** TLP frames ahead of the expected sequence number, discarded. */
+    OUT_OF_SEQUENCE("out.of.sequence", "TLP frames discarded as out of sequence (a TLP before them was lost)"),
+    /** Acks or Naks naming a sequence number outside the unacknowledged range, ignored. */
+    DLLP_OUT_OF_RANGE("dllp.out.of.range", "Ack/Nak DLLPs ignored for a sequence number outside the unacknowledged range"),
+    /** Link retrains after REPLAY_NUM rolled over. */
+    RETRAINS("retrains", "link retrains (four replays without progress)"),
+    /** Links taken down: no acknowledgement within the link-down timeout, or the board's cable cut. */
+    DOWNS("downs", "links taken down (no acknowledgement within the link-down timeout, or a cable cut)"),
+    /** Links (re)initialised after going down, by the InitFC handshake. */
+    INITS("inits", "links initialised again after going down (InitFC handshake completed)"),
+    /** Senders that waited for room in a full replay buffer. */
+    STALLS("stalls", "transmissions that waited for room in the replay buffer (back-pressure)");
+
+    final String meter;
+    final String doc;
+
+    Link(String meter, String doc) {
+      this.meter = meter;
+      this.doc = doc;
+    }
+  }
+
+  /**
+   * Counts a data link layer event.
+   *
+   * @param what the event
+   * @param n how many
+   */
+  void link(Link what, long n) {
+    link[what.ordinal()].add(n);
+  }
+
+  /**
+   * @param what a data link layer event
+   * @return how many times it happened
+   */
+  public long link(Link what) {
+    return link[what.ordinal()].get();
   }
 
   private Pair pair(String name, String tag, String value, String doc) {
@@ -185,9 +257,13 @@ public final class Peach2Counters implements AutoCloseable {
     created.forEach((k, p) -> c.put(k, p.get()));
     Map<String, Long> d = new java.util.TreeMap<>();
     drops.forEach((k, p) -> d.put(k, p.get()));
+    EnumMap<Link, Long> l = new EnumMap<>(Link.class);
+    for (Link k : Link.values()) {
+      l.put(k, link(k));
+    }
     return new Snapshot(transfers, remote, local, tlps, framesSent.get(), frameBytesSent.get(), hops.get(),
         maxHops.get(), framesReceived.get(), frameBytesReceived.get(), v, c, interruptWrites.get(),
-        interruptsDelivered.get(), bounceCopies.get(), d);
+        interruptsDelivered.get(), bounceCopies.get(), d, l);
   }
 
   /**
@@ -197,8 +273,8 @@ public final class Peach2Counters implements AutoCloseable {
    * @param remoteBytes data bytes written to other nodes, by kind
    * @param localBytes data bytes written within the node, by kind
    * @param tlps TLPs, by kind
-   * @param framesSent frames handed to the fabric
-   * @param frameBytesSent bytes of those frames (TLP header + data)
+   * @param framesSent frames handed to the fabric (TLP frames, their replays and DLLP frames)
+   * @param frameBytesSent bytes of those frames (link framing, TLP header, data, DLLPs)
    * @param hops links crossed by those frames, summed
    * @param maxHops the longest route a frame took
    * @param framesReceived frames received
@@ -209,12 +285,21 @@ public final class Peach2Counters implements AutoCloseable {
    * @param interruptsDelivered interrupts delivered to the host
    * @param bounceCopies CPU copies through bounce buffers
    * @param drops frames dropped, by reason
+   * @param link data link layer events
    */
   public record Snapshot(Map<TransferKind, Long> transfers, Map<TransferKind, Long> remoteBytes,
       Map<TransferKind, Long> localBytes, Map<TransferKind, Long> tlps, long framesSent, long frameBytesSent,
       long hops, long maxHops, long framesReceived, long frameBytesReceived, Map<DmaRule, Long> violations,
       Map<DescriptorMode, Long> descriptorsCreated, long interruptWrites, long interruptsDelivered, long bounceCopies,
-      Map<String, Long> drops) {
+      Map<String, Long> drops, Map<Link, Long> link) {
+
+    /**
+     * @param what a data link layer event
+     * @return its count
+     */
+    public long link(Link what) {
+      return link.getOrDefault(what, 0L);
+    }
 
     /** @return data bytes written to other nodes, all kinds */
     public long remoteBytesTotal() {

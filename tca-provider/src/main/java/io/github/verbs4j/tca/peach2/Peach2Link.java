@@ -16,9 +16,11 @@ public interface Peach2Link extends AutoCloseable {
     /**
      * @param srcNode the sending node
      * @param hops links crossed
-     * @param frame the frame payload (a {@link Peach2Tlp}); the receiver owns and releases it
+     * @param unchecked whether the sender sent it unchecked (see {@link #transmit(int, ByteBuf,
+     *     boolean)}): it carries no check of its own and the fabric never corrupts it
+     * @param frame the frame payload (a {@link LinkFrame}); the receiver owns and releases it
      */
-    void onFrame(int srcNode, int hops, ByteBuf frame);
+    void onFrame(int srcNode, int hops, boolean unchecked, ByteBuf frame);
   }
 
   /** Told when another node's board becomes unreachable. */
@@ -26,6 +28,16 @@ public interface Peach2Link extends AutoCloseable {
   interface NodeListener {
     /** @param node the node that went down */
     void onNodeDown(int node);
+  }
+
+  /**
+   * Told when this board's own cables change state: one went down, or the last one came back.
+   * Called on the link thread.
+   */
+  @FunctionalInterface
+  interface CableListener {
+    /** @param up true when every cable of the board is up again */
+    void onCablesChanged(boolean up);
   }
 
   /** @return this node's id (1-based) */
@@ -44,13 +56,23 @@ public interface Peach2Link extends AutoCloseable {
   ByteBufAllocator alloc();
 
   /**
-   * Sends a frame to {@code dstNode}; ownership passes in every case.
+   * Sends a frame to {@code dstNode}; ownership passes in every case. Frames may be lost,
+   * duplicated, reordered or corrupted on the way (fault injection); the {@link DataLinkLayer}
+   * above hides that.
    *
    * @param dstNode the destination node
    * @param frame the frame
-   * @return false if it was dropped at once (node down, back-pressure limit)
+   * @param unchecked true if the frame carries no check of its own (allowed only while {@link
+   *     #mayCorrupt()} is false): the fabric then drops it rather than corrupt it
+   * @return false if it was dropped at once (node down, link down, back-pressure limit)
    */
-  boolean transmit(int dstNode, ByteBuf frame);
+  boolean transmit(int dstNode, ByteBuf frame, boolean unchecked);
+
+  /**
+   * @return whether fault injection may corrupt frames sent from now on (once true, stays true); while
+   *     false, frames may be sent unchecked
+   */
+  boolean mayCorrupt();
 
   /**
    * @param dstNode a node
@@ -63,6 +85,22 @@ public interface Peach2Link extends AutoCloseable {
 
   /** @param listener told when nodes go down */
   void addNodeListener(NodeListener listener);
+
+  /**
+   * Whether every cable of this board (its E, W and S links, both directions) is up: a PCIe link
+   * that is down stops the board's static routes over it.
+   *
+   * @return true unless one of them is down; true for links that cannot go down
+   */
+  default boolean cablesUp() {
+    return true;
+  }
+
+  /** @param listener told when the board's cables go down or come back (nothing if they cannot) */
+  default void addCableListener(CableListener listener) {}
+
+  /** @param listener a listener to remove */
+  default void removeCableListener(CableListener listener) {}
 
   /** @return the out-of-band management path */
   ManagementPort management();

@@ -25,6 +25,9 @@ package io.github.verbs4j.tca.peach2;
  *       {@code fixed + n / localDmaMbs}.
  *   <li>Software (TCA Verbs): per-WR costs on the posting side, the receiving side and the proxy,
  *       derived from seed 000's verbs-level latencies minus the PEACH2 latency underneath.
+ *   <li>Link faults: the PCIe data link layer's sequence numbers, LCRC, replay buffer, Ack/Nak and
+ *       timers ({@link #dataLink()}) turn a lost or corrupted frame into a replay, which costs wire
+ *       time and the timers' waits, never a loss.
  * </ul>
  *
  * <h2>Where the papers disagree</h2>
@@ -75,6 +78,8 @@ public final class Peach2Params {
   private final long deviceVerbsExtraNs;
   private final long cpuCopyMbs;
   private final long cpuDeviceReadMbs;
+  // ---- PCIe data link layer (PCIe Base 2.0 §3.5) ----
+  private final DataLinkParams dataLink;
 
   private Peach2Params(Builder b) {
     this.pcieRawMbs = positive("pcieRawMbs", b.pcieRawMbs);
@@ -106,6 +111,7 @@ public final class Peach2Params {
     this.deviceVerbsExtraNs = nonNegative("deviceVerbsExtraNs", b.deviceVerbsExtraNs);
     this.cpuCopyMbs = positive("cpuCopyMbs", b.cpuCopyMbs);
     this.cpuDeviceReadMbs = positive("cpuDeviceReadMbs", b.cpuDeviceReadMbs);
+    this.dataLink = java.util.Objects.requireNonNull(b.dataLink, "dataLink");
     if (dmaHostLatencyNs < dmaInternalLatencyNs) {
       throw new IllegalArgumentException("dmaHostLatencyNs=" + dmaHostLatencyNs + " is below dmaInternalLatencyNs="
           + dmaInternalLatencyNs + " (host descriptors are fetched over PCIe, seed 000 §2.3)");
@@ -245,14 +251,25 @@ public final class Peach2Params {
   }
 
   /**
+   * The PCIe data link layer: replay buffer, Ack coalescing, replay and AckNak latency timers,
+   * retrain and link-down times (PCIe Base 2.0 §3.5, see {@link DataLinkParams}).
+   *
+   * @return its parameters
+   */
+  public DataLinkParams dataLink() {
+    return dataLink;
+  }
+
+  /**
    * Wire serialisation of one frame carrying {@code dataBytes} as the fabric computes it:
-   * {@code ceil((32 + 24 + data) × 1000 / linkMbs)}.
+   * {@code ceil((32 + 8 + 24 + data) × 1000 / linkMbs)} (fabric header, link framing and LCRC
+   * ({@link LinkFrame}), TLP header, data).
    *
    * @param dataBytes data bytes of the write
    * @return ns
    */
   public long wireNs(long dataBytes) {
-    long b = FABRIC_FRAME_HEADER + Peach2Tlp.HEADER_LENGTH + dataBytes;
+    long b = FABRIC_FRAME_HEADER + LinkFrame.TLP_OVERHEAD + Peach2Tlp.HEADER_LENGTH + dataBytes;
     long mbs = linkMbs();
     return (b * 1000 + mbs - 1) / mbs;
   }
@@ -576,7 +593,7 @@ public final class Peach2Params {
         + linkLatencyNs + ", forwardNs=" + forwardNs + ", pio=" + pioLatencyNs + " ns, dma internal/host/register="
         + dmaInternalLatencyNs + "/" + dmaHostLatencyNs + "/" + dmaRegisterLatencyNs() + " ns, deviceReadMbs="
         + deviceReadMbs + ", interruptNs=" + interruptNs + ", verbs post/poll/proxy/atomic=" + verbsPostNs + "/"
-        + verbsPollNs + "/" + proxyServiceNs + "/" + atomicExecuteNs + " ns}";
+        + verbsPollNs + "/" + proxyServiceNs + "/" + atomicExecuteNs + " ns, " + dataLink + "}";
   }
 
   /** Builds {@link Peach2Params}; every field starts at the documented default. */
@@ -607,6 +624,7 @@ public final class Peach2Params {
     private long deviceVerbsExtraNs = 700;
     private long cpuCopyMbs = 5000;
     private long cpuDeviceReadMbs = 300;
+    private DataLinkParams dataLink = DataLinkParams.defaults();
 
     /** A builder with the defaults. */
     public Builder() {}
@@ -638,6 +656,7 @@ public final class Peach2Params {
       deviceVerbsExtraNs = p.deviceVerbsExtraNs;
       cpuCopyMbs = p.cpuCopyMbs;
       cpuDeviceReadMbs = p.cpuDeviceReadMbs;
+      dataLink = p.dataLink;
     }
 
     /** @param v see {@link Peach2Params#linkLatencyNs()} @return this */
@@ -703,6 +722,12 @@ public final class Peach2Params {
     /** @param v see {@link Peach2Params#cpuCopyMbs()} @return this */
     public Builder cpuCopyMbs(long v) {
       cpuCopyMbs = v;
+      return this;
+    }
+
+    /** @param v see {@link Peach2Params#dataLink()} @return this */
+    public Builder dataLink(DataLinkParams v) {
+      dataLink = v;
       return this;
     }
 

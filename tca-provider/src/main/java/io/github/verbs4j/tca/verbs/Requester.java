@@ -48,6 +48,8 @@ final class Requester {
   /** Next WQE to start. */
   private long next;
   private int nextPsn;
+  /** One past the highest PSN assigned: a rewind does not move it back (query()'s sq_psn). */
+  private int newPsn;
   private int timeoutCode;
   private int retryCnt;
   private int rnrRetry;
@@ -74,6 +76,7 @@ final class Requester {
   /** RTR→RTS: the send side's attributes. */
   void configure(QpAttr a) {
     nextPsn = a.sqPsn() & 0xFFFFFF;
+    newPsn = nextPsn;
     update(a);
     if (qp.type() != QpType.UD) {
       destQpn = a.destQpNum();
@@ -193,6 +196,7 @@ final class Requester {
       finish(w, WcStatus.RETRY_EXC_ERR);
       return true;
     }
+    ctx.counters().transportRetries(1); // RNR NAKs never get here: they stop this timer
     // go back: the oldest unfinished WQE and everything after it go out again with the same PSNs
     for (long i = qp.head; i < next; i++) {
       SendWqe o = qp.slot(i);
@@ -236,6 +240,16 @@ final class Requester {
     w.state = SendWqe.DONE;
     w.status = status;
     release(w);
+    if (status == WcStatus.RETRY_EXC_ERR) {
+      ctx.counters().retryExceeded(1);
+    } else if (status == WcStatus.RNR_RETRY_EXC_ERR) {
+      ctx.counters().rnrRetryExceeded(1);
+    }
+  }
+
+  /** @return the PSN of the next new request (query()'s sq_psn); under the QP's monitor */
+  int nextNewPsn() {
+    return newPsn;
   }
 
   /** Completes finished WQEs from the head, in order. */
@@ -282,7 +296,10 @@ final class Requester {
       return;
     }
     w.psn = nextPsn;
-    nextPsn = (nextPsn + 1) & 0xFFFFFF;
+    nextPsn = Psn.next(nextPsn);
+    if (Psn.diff(nextPsn, newPsn) > 0) {
+      newPsn = nextPsn;
+    }
     out.clear();
     out.srcQpn = qp.qpNum();
     out.dstQpn = destQpn;

@@ -78,6 +78,11 @@ final class Responder {
     Arrays.fill(replayPsn, -1);
   }
 
+  /** @return the PSN expected next (query()'s rq_psn); under the QP's monitor */
+  int expectedPsn() {
+    return epsn;
+  }
+
   /** INIT→RTR. */
   void configure(QpAttr a) {
     epsn = a.rqPsn() & 0xFFFFFF;

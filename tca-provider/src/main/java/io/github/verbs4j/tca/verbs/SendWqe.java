@@ -6,6 +6,8 @@ import io.github.verbs4j.verbs.SendWr;
 import io.github.verbs4j.verbs.Sge;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.spi.AbstractContext;
+import io.github.verbs4j.verbs.spi.InlineData;
 import io.github.verbs4j.verbs.spi.SoftAddressHandle;
 import java.nio.ByteBuffer;
 
@@ -39,8 +41,9 @@ final class SendWqe {
   int[] len = new int[4];
   int[] lkey = new int[4];
   long total;
-  /** Inline data copied at post time, or null. */
+  /** Inline data copied at post time (grown once per slot, then reused), or null. */
   ByteBuffer inline;
+  /** -1: not inline; -2: inline whose source vanished after the post-time check (LOC_PROT_ERR); else the length. */
   int inlineLength;
   /** UD destination. */
   int dlid;
@@ -63,9 +66,9 @@ final class SendWqe {
    * Copies a validated WR.
    *
    * @param wr the WR
-   * @param inlineSource resolves inline SGEs to memory (INLINE only)
+   * @param ctx the context whose regions inline address SGEs are read from ({@link InlineData})
    */
-  void copyFrom(SendWr wr, InlineSource inlineSource) {
+  void copyFrom(SendWr wr, AbstractContext ctx) {
     wrId = wr.wrId();
     opcode = wr.opcode();
     signaled = wr.hasFlag(SendFlag.SIGNALED);
@@ -96,7 +99,7 @@ final class SendWqe {
       if (inline == null || inline.capacity() < n) {
         inline = ByteBuffer.allocateDirect(Math.max(64, n));
       }
-      inlineLength = inlineSource.copy(this, inline) ? n : -2;
+      inlineLength = InlineData.copy(wr, ctx, inline, 0) ? n : -2;
     }
     if (wr.ah() instanceof SoftAddressHandle ah) {
       dlid = ah.attr().dlid();
@@ -120,15 +123,5 @@ final class SendWqe {
   /** @return whether this WR reads or atomically updates remote memory (it waits for a response) */
   boolean needsResponse() {
     return opcode == WrOpcode.RDMA_READ || opcode.isAtomic();
-  }
-
-  /** Resolves inline SGEs to memory at post time. */
-  interface InlineSource {
-    /**
-     * @param w the WQE (addr, len, lkey set)
-     * @param into where the bytes go, from index 0
-     * @return false if some SGE lies in no region of this context
-     */
-    boolean copy(SendWqe w, ByteBuffer into);
   }
 }

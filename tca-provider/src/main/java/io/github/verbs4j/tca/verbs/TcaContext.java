@@ -3,29 +3,27 @@ package io.github.verbs4j.tca.verbs;
 import io.github.verbs4j.tca.peach2.DescriptorMode;
 import io.github.verbs4j.tca.peach2.DmaDescriptor;
 import io.github.verbs4j.tca.peach2.Peach2Board;
+import io.github.verbs4j.tca.peach2.Peach2Link;
 import io.github.verbs4j.tca.peach2.Peach2Params;
 import io.github.verbs4j.tca.peach2.TcaMallocPool;
 import io.github.verbs4j.verbs.Access;
-import io.github.verbs4j.verbs.AsyncEvent;
-import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.Device;
 import io.github.verbs4j.verbs.DeviceAttr;
 import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.LinkLayer;
 import io.github.verbs4j.verbs.Mtu;
 import io.github.verbs4j.verbs.PortAttr;
-import io.github.verbs4j.verbs.PortState;
+import io.github.verbs4j.verbs.PortCounter;
 import io.github.verbs4j.verbs.ProtectionDomain;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.github.verbs4j.verbs.spi.AbstractContext;
 import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
 import io.github.verbs4j.verbs.spi.RecvWqe;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import io.github.verbs4j.verbs.spi.SoftPort;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -46,7 +44,6 @@ final class TcaContext extends AbstractContext {
   private static final int REGISTER_MODE_MAX = 2048;
 
   private final Peach2Board board;
-  private final Set<TcaMemoryRegion> regions = ConcurrentHashMap.newKeySet();
   private final Peach2Params params;
   private final Job job;
   private final TcaCounters counters;
@@ -56,6 +53,8 @@ final class TcaContext extends AbstractContext {
   private final ByteBuffer sendScratch;
   private final TcaMallocPool.Block dataDescriptor;
   private final AtomicInteger nextQpn = new AtomicInteger(0x40);
+  private final SoftPort portState;
+  private final Peach2Link.CableListener cableListener;
 
   TcaContext(Device device, VerbsConfig config, DeviceAttr attr, Peach2Board board, Job job,
       MeterRegistry registry) {
@@ -78,7 +77,12 @@ final class TcaContext extends AbstractContext {
     this.proxy = new Proxy(this, board, areas.buffer(), config.getInt(TcaConfig.LL_MAX));
     counters.gauge("pool.bytes", "bytes of the tcaMalloc pool in use", () -> pool.inUse());
     proxy.start();
-    raiseAsyncEvent(AsyncEvent.ofPort(AsyncEventType.PORT_ACTIVE, 1));
+    // No event at open (libibverbs raises port events only on a change): the port follows the
+    // board's cables; a change racing the listener's registration is caught by the second read.
+    this.portState = new SoftPort(this, 1, board.link().cablesUp());
+    this.cableListener = portState::linkChanged;
+    board.link().addCableListener(cableListener);
+    portState.linkChanged(board.link().cablesUp());
   }
 
   Peach2Board board() {
@@ -106,9 +110,14 @@ final class TcaContext extends AbstractContext {
   }
 
   @Override
+  protected long portCounter(int port, PortCounter counter) {
+    return counters.portCounter(counter);
+  }
+
+  @Override
   protected PortAttr portAttr(int port) {
     return PortAttr.builder()
-        .state(PortState.ACTIVE)
+        .state(portState.state())
         .maxMtu(Mtu.MTU_4096)
         .activeMtu(Mtu.MTU_4096)
         .lid(board.nodeId())
@@ -140,6 +149,7 @@ final class TcaContext extends AbstractContext {
 
   @Override
   protected void closeDevice() {
+    board.link().removeCableListener(cableListener);
     try {
       proxy.close();
       dataDescriptor.free();
@@ -187,41 +197,12 @@ final class TcaContext extends AbstractContext {
     return true;
   }
 
-  /** Copies inline SGEs at post time (any region of this context that holds them). */
-  boolean copyInline(SendWqe w, ByteBuffer into) {
-    int at = 0;
-    for (int i = 0; i < w.numSge; i++) {
-      if (w.len[i] == 0) {
-        continue;
-      }
-      SoftMemoryRegion mr = memoryKeys().byLkey(w.lkey[i]);
-      if (mr == null || !mr.isValid() || !mr.contains(w.addr[i], w.len[i])) {
-        mr = containing(w.addr[i], w.len[i]); // inline data needs no lkey (ibv_post_send(3))
-      }
-      if (mr == null) {
-        return false;
-      }
-      mr.copyOut(w.addr[i], into, at, w.len[i]);
-      at += w.len[i];
-    }
-    return true;
-  }
-
-  private SoftMemoryRegion containing(long addr, int len) {
-    for (TcaMemoryRegion mr : regions) {
-      if (mr.isValid() && mr.contains(addr, len)) {
-        return mr;
-      }
-    }
-    return null;
-  }
-
   void regionOpened(TcaMemoryRegion mr) {
-    regions.add(mr);
+    regions().add(mr);
   }
 
   void regionClosed(TcaMemoryRegion mr) {
-    regions.remove(mr);
+    regions().remove(mr);
   }
 
   /** @return a scratch buffer of at least {@code len} bytes (proxy thread) */

@@ -1,5 +1,6 @@
 package io.github.verbs4j.tca.verbs;
 
+import io.github.verbs4j.verbs.PortCounter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -31,6 +32,9 @@ final class TcaCounters implements AutoCloseable {
   private final LongAdder packetsSent = new LongAdder();
   private final LongAdder packetsReceived = new LongAdder();
   private final LongAdder proxyServed = new LongAdder();
+  private final LongAdder transportRetries = new LongAdder();
+  private final LongAdder retryExceeded = new LongAdder();
+  private final LongAdder rnrRetryExceeded = new LongAdder();
   private final String node;
 
   TcaCounters(MeterRegistry registry, int nodeId) {
@@ -49,6 +53,9 @@ final class TcaCounters implements AutoCloseable {
     counter("packets.sent", "packets written into peers' rings", packetsSent);
     counter("packets.received", "packets taken from this node's rings", packetsReceived);
     counter("proxy.served", "READ and atomic requests served by the software proxy", proxyServed);
+    counter("retries", "retry_cnt spent: local ACK timeouts followed by a resend", transportRetries);
+    counter("retries.exceeded", "work requests ended with RETRY_EXC_ERR", retryExceeded);
+    counter("rnr.retries.exceeded", "work requests ended with RNR_RETRY_EXC_ERR", rnrRetryExceeded);
   }
 
   private void counter(String name, String doc, LongAdder a) {
@@ -122,6 +129,38 @@ final class TcaCounters implements AutoCloseable {
 
   void proxyServed(long n) {
     proxyServed.add(n);
+  }
+
+  void transportRetries(long n) {
+    transportRetries.add(n);
+  }
+
+  void retryExceeded(long n) {
+    retryExceeded.add(n);
+  }
+
+  void rnrRetryExceeded(long n) {
+    rnrRetryExceeded.add(n);
+  }
+
+  /**
+   * @param c a port counter
+   * @return its value: TCA Verbs' counts under the kernel's hw_counters names. Its responder
+   *     never sends a PSN sequence error NAK (PEACH2 neither loses nor reorders; what is behind an
+   *     RNR NAK is discarded silently), so rcvd_seq_err stays 0.
+   */
+  long portCounter(PortCounter c) {
+    return switch (c) {
+      case RCVD_RNR_ERR -> rnrNaksReceived.sum();
+      case SEND_RNR_ERR -> rnrNaksSent.sum();
+      case RCVD_SEQ_ERR -> 0;
+      case OUT_OF_SEQ_REQUEST -> outOfSequence.sum();
+      case DUPLICATE_REQUEST -> duplicates.sum();
+      case LOCAL_ACK_TIMEOUT_ERR -> timeouts.sum();
+      case COMPLETER_RETRY_ERR -> transportRetries.sum();
+      case RETRY_EXCEEDED_ERR -> retryExceeded.sum();
+      case RETRY_RNR_EXCEEDED_ERR -> rnrRetryExceeded.sum();
+    };
   }
 
   /** @return RNR NAKs sent so far */

@@ -28,7 +28,8 @@ final class TcaMemoryRegion extends SoftMemoryRegion {
   }
 
   /**
-   * @param addr an address in this region
+   * @param addr an address in this region through its keys ({@link #iova()} + offset, so an
+   *     offset for a ZERO_BASED region)
    * @param len bytes
    * @return its global address, or -1 if the region is not pool memory or the range is outside it
    */
@@ -36,7 +37,7 @@ final class TcaMemoryRegion extends SoftMemoryRegion {
     if (globalBase < 0 || !contains(addr, len)) {
       return -1;
     }
-    return globalBase + (addr - address());
+    return globalBase + (addr - iova());
   }
 
   @Override

@@ -138,6 +138,7 @@ public final class TcaProvider implements VerbsProvider {
         .physPortCnt(1)
         .numCompVectors(1)
         .capabilities(EnumSet.of(Capability.DEVICE_MEMORY))
+        .requiresLosslessFabric(false) // the PEACH2 links' data link layer replays what the fabric loses
         .build();
   }
 }

@@ -2,6 +2,7 @@ package io.github.verbs4j.tca.verbs;
 
 import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.QpAttr;
+import io.github.verbs4j.verbs.QpAttrMask;
 import io.github.verbs4j.verbs.QpCap;
 import io.github.verbs4j.verbs.QpInitAttr;
 import io.github.verbs4j.verbs.QpState;
@@ -172,7 +173,7 @@ final class TcaQueuePair extends AbstractQueuePair {
         ctx.counters().flushes(1);
         return;
       }
-      slot(tail).copyFrom(wr, ctx::copyInline);
+      slot(tail).copyFrom(wr, ctx);
       tail++;
     }
   }
@@ -192,6 +193,17 @@ final class TcaQueuePair extends AbstractQueuePair {
           ctx.counters().flushes(1);
         }
       }
+    }
+  }
+
+  @Override
+  protected void liveAttrs(QpAttr q) {
+    // query() holds this monitor, the one the proxy thread runs the engines under
+    if (q.has(QpAttrMask.SQ_PSN) && type() != QpType.UD) {
+      q.sqPsn(requester.nextNewPsn());
+    }
+    if (q.has(QpAttrMask.RQ_PSN)) {
+      q.rqPsn(responder.expectedPsn());
     }
   }
 

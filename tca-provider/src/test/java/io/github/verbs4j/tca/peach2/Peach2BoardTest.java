@@ -68,7 +68,7 @@ class Peach2BoardTest {
     assertEquals(1, s.transfers().get(TransferKind.PIO));
     assertEquals(4, s.remoteBytes().get(TransferKind.PIO));
     assertEquals(1, s.framesSent());
-    assertEquals(Peach2Tlp.HEADER_LENGTH + 4, s.frameBytesSent());
+    assertEquals(LinkFrame.TLP_OVERHEAD + Peach2Tlp.HEADER_LENGTH + 4, s.frameBytesSent());
     assertEquals(1, s.hops());
   }
 
@@ -372,17 +372,27 @@ class Peach2BoardTest {
   }
 
   @Test
-  void aCorruptedFrameFailsItsEcrcAndIsNeverWritten() {
+  void aCorruptedFrameFailsItsLcrcAndIsReplayedNeverWrittenCorrupt() {
     b.fabric.faults().link(1, 2).at(0, FaultAction.CORRUPT);
     TcaMallocPool.Block s = filled(b.board(1), 4096, 8);
     TcaMallocPool.Block d = b.board(2).hostPool().allocate(4096, 64);
+    List<Long> t = landings(2);
+    long t0 = b.board(1).clock().nowNanos();
     b.board(1).dmac().channel(2).startRegister(s.address(), d.address(), 4096);
     b.run();
-    assertArrayEquals(new byte[4096], read(d, 0, 4096));
-    assertEquals(1L, b.board(2).counters().snapshot().drops().get("ecrc"));
-    b.board(1).dmac().channel(2).startRegister(s.address(), d.address(), 4096);
-    b.run();
-    assertArrayEquals(read(s, 0, 4096), read(d, 0, 4096));
+    assertArrayEquals(read(s, 0, 4096), read(d, 0, 4096), "the replay delivered the write");
+    assertEquals(1, t.size(), "written once");
+    Peach2Counters.Snapshot rx = b.board(2).counters().snapshot();
+    Peach2Counters.Snapshot tx = b.board(1).counters().snapshot();
+    assertEquals(1, rx.link(Peach2Counters.Link.LCRC_ERRORS));
+    assertEquals(1, rx.link(Peach2Counters.Link.NAKS_SENT));
+    assertEquals(1, tx.link(Peach2Counters.Link.NAKS_RECEIVED));
+    assertEquals(1, tx.link(Peach2Counters.Link.REPLAYED_FRAMES));
+    assertEquals(0L, rx.dropsTotal(), "nothing reached the TLP checks corrupted: " + rx.drops());
+    long clean = p.dmaFixedNs(DescriptorMode.REGISTER) + p.pathNs(1, 4096);
+    // the replay costs the Nak's way back and the frame's second crossing
+    assertTrue(last(t) - t0 >= clean + p.pathNs(1, 0) + p.pathNs(1, 4096) - p.wireNs(0),
+        "landed at " + (last(t) - t0) + " ns, a clean write at " + clean);
   }
 
   @Test
@@ -393,8 +403,17 @@ class Peach2BoardTest {
     b.board(1).pio().writeLong(d.address(), 1);
     b.run();
     Peach2Counters.Snapshot c = b.board(1).counters().snapshot();
-    assertEquals(c.framesSent(), b.fabric.metrics().framesSent());
-    assertEquals(c.remoteBytesTotal() + c.framesSent() * Peach2Tlp.HEADER_LENGTH, c.frameBytesSent());
-    assertEquals(c.frameBytesSent(), (long) b.registry.get("verbs4j.fabric.bytes.sent").functionCounter().count());
+    Peach2Counters.Snapshot r = b.board(6).counters().snapshot();
+    // the writes, then the receiver's Acks (one per full 64 KiB burst, one for the rest): nothing else
+    assertEquals(5, c.framesSent());
+    assertEquals(c.remoteBytesTotal() + c.framesSent() * (Peach2Tlp.HEADER_LENGTH + LinkFrame.TLP_OVERHEAD),
+        c.frameBytesSent());
+    assertEquals(4, r.link(Peach2Counters.Link.ACKS_SENT));
+    assertEquals(r.framesSent() * LinkFrame.DLLP_FRAME_LENGTH, r.frameBytesSent());
+    assertEquals(c.framesSent() + r.framesSent(), b.fabric.metrics().framesSent());
+    assertEquals(c.frameBytesSent() + r.frameBytesSent(),
+        (long) b.registry.get("verbs4j.fabric.bytes.sent").functionCounter().count());
+    assertEquals(0, c.link(Peach2Counters.Link.REPLAYS), "a lossless link replays nothing");
+    assertEquals(0, b.board(1).dataLink().unacknowledgedTlps(6));
   }
 }

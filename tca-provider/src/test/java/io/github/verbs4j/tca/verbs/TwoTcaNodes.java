@@ -98,9 +98,19 @@ final class TwoTcaNodes implements AutoCloseable {
    * @param timeout the RC QPs' local ACK timeout code
    */
   TwoTcaNodes(int timeout) {
+    this(timeout, Map.of());
+  }
+
+  /**
+   * Opens and connects both nodes with further settings (fault injection, say).
+   *
+   * @param timeout the RC QPs' local ACK timeout code
+   * @param extra more {@code verbs.*} settings for both nodes
+   */
+  TwoTcaNodes(int timeout, Map<String, String> extra) {
     String job = UUID.randomUUID().toString();
-    CompletableFuture<Void> fa = CompletableFuture.runAsync(() -> a.open(config(job, 0), registry));
-    CompletableFuture<Void> fb = CompletableFuture.runAsync(() -> b.open(config(job, 1), registry));
+    CompletableFuture<Void> fa = CompletableFuture.runAsync(() -> a.open(config(job, 0, extra), registry));
+    CompletableFuture<Void> fb = CompletableFuture.runAsync(() -> b.open(config(job, 1, extra), registry));
     fa.join();
     fb.join();
     connect(a, b, timeout);
@@ -112,9 +122,18 @@ final class TwoTcaNodes implements AutoCloseable {
     }
   }
 
-  private static VerbsConfig config(String job, int rank) {
-    return VerbsConfig.of(Map.of("verbs.provider", "tca", "verbs.fabric", "local", "verbs.fabric.name", "two-" + job,
-        "verbs.rank", Integer.toString(rank), "verbs.size", "2", "verbs.tca.job", job));
+  private static VerbsConfig config(String job, int rank, Map<String, String> extra) {
+    Map<String, String> m = new java.util.HashMap<>(Map.of("verbs.provider", "tca", "verbs.fabric", "local",
+        "verbs.fabric.name", "two-" + job, "verbs.rank", Integer.toString(rank), "verbs.size", "2", "verbs.tca.job",
+        job));
+    m.putAll(extra);
+    return VerbsConfig.of(m);
+  }
+
+  /** @return the in-JVM fabric both nodes are on (its fault injector, say) */
+  io.github.verbs4j.fabric.local.LocalFabric fabric() {
+    return ((io.github.verbs4j.fabric.local.LocalNode) ((io.github.verbs4j.tca.peach2.FabricLink) a.tca().board()
+        .link()).fabricNode()).fabric();
   }
 
   private static void connect(Side s, Side peer, int timeout) {

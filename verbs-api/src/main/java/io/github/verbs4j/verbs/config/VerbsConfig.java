@@ -56,13 +56,36 @@ public final class VerbsConfig {
   /** Which clock completion timestamps and benchmarks use. */
   public static final ConfigKey TIME =
       ConfigKey.choice("verbs.time", "wall", "clock: wall or modelled (the fabric's modelled time)", "wall", "modelled");
+  /**
+   * Whether this process counts as privileged, as a process with CAP_NET_RAW does for the kernel's
+   * verbs (or any process after {@code rdma system set privileged-qkey on}): it may give a UD QP a
+   * privileged Q_Key (most significant bit set). A JVM cannot hold the capability for a simulated
+   * device, so the user states it.
+   */
+  public static final ConfigKey PRIVILEGED = ConfigKey.bool("verbs.privileged", false,
+      "this process counts as privileged (CAP_NET_RAW): it may set a privileged Q_Key (MSB set) on a UD QP");
+  /**
+   * Which threads run a device's engine ({@code io.github.verbs4j.verbs.spi.runtime.Threading}); it
+   * sets the fabric's progress too.
+   */
+  public static final ConfigKey THREADING = ConfigKey.choice("verbs.threading", "dedicated",
+      "which threads run a device's engine: dedicated (an engine thread per device; posts and polls also run it "
+          + "when it is free), shared (one engine thread for all devices of the JVM; posts and polls only wake it) "
+          + "or invoker (no engine thread: the application's posts and polls run it); sets verbs.fabric.progress "
+          + "(caller for dedicated and invoker, thread for shared) unless that is set",
+      "dedicated", "shared", "invoker");
+  /** How an engine thread waits when idle. */
+  public static final ConfigKey IDLE_STRATEGY = ConfigKey.choice("verbs.idle-strategy", "backoff",
+      "how an engine thread waits when idle (never past its next timer; a post or packet wakes it): backoff "
+          + "(200 spins, 50 yields, then parks from 10 us doubling to 1 ms), spin, yield or sleep (parks 1 ms)",
+      "backoff", "spin", "yield", "sleep");
   /** The properties file to read. */
   public static final ConfigKey CONFIG_FILE = ConfigKey.string("verbs.config", "",
       "properties file with verbs.* settings; empty = ./verbs.properties if present");
 
   /** The keys verbs-api itself owns. */
   public static final List<ConfigKey> CORE_KEYS = List.of(PROVIDER, DEVICE, FABRIC, COORDINATOR, RANK, SIZE, TIME,
-      CONFIG_FILE);
+      PRIVILEGED, THREADING, IDLE_STRATEGY, CONFIG_FILE);
 
   private static final String PREFIX = "verbs.";
   private static final String ENV_PREFIX = "VERBS_";

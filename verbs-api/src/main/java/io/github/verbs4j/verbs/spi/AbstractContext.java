@@ -9,6 +9,8 @@ import io.github.verbs4j.verbs.DeviceAttr;
 import io.github.verbs4j.verbs.Errno;
 import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.PortAttr;
+import io.github.verbs4j.verbs.PortCounter;
+import io.github.verbs4j.verbs.PortCounters;
 import io.github.verbs4j.verbs.ProtectionDomain;
 import io.github.verbs4j.verbs.VerbsException;
 import io.github.verbs4j.verbs.config.VerbsConfig;
@@ -21,8 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The shared base of every provider's context: argument checks of the context-level calls, child
  * tracking (EBUSY on close), the async event queue, and the device-wide memory key table. A
- * provider supplies the device behaviour: port attributes, its PD subclass, its clock and its
- * teardown.
+ * provider supplies the device behaviour: port attributes and counters, its PD subclass, its clock
+ * and its teardown.
  */
 public abstract class AbstractContext implements Context {
   private final Device device;
@@ -32,6 +34,7 @@ public abstract class AbstractContext implements Context {
   final OpenSet children = new OpenSet();
   private final LinkedBlockingQueue<AsyncEvent> asyncEvents = new LinkedBlockingQueue<>();
   private final KeyTable<SoftMemoryRegion> memoryKeys = new KeyTable<>();
+  private final RegionDirectory regions = new RegionDirectory();
   private final AtomicInteger nextPd = new AtomicInteger(1);
   private final AtomicInteger nextSrq = new AtomicInteger(1);
   private final AtomicInteger openPds = new AtomicInteger();
@@ -95,6 +98,24 @@ public abstract class AbstractContext implements Context {
    * @return the attributes
    */
   protected abstract PortAttr portAttr(int port);
+
+  @Override
+  public PortCounters queryPortCounters(int port) {
+    ensureOpen();
+    if (port < 1 || port > attr.physPortCnt()) {
+      throw VerbsException.invalid("port=" + port + " is outside [1, phys_port_cnt=" + attr.physPortCnt() + "]");
+    }
+    return PortCounters.read(c -> portCounter(port, c));
+  }
+
+  /**
+   * The current value of one transport counter of a valid port (any thread).
+   *
+   * @param port 1..phys_port_cnt
+   * @param counter the counter
+   * @return its count since the context opened
+   */
+  protected abstract long portCounter(int port, PortCounter counter);
 
   @Override
   public ProtectionDomain allocPd() {
@@ -190,6 +211,16 @@ public abstract class AbstractContext implements Context {
    */
   public KeyTable<SoftMemoryRegion> memoryKeys() {
     return memoryKeys;
+  }
+
+  /**
+   * The context's live memory regions by address (providers add and remove them), where inline
+   * data given by address is looked up ({@link InlineData}).
+   *
+   * @return the directory
+   */
+  public RegionDirectory regions() {
+    return regions;
   }
 
   /**

@@ -27,9 +27,15 @@ import java.util.Set;
  * places regions in the board's global address window).
  */
 public abstract class AbstractProtectionDomain implements io.github.verbs4j.verbs.ProtectionDomain {
-  /** Access bits a region may carry: the standard ones plus the optional range, which is ignored. */
+  /**
+   * Access bits a region may carry: the standard ones, ZERO_BASED (key-relative addresses are
+   * offsets), HUGETLB (a hint about the pages behind the region, which has no effect here: the
+   * simulated device has no page tables) and the optional range, which is ignored. The kernel's
+   * {@code ib_check_mr_access} accepts all of these; MW_BIND, ON_DEMAND and FLUSH_* stay EOPNOTSUPP.
+   */
   private static final int SUPPORTED_ACCESS = Access.LOCAL_WRITE.value() | Access.REMOTE_WRITE.value()
-      | Access.REMOTE_READ.value() | Access.REMOTE_ATOMIC.value() | Access.RELAXED_ORDERING.value();
+      | Access.REMOTE_READ.value() | Access.REMOTE_ATOMIC.value() | Access.ZERO_BASED.value()
+      | Access.HUGETLB.value() | Access.RELAXED_ORDERING.value();
 
   /** The context. */
   protected final AbstractContext context;
@@ -99,6 +105,7 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
     }
     int mask = checkAccess(access);
     ByteBuffer region = buffer.slice();
+    checkZeroBasedAtomics(region, mask);
     return track(newMr(region, addressOf(region), mask, MemoryKind.HOST));
   }
 
@@ -121,6 +128,17 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
     int mask = checkAccess(access);
     ByteBuffer memory = allocate((int) length, kind);
     return track(newMr(memory, addressOf(memory), mask, kind));
+  }
+
+  /**
+   * A ZERO_BASED region with REMOTE_ATOMIC must start 8-byte aligned in memory: atomics are 8-byte
+   * aligned offsets, and the device executes them as aligned 8-byte operations on the memory.
+   */
+  private static void checkZeroBasedAtomics(ByteBuffer region, int mask) {
+    if (Access.ZERO_BASED.isSet(mask) && Access.REMOTE_ATOMIC.isSet(mask) && (DirectAddress.of(region) & 7) != 0) {
+      throw VerbsException.invalid("access ZERO_BASED with REMOTE_ATOMIC needs a buffer whose first byte is 8-byte"
+          + " aligned; address=0x" + Long.toHexString(DirectAddress.of(region)));
+    }
   }
 
   private SoftMemoryRegion track(SoftMemoryRegion mr) {

@@ -1,5 +1,6 @@
 package io.github.verbs4j.verbs.spi;
 
+import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AsyncEvent;
 import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.CompletionQueue;
@@ -22,6 +23,7 @@ import io.github.verbs4j.verbs.SendWr;
 import io.github.verbs4j.verbs.SharedReceiveQueue;
 import io.github.verbs4j.verbs.VerbsException;
 import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -45,6 +47,19 @@ public abstract class AbstractQueuePair implements QueuePair {
   public static final Set<WrOpcode> CORE_OPS = EnumSet.of(WrOpcode.SEND, WrOpcode.SEND_WITH_IMM, WrOpcode.RDMA_WRITE,
       WrOpcode.RDMA_WRITE_WITH_IMM, WrOpcode.RDMA_READ, WrOpcode.ATOMIC_CMP_AND_SWP, WrOpcode.ATOMIC_FETCH_AND_ADD);
   private static final int MAX_MESSAGE = Integer.MAX_VALUE;
+  /** A Q_Key with this bit set is privileged (IBTA 10.2.5; the kernel's IB_QP_SET_QKEY). */
+  private static final int PRIVILEGED_QKEY_BIT = 0x80000000;
+  /** IBV_ACCESS_OPTIONAL_RANGE of verbs.h: bits 20-29, which a device may ignore instead of failing. */
+  private static final int OPTIONAL_ACCESS_RANGE = 0x3FF00000;
+  /**
+   * The qp_access_flags a QP may carry: rxe's RXE_ACCESS_SUPPORTED_QP (the remote and local
+   * rights, MW_BIND, ON_DEMAND, FLUSH_GLOBAL, FLUSH_PERSISTENT and the optional range). Rights
+   * verbs4j has no operation for (FLUSH, memory windows) are kept and returned by query() but
+   * grant nothing.
+   */
+  private static final int QP_ACCESS = Access.LOCAL_WRITE.value() | Access.REMOTE_WRITE.value()
+      | Access.REMOTE_READ.value() | Access.REMOTE_ATOMIC.value() | Access.MW_BIND.value() | Access.ON_DEMAND.value()
+      | Access.FLUSH_GLOBAL.value() | Access.FLUSH_PERSISTENT.value() | OPTIONAL_ACCESS_RANGE;
 
   /** The PD. */
   protected final AbstractProtectionDomain pd;
@@ -134,10 +149,23 @@ public abstract class AbstractQueuePair implements QueuePair {
     }
   }
 
+  /**
+   * The QP lock: {@code modify}, {@code query}, error transitions and {@code close} hold it, and a
+   * provider's engine holds it while it works on the QP, so a transition never interleaves with
+   * protocol processing. The QP object's own monitor by default; a provider whose engine must not
+   * lock an object the application holds returns a private object (a final field: never called
+   * from a constructor).
+   *
+   * @return the lock object, the same on every call
+   */
+  protected Object qpLock() {
+    return this;
+  }
+
   @Override
   public final void modify(QpAttr attr) {
     ensureOpen();
-    synchronized (this) {
+    synchronized (qpLock()) {
       QpState from = state;
       QpState next = QpStateTable.check(type(), from, attr, desc);
       checkValues(attr);
@@ -161,9 +189,12 @@ public abstract class AbstractQueuePair implements QueuePair {
     if (a.has(QpAttrMask.PKEY_INDEX)) {
       AbstractProtectionDomain.checkRange("pkey_index", a.pkeyIndex(), 0, dev.maxPkeys() - 1, "max_pkeys-1");
     }
-    if (a.has(QpAttrMask.QKEY) && (a.qkey() & 0x80000000) != 0) {
+    if (a.has(QpAttrMask.QKEY) && (a.qkey() & PRIVILEGED_QKEY_BIT) != 0
+        && !pd.context.config().getBoolean(VerbsConfig.PRIVILEGED)) {
+      // the kernel's modify_qp: a Q_Key with the MSB set needs CAP_NET_RAW (or privileged-qkey on)
       throw new VerbsException(Errno.EPERM, "qkey=0x" + Integer.toHexString(a.qkey())
-          + " is a privileged Q_Key (most significant bit set); this process is not privileged");
+          + " is a privileged Q_Key (most significant bit set); this process is not privileged ("
+          + VerbsConfig.PRIVILEGED.name() + "=false)");
     }
     if (a.has(QpAttrMask.PATH_MTU)) {
       PortAttr port = pd.context.queryPort(a.has(QpAttrMask.PORT) ? a.portNum() : attrs.portNum());
@@ -216,9 +247,7 @@ public abstract class AbstractQueuePair implements QueuePair {
       throw VerbsException.invalid("alt_path: needs IBV_DEVICE_AUTO_PATH_MIG, which this device lacks");
     }
     if (a.has(QpAttrMask.ACCESS_FLAGS)) {
-      int unknown = a.qpAccessFlags() & ~(io.github.verbs4j.verbs.Access.LOCAL_WRITE.value()
-          | io.github.verbs4j.verbs.Access.REMOTE_WRITE.value() | io.github.verbs4j.verbs.Access.REMOTE_READ.value()
-          | io.github.verbs4j.verbs.Access.REMOTE_ATOMIC.value());
+      int unknown = a.qpAccessFlags() & ~QP_ACCESS;
       if (unknown != 0) {
         throw VerbsException.invalid("qp_access_flags=0x" + Integer.toHexString(a.qpAccessFlags())
             + " has bits a QP cannot carry: 0x" + Integer.toHexString(unknown));
@@ -247,7 +276,7 @@ public abstract class AbstractQueuePair implements QueuePair {
    * @return true if the state changed
    */
   protected final boolean enterError() {
-    synchronized (this) {
+    synchronized (qpLock()) {
       QpState from = state;
       if (from == QpState.ERR || from == QpState.RESET) {
         return false;
@@ -267,7 +296,7 @@ public abstract class AbstractQueuePair implements QueuePair {
    * @param s the state
    */
   protected final void deviceState(QpState s) {
-    synchronized (this) {
+    synchronized (qpLock()) {
       state = s;
       attrs.qpState(s);
     }
@@ -278,18 +307,34 @@ public abstract class AbstractQueuePair implements QueuePair {
    *
    * @return a copy
    */
-  protected final synchronized QpAttr currentAttrs() {
-    return attrs.copy();
+  protected final QpAttr currentAttrs() {
+    synchronized (qpLock()) {
+      return attrs.copy();
+    }
   }
 
   @Override
-  public synchronized QpAttr query() {
-    ensureOpen();
-    QpAttr q = attrs.copy();
-    q.qpState(state).curQpState(state).cap(cap);
-    q.sqDraining(state == QpState.SQD && sqDraining());
-    return q;
+  public QpAttr query() {
+    synchronized (qpLock()) {
+      ensureOpen();
+      QpAttr q = attrs.copy();
+      q.qpState(state).curQpState(state).cap(cap);
+      q.sqDraining(state == QpState.SQD && sqDraining());
+      liveAttrs(q);
+      return q;
+    }
   }
+
+  /**
+   * Provider: overwrites, in a query's result, the attributes the device moves as it runs: {@code
+   * sq_psn} becomes the PSN of the next new request packet and {@code rq_psn} the PSN the
+   * responder expects next, as rxe's {@code rxe_qp_to_attr} and mlx5 report them. Called under
+   * the QP's monitor; only fields that modify set ({@code q.has(...)}) are replaced. Nothing by
+   * default (a device whose PSNs do not move).
+   *
+   * @param q the attributes being returned
+   */
+  protected void liveAttrs(QpAttr q) {}
 
   /**
    * Provider: whether an SQD drain is still in progress.
@@ -385,7 +430,8 @@ public abstract class AbstractQueuePair implements QueuePair {
     if (total > MAX_MESSAGE) {
       throw new VerbsException(Errno.EINVAL, "message length=" + total + " exceeds 2^31-1", index, null);
     }
-    if (wr.hasFlag(SendFlag.INLINE)) {
+    boolean inline = wr.hasFlag(SendFlag.INLINE);
+    if (inline) {
       if (op != WrOpcode.SEND && op != WrOpcode.SEND_WITH_IMM && op != WrOpcode.RDMA_WRITE
           && op != WrOpcode.RDMA_WRITE_WITH_IMM) {
         throw new VerbsException(Errno.EINVAL, "IBV_SEND_INLINE is not valid with opcode=" + op, index, null);
@@ -395,6 +441,7 @@ public abstract class AbstractQueuePair implements QueuePair {
             + cap.maxInlineData(), index, null);
       }
     }
+    InlineData.check(wr, inline, index, pd.context); // buffer SGEs only inline; inline data only from granted memory
     if (op.isAtomic()) {
       if (numSge < 1 || total < 8) {
         throw new VerbsException(Errno.EINVAL, "atomic local length=" + total + " is less than 8 bytes", index, null);
@@ -426,7 +473,8 @@ public abstract class AbstractQueuePair implements QueuePair {
 
   /**
    * Provider: copies a validated WR into the send queue (in ERR: queues it for a flush
-   * completion). Must not keep a reference to {@code wr}.
+   * completion). Must not keep a reference to {@code wr}; an INLINE WR's data is copied now, with
+   * {@link InlineData#copy} (its SGE sources were checked).
    *
    * @param wr the WR
    */
@@ -487,7 +535,7 @@ public abstract class AbstractQueuePair implements QueuePair {
 
   @Override
   public final void close() {
-    synchronized (this) {
+    synchronized (qpLock()) {
       if (closed) {
         return;
       }

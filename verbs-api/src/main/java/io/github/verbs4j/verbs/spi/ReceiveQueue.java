@@ -49,6 +49,10 @@ public class ReceiveQueue {
           throw new VerbsException(Errno.EINVAL, "sge[" + i + "].length=" + wr.sgList().sge(i).length()
               + " is negative", index, null);
         }
+        if (wr.sgList().sge(i).buffer() != null) {
+          throw new VerbsException(Errno.EINVAL, "sge[" + i + "] is a ByteBuffer SGE: a receive needs registered "
+              + "memory (an address and lkey of a memory region)", index, null);
+        }
       }
       if (tail - head >= capacity) {
         throw new VerbsException(Errno.ENOMEM, what + " is full: max_recv_wr=" + capacity + " outstanding", index,

@@ -17,6 +17,11 @@ import java.util.Set;
  * #allows} (access), ordered copies that publish the last byte last, and 8-byte atomics that are
  * atomic with respect to every other atomic on the same memory (a VarHandle over the buffer).
  *
+ * <p>Every address these methods take is an address through the region's keys: {@link #iova()}
+ * plus an offset. For a region registered with {@link Access#ZERO_BASED} the iova is 0, so local
+ * SGEs and remote peers give the offset itself ({@code ibv_reg_mr(3)}, {@code ibv_post_send(3)});
+ * {@link #address()} stays the memory's own address, as libibverbs leaves {@code mr->addr}.
+ *
  * <p>The caller must check key, PD, access and bounds before calling a copy or atomic; the copy
  * methods re-check bounds and throw rather than touch memory outside the region.
  */
@@ -26,6 +31,7 @@ public class SoftMemoryRegion implements MemoryRegion {
   private final AbstractProtectionDomain pd;
   private final ByteBuffer memory;
   private final long address;
+  private final long iova;
   private final long length;
   private final int accessMask;
   private final MemoryKind kind;
@@ -45,6 +51,7 @@ public class SoftMemoryRegion implements MemoryRegion {
     this.memory = memory.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     this.memory.clear();
     this.address = address;
+    this.iova = Access.ZERO_BASED.isSet(accessMask) ? 0 : address;
     this.length = memory.capacity();
     this.accessMask = accessMask;
     this.kind = kind;
@@ -67,6 +74,11 @@ public class SoftMemoryRegion implements MemoryRegion {
   @Override
   public long address() {
     return address;
+  }
+
+  @Override
+  public long iova() {
+    return iova;
   }
 
   @Override
@@ -120,7 +132,7 @@ public class SoftMemoryRegion implements MemoryRegion {
   /**
    * Whether [addr, addr+len) lies inside the region (overflow-safe).
    *
-   * @param addr start address
+   * @param addr start address through the keys ({@link #iova()} + offset)
    * @param len length, at least 0
    * @return true if inside
    */
@@ -128,16 +140,16 @@ public class SoftMemoryRegion implements MemoryRegion {
     if (len < 0) {
       return false;
     }
-    long off = addr - address;
+    long off = addr - iova;
     return off >= 0 && off <= length && len <= length - off;
   }
 
   private int offsetOf(long addr, long len) {
     if (!contains(addr, len)) {
       throw VerbsException.invalid("range [0x" + Long.toHexString(addr) + ", +" + len + ") is outside the region [0x"
-          + Long.toHexString(address) + ", +" + length + ")");
+          + Long.toHexString(iova) + ", +" + length + ")");
     }
-    return (int) (addr - address);
+    return (int) (addr - iova);
   }
 
   /**
@@ -230,7 +242,8 @@ public class SoftMemoryRegion implements MemoryRegion {
 
   @Override
   public String toString() {
-    return "MR{addr=0x" + Long.toHexString(address) + ", length=" + length + ", lkey=0x"
-        + Integer.toHexString(lkey()) + ", rkey=0x" + Integer.toHexString(rkey()) + ", access=" + access() + '}';
+    return "MR{addr=0x" + Long.toHexString(address) + ", iova=0x" + Long.toHexString(iova) + ", length=" + length
+        + ", lkey=0x" + Integer.toHexString(lkey()) + ", rkey=0x" + Integer.toHexString(rkey()) + ", access="
+        + access() + '}';
   }
 }

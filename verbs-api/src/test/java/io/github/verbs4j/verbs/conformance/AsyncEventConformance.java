@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * QP_REQ_ERR, QP_ACCESS_ERR; §4.3 [rec]: the responder raises QP_REQ_ERR / QP_ACCESS_ERR when an
  * incoming RC request is NAKed and no responder completion reports it). CQ_ERR is checked by
  * {@link CompletionQueueConformance}, SRQ_LIMIT_REACHED and QP_LAST_WQE_REACHED by {@link
- * SharedReceiveQueueConformance}; PORT_ACTIVE/PORT_ERR need link control the API does not offer.
+ * SharedReceiveQueueConformance}; PORT_ACTIVE/PORT_ERR (raised only when a port changes state,
+ * never at open) by {@link PortEventConformance}.
  * Subclass it and return your {@link KitEnvironment}; see {@link AbstractConformance}.
  */
 public abstract class AsyncEventConformance extends AbstractConformance {

@@ -1,5 +1,6 @@
 package io.github.verbs4j.verbs.conformance;
 
+import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.util.HashMap;
 import java.util.List;
@@ -58,6 +59,21 @@ public final class FabricKit {
    * @return the environment
    */
   public static KitEnvironment local(String provider, String jobKey, Map<String, String> extra, String variant) {
+    return local(provider, jobKey, extra, variant, ctx -> null);
+  }
+
+  /**
+   * Both ranks in this JVM, with control of a rank's link ({@link KitEnvironment#linkControl}).
+   *
+   * @param provider {@code verbs.provider}
+   * @param jobKey the provider's job-namespace key
+   * @param extra further settings (e.g. a threading mode)
+   * @param variant the environment's name after {@code provider/}
+   * @param links the provider's link control of a context
+   * @return the environment
+   */
+  public static KitEnvironment local(String provider, String jobKey, Map<String, String> extra, String variant,
+      LinkControl.Factory links) {
     return new KitEnvironment() {
       @Override
       public String name() {
@@ -77,6 +93,11 @@ public final class FabricKit {
       public boolean peersInProcesses() {
         return false;
       }
+
+      @Override
+      public LinkControl linkControl(Context ctx) {
+        return links.of(ctx);
+      }
     };
   }
 
@@ -89,7 +110,7 @@ public final class FabricKit {
    * @return the environment
    */
   public static KitEnvironment netty2Proc(String provider, String jobKey, Supplier<Started> starter) {
-    return new Netty2Proc(provider, jobKey, starter, Map.of(), "");
+    return new Netty2Proc(provider, jobKey, starter, Map.of(), "", ctx -> null);
   }
 
   /**
@@ -104,7 +125,24 @@ public final class FabricKit {
    */
   public static KitEnvironment netty2Proc(String provider, String jobKey, Supplier<Started> starter,
       Map<String, String> extra, String variant) {
-    return new Netty2Proc(provider, jobKey, starter, Map.copyOf(extra), variant);
+    return new Netty2Proc(provider, jobKey, starter, Map.copyOf(extra), variant, ctx -> null);
+  }
+
+  /**
+   * {@link #netty2Proc(String, String, Supplier, Map, String)} with control of a rank's link
+   * ({@link KitEnvironment#linkControl}).
+   *
+   * @param provider {@code verbs.provider}
+   * @param jobKey the provider's job-namespace key
+   * @param starter starts a coordinator in this (the parent) JVM
+   * @param extra settings added to every rank's configuration
+   * @param variant appended to the environment's name
+   * @param links the provider's link control of a context
+   * @return the environment
+   */
+  public static KitEnvironment netty2Proc(String provider, String jobKey, Supplier<Started> starter,
+      Map<String, String> extra, String variant, LinkControl.Factory links) {
+    return new Netty2Proc(provider, jobKey, starter, Map.copyOf(extra), variant, links);
   }
 
   private static final class Netty2Proc implements KitEnvironment {
@@ -114,10 +152,13 @@ public final class FabricKit {
     private final Map<String, String> extra;
     private final String variant;
     private final String property;
+    private final LinkControl.Factory links;
     private String currentJob;
     private Started current;
 
-    Netty2Proc(String provider, String jobKey, Supplier<Started> starter, Map<String, String> extra, String variant) {
+    Netty2Proc(String provider, String jobKey, Supplier<Started> starter, Map<String, String> extra, String variant,
+        LinkControl.Factory links) {
+      this.links = links;
       this.provider = provider;
       this.jobKey = jobKey;
       this.starter = starter;
@@ -174,6 +215,11 @@ public final class FabricKit {
     @Override
     public List<String> childJvmOptions() {
       return CHILD_JVM;
+    }
+
+    @Override
+    public LinkControl linkControl(Context ctx) {
+      return links.of(ctx);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.github.verbs4j.verbs.conformance;
 
+import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.time.Duration;
 import java.util.List;
@@ -80,6 +81,17 @@ public interface KitEnvironment {
    */
   default Map<String, String> childSystemProperties(String jobId) {
     return Map.of();
+  }
+
+  /**
+   * Fault injection on a rank's port (take its link down and up), for the port-event scenarios.
+   * Called on the rank that owns {@code ctx}, in its JVM.
+   *
+   * @param ctx a context this environment opened
+   * @return the control, or null if this environment cannot (the scenario is skipped)
+   */
+  default LinkControl linkControl(Context ctx) {
+    return null;
   }
 
   /**

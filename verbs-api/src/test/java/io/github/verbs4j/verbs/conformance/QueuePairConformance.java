@@ -153,7 +153,10 @@ public abstract class QueuePairConformance extends AbstractConformance {
     });
   }
 
-  /** Scenario 9: a privileged Q_Key (MSB set) fails with EPERM (verbs4j processes are unprivileged); nothing changes. */
+  /**
+   * Scenario 9: a privileged Q_Key (MSB set) fails with EPERM (processes are unprivileged unless
+   * verbs.privileged is set); nothing changes.
+   */
   @Test
   public void privilegedQkeyIsRejectedWithEperm() {
     oneSided(p -> {

@@ -31,7 +31,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Memory layout: the region holds {@code 2 * msgSize} bytes by default; {@code [0, msgSize)}
  * is the send area and the RDMA target the peer is given ({@link Remote#addr()} is the region's
- * address), {@code [msgSize, 2 * msgSize)} is the receive area of {@link #postRecv(long)}.
+ * {@link MemoryRegion#iova()}: its address, or 0 for a ZERO_BASED region), {@code [msgSize, 2 * msgSize)} is the receive area of {@link #postRecv(long)}.
  *
  * <pre>{@code
  * public void writeBody(Peer p) {
@@ -431,7 +431,7 @@ public final class RcResources implements AutoCloseable {
    */
   public RcResources exchangeInfo() {
     long[] t = peer.exchange(peer.uniqueName("rc"), peer.ctx().queryPort(1).lid(), qp.qpNum(), psn, mr.rkey(),
-        mr.address(), mr.length());
+        mr.iova(), mr.length());
     remote = new Remote((int) t[0], (int) t[1], (int) t[2], (int) t[3], t[4], t[5]);
     return this;
   }

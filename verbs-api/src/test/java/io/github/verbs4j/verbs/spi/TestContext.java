@@ -5,6 +5,7 @@ import io.github.verbs4j.verbs.DeviceAttr;
 import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.NodeType;
 import io.github.verbs4j.verbs.PortAttr;
+import io.github.verbs4j.verbs.PortCounter;
 import io.github.verbs4j.verbs.QpInitAttr;
 import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.TransportType;
@@ -31,6 +32,11 @@ final class TestContext extends AbstractContext {
   @Override
   protected PortAttr portAttr(int port) {
     return PortAttr.builder().lid(1).build();
+  }
+
+  @Override
+  protected long portCounter(int port, PortCounter counter) {
+    return 0; // nothing is ever sent or received
   }
 
   @Override

@@ -1,0 +1,137 @@
+package io.github.verbs4j.ib.engine;
+
+import io.github.verbs4j.ib.wire.Bth;
+import io.github.verbs4j.ib.wire.Icrc;
+import io.github.verbs4j.ib.wire.Lrh;
+import io.github.verbs4j.ib.wire.Opcode;
+import io.netty.buffer.ByteBuf;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transmit side of the HCA, as the requester and responder see it: {@link #claim} room for a
+ * packet, write its transport headers and payload, then {@link #commit} it (LRH, BTH, pad and ICRC
+ * are written and the packet goes to the port) or {@link #abort} it — Aeron's {@code tryClaim}. A
+ * packet with at least {@link #IN_TRAIN_PAYLOAD} bytes of payload is built straight in the port's
+ * train to its LID when the port builds one ({@link PacketPort#trainRoom}), so its payload is
+ * copied once, from memory into the frame. Used only under the agent.
+ */
+public final class Transmitter {
+  private static final Logger LOG = LoggerFactory.getLogger(Transmitter.class);
+  /** Smallest payload built in a train (smaller ones are cheap to copy). */
+  static final int IN_TRAIN_PAYLOAD = 1024;
+
+  private final PacketPort port;
+  private final IbParams params;
+  private final IbCounters counters;
+  private final PacketPool packets;
+  private final Icrc icrc = new Icrc();
+  private int base;
+  private boolean inTrain;
+  private boolean sent;
+
+  Transmitter(PacketPort port, IbParams params, IbCounters counters) {
+    this.port = port;
+    this.params = params;
+    this.counters = counters;
+    this.packets = new PacketPool(port.alloc(), PacketPool.MAX_SMALL, PacketPool.MAX_LARGE);
+  }
+
+  /**
+   * Room for one packet of {@code op} with {@code payload} bytes in a buffer of its own; headers
+   * are written at their absolute offsets (the packet starts at index 0, {@link #base()}), the
+   * payload at {@code op.headerLength()}.
+   */
+  ByteBuf claim(Opcode op, int payload) {
+    base = 0;
+    inTrain = false;
+    return packets.allocate(op.headerLength() + payload + Bth.padFor(payload) + Icrc.LENGTH);
+  }
+
+  /**
+   * {@link #claim(Opcode, int)} for a packet to {@code dlid}, in the port's train to it when the
+   * payload is large enough and the port builds one; the packet starts at {@link #base()}.
+   */
+  ByteBuf claim(Opcode op, int payload, int dlid) {
+    if (payload >= IN_TRAIN_PAYLOAD) {
+      int total = op.headerLength() + payload + Bth.padFor(payload) + Icrc.LENGTH;
+      ByteBuf train = port.trainRoom(dlid, total);
+      if (train != null) {
+        base = train.writerIndex();
+        inTrain = true;
+        train.ensureWritable(total);
+        return train;
+      }
+    }
+    return claim(op, payload);
+  }
+
+  /** @return where the packet the last {@link #claim} returned starts in its buffer */
+  int base() {
+    return base;
+  }
+
+  /** Gives up the packet {@link #claim} just returned (a train's room is simply not used). */
+  void abort(ByteBuf b) {
+    if (!inTrain) {
+      b.release();
+    }
+  }
+
+  /** {@link #commit(ByteBuf, int, Opcode, int, int, int, int, boolean, boolean, int)} of a packet at 0. */
+  void commit(ByteBuf b, Opcode op, int dlid, int sl, int destQp, int psn, boolean se, boolean ackReq, int payload) {
+    commit(b, 0, op, dlid, sl, destQp, psn, se, ackReq, payload);
+  }
+
+  /** Writes LRH, BTH, pad and ICRC of the packet at {@code at} and hands it to the port (which then owns it). */
+  void commit(ByteBuf b, int at, Opcode op, int dlid, int sl, int destQp, int psn, boolean se, boolean ackReq,
+      int payload) {
+    int hdr = op.headerLength();
+    int pad = Bth.padFor(payload);
+    int end = at + hdr + payload + pad;
+    for (int i = 0; i < pad; i++) {
+      b.setByte(at + hdr + payload + i, 0);
+    }
+    int total = end - at + Icrc.LENGTH;
+    boolean withIcrc = params.icrc == IbParams.IcrcMode.ON
+        || (params.icrc == IbParams.IcrcMode.AUTO && port.mayCorrupt());
+    Lrh.write(b, at, 0, sl, dlid, port.localLid(), total, !withIcrc);
+    Bth.write(b, at + Lrh.LENGTH, op.value(), se, pad, Bth.DEFAULT_PKEY, destQp, ackReq, psn);
+    if (withIcrc) {
+      icrc.write(b, at, end);
+    } else {
+      b.setInt(end, 0);
+    }
+    b.writerIndex(at + total);
+    if (LOG.isTraceEnabled()) {
+      LOG.trace("tx lid {} -> {} qp 0x{} {} psn 0x{}", port.localLid(), dlid, Integer.toHexString(destQp), op,
+          Integer.toHexString(psn));
+    }
+    counters.inc(IbCounters.Counter.PACKETS_SENT);
+    counters.add(IbCounters.Counter.BYTES_SENT, total);
+    sent = true;
+    charge(payload);
+    if (!port.transmit(dlid, b)) {
+      counters.inc(IbCounters.Counter.DROP_PORT_REFUSED);
+    }
+  }
+
+  /** Charges the modelled cost of a packet with {@code payload} bytes (modelled time only). */
+  void charge(int payload) {
+    if (port.modelledTime()) {
+      port.charge(params.modelPacketNanos + payload * 1000L / params.modelDmaMbPerSec);
+    }
+  }
+
+  /** @return whether a packet was committed since the last call (and forgets it) */
+  boolean takeSent() {
+    boolean s = sent;
+    sent = false;
+    return s;
+  }
+
+  /** @return whether a packet was committed since {@link #takeSent()} was last called */
+  boolean sent() {
+    return sent;
+  }
+}

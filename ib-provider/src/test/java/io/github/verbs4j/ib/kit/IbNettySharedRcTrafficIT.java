@@ -1,0 +1,15 @@
+package io.github.verbs4j.ib.kit;
+
+import io.github.verbs4j.verbs.conformance.RcTrafficConformance;
+import io.github.verbs4j.verbs.conformance.KitEnvironment;
+
+/**
+ * {@link RcTrafficConformance} on the ib provider, rank 1 in a child JVM, over the netty fabric, with the
+ * one engine thread for the JVM and the fabric's event loop doing all the work ({@code verbs.threading=shared}).
+ */
+public class IbNettySharedRcTrafficIT extends RcTrafficConformance {
+  @Override
+  protected KitEnvironment environment() {
+    return IbKit.NETTY_2PROC_SHARED;
+  }
+}

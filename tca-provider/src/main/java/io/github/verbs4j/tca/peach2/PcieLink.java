@@ -1,0 +1,570 @@
+package io.github.verbs4j.tca.peach2;
+
+import io.github.verbs4j.tca.peach2.DataLinkLayer.State;
+import io.github.verbs4j.tca.peach2.Peach2Counters.Link;
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One link of a board's {@link DataLinkLayer}: the transmitter towards one other board and the
+ * receiver of what that board sends, as PCIe's data link layer keeps them (Base Specification 2.0
+ * §3.5, variable names as there): NEXT_TRANSMIT_SEQ, ACKD_SEQ, the replay buffer, REPLAY_NUM and
+ * the replay timer; NEXT_RCV_SEQ, NAK_SCHEDULED and the AckNak latency timer; and the link's state
+ * ({@link State}) with the initialisation handshake that restarts it after it went down.
+ *
+ * <p>Initialisation (PCIe §3.3.1, with link epochs in place of flow-control credits): a link that
+ * comes back up — its board's cable restored, or a link taken down by the link-down timeout and
+ * probing — starts a new epoch, resets its sequence numbers to 0 and sends InitFC1 (its epoch and
+ * the last epoch it saw from the partner) until the partner's InitFC1 or InitFC2 shows that it saw
+ * this epoch; every InitFC1 is answered by an InitFC2. A partner that sees a newer epoch while its
+ * own link is up restarts too (the other end lost its state: on the netty fabric a cut cable is
+ * seen at one end only). Older epochs (a duplicate or late InitFC) are ignored.
+ *
+ * <p>Every method runs under this object's monitor.
+ */
+final class PcieLink {
+  private static final Logger LOG = LoggerFactory.getLogger(PcieLink.class);
+  private static final int SEQ_MASK = DataLinkParams.SEQ_MODULUS - 1;
+  private static final int HALF = DataLinkParams.SEQ_MODULUS / 2;
+  private static final long WAIT_SLICE_MS = 1;
+  /** Wall clock: how long an expired replay timer waits for an Ack queued behind it (a yield). */
+  private static final long GRACE_NS = 20_000;
+
+  private final DataLinkLayer dll;
+  private final Peach2Counters counters;
+  private final DataLinkParams dl;
+  final int node;
+  private final int hops;
+  private final boolean wall;
+  private final long minTimeout;
+  private final long maxTimeout;
+  private final long ackDelay;
+  private final long downAfter;
+  private final ReplayBuffer replay;
+  private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>();
+  private final CRC32 txCrc = new CRC32();
+  private final Runnable txTimer = this::onTxTimer;
+  private final Runnable ackTimer = this::onAckTimer;
+  private State state = State.ACTIVE;
+  private boolean gone;
+  // transmitter
+  private int nextTransmitSeq;
+  private int ackdSeq = SEQ_MASK;
+  private int replayNum;
+  private long replayTimeout; // fixed (modelled time) or following the round trips (wall clock)
+  private long srtt;
+  private long rttvar;
+  private long replayDeadline; // 0: the timer is stopped
+  private boolean graced; // wall clock: ran out once, replays if still out after a grace
+  private int expiries; // replay-timer expiries since the last progress
+  private long lastProgress;
+  private long retrainEnd;
+  private boolean txTimerScheduled;
+  private int waiters;
+  private int pendingTlps;
+  // receiver
+  private int nextRcvSeq;
+  private boolean nakScheduled;
+  private boolean ackPending;
+  private int unackedTlps;
+  private boolean ackTimerScheduled;
+  // initialisation
+  private int epoch;
+  private int peerEpoch;
+  private long initInterval;
+
+  PcieLink(DataLinkLayer dll, int node, int hops, boolean cablesUp) {
+    this.dll = dll;
+    this.counters = dll.counters;
+    this.dl = dll.params.dataLink();
+    this.node = node;
+    this.hops = hops;
+    this.wall = !dll.clock.isModelled();
+    this.minTimeout = dl.replayTimeoutNs(dll.params, hops, wall);
+    this.replayTimeout = minTimeout;
+    this.ackDelay = dl.ackDelayNs(wall);
+    this.downAfter = dl.linkDownNs(wall);
+    this.maxTimeout = wall ? Math.max(minTimeout, dl.wallMaxReplayTimeoutNs()) : Math.max(minTimeout, downAfter / 8);
+    this.replay = new ReplayBuffer(dl.replayBufferTlps());
+    if (!cablesUp) {
+      state = State.DOWN;
+    }
+  }
+
+  synchronized State state() {
+    return state;
+  }
+
+  synchronized int unacknowledgedTlps() {
+    return replay.totalTlps();
+  }
+
+  private int outstandingTlps() {
+    return (nextTransmitSeq - 1 - ackdSeq) & SEQ_MASK;
+  }
+
+  private boolean full(int tlps) {
+    return !replay.hasRoom(tlps)
+        || outstandingTlps() + tlps >= DataLinkParams.MAX_OUTSTANDING_TLPS && !replay.isEmpty();
+  }
+
+  private boolean flowing() {
+    return state == State.ACTIVE || state == State.RETRAIN;
+  }
+
+  // ================================================================== transmit
+
+  /** See {@link DataLinkLayer#transmit}. */
+  synchronized boolean transmit(ByteBuf frame, int tlps) {
+    if (flowing() && (state == State.RETRAIN || !pending.isEmpty() || full(tlps)) && dll.scheduler.canWait()
+        && !dll.closed()) {
+      counters.link(Link.STALLS, 1);
+      waiters++;
+      try {
+        while (flowing() && (state == State.RETRAIN || !pending.isEmpty() || full(tlps)) && !dll.closed()) {
+          wait(WAIT_SLICE_MS);
+          drainPending(); // what others left waiting goes first, as soon as there is room
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return drop(frame, "interrupted");
+      } finally {
+        waiters--;
+      }
+    }
+    if (dll.closed() || state == State.DOWN) {
+      return drop(frame, dll.closed() ? "closed" : "link_down");
+    }
+    if (state == State.INIT || state == State.RETRAIN || !pending.isEmpty() || full(tlps)) {
+      // held until the link is up or has room (a caller that may not wait); while initialising, at
+      // most a replay buffer's worth
+      if (state == State.INIT && pendingTlps + tlps > dl.replayBufferTlps()) {
+        return drop(frame, "link_init");
+      }
+      pending.add(frame);
+      pendingTlps += tlps;
+      return true;
+    }
+    send(frame, tlps, dll.clock.nowNanos());
+    return true;
+  }
+
+  private boolean drop(ByteBuf frame, String why) {
+    counters.drop(why);
+    frame.release();
+    return false;
+  }
+
+  /** First transmission of a frame: sequence number, LCRC, a copy kept for replay, a shared Ack. */
+  private void send(ByteBuf frame, int tlps, long now) {
+    int seq = nextTransmitSeq;
+    nextTransmitSeq = (seq + tlps) & SEQ_MASK;
+    int off = frame.readerIndex();
+    LinkFrame.writeTlpHeader(frame, off, seq);
+    int lcrcAt = frame.writerIndex() - off;
+    boolean checked = dll.link.mayCorrupt();
+    frame.setInt(off + lcrcAt, checked ? LinkFrame.lcrc(frame, off, lcrcAt, txCrc) : 0);
+    frame.writerIndex(off + lcrcAt + LinkFrame.LCRC_LENGTH);
+    if (replay.isEmpty()) {
+      lastProgress = now;
+    }
+    // the replay buffer keeps its own view (same bytes): replays never carry the Ack appended below
+    replay.add(frame.retainedDuplicate(), seq, tlps, checked, now);
+    if (ackPending && frame.writableBytes() >= LinkFrame.DLLP_TRAILER) {
+      Peach2Dllp.write(frame, frame.writerIndex(), Peach2Dllp.ACK, nextRcvSeq - 1);
+      frame.writerIndex(frame.writerIndex() + LinkFrame.DLLP_TRAILER);
+      acked();
+      counters.link(Link.ACKS_SHARED, 1);
+    }
+    put(frame, !checked);
+    if (replayDeadline == 0) {
+      replayDeadline = now + replayTimeout;
+      armTx(replayTimeout);
+    }
+  }
+
+  /** Hands a frame to the fabric and counts it. */
+  private void put(ByteBuf frame, boolean unchecked) {
+    if (dll.closed()) {
+      frame.release(); // the board is closing: nothing more leaves it (its counters are final)
+      return;
+    }
+    int bytes = frame.readableBytes();
+    if (dll.link.transmit(node, frame, unchecked)) {
+      counters.frameSent(bytes, hops);
+    } else {
+      counters.drop("link_refused"); // lost like a frame the wire dropped: the replay recovers it
+    }
+  }
+
+  private void armTx(long delay) {
+    if (!txTimerScheduled && !dll.closed()) {
+      txTimerScheduled = true;
+      dll.scheduler.schedule(Math.max(0, delay), txTimer);
+    }
+  }
+
+  /** A replay: every unacknowledged frame again, in order; the fourth in a row retrains first. */
+  private void replay(long now) {
+    if (replay.isEmpty()) {
+      replayDeadline = 0;
+      return;
+    }
+    replayNum = (replayNum + 1) % DataLinkParams.REPLAY_NUM_ROLLOVER;
+    if (replayNum == 0) {
+      counters.link(Link.RETRAINS, 1);
+      state = State.RETRAIN;
+      retrainEnd = now + dl.retrainNs();
+      armTx(dl.retrainNs());
+      return;
+    }
+    resend(now);
+  }
+
+  private void resend(long now) {
+    int n = replay.size();
+    if (n == 0) {
+      replayDeadline = 0;
+      return;
+    }
+    counters.link(Link.REPLAYS, 1);
+    replay.markResent();
+    for (int k = 0; k < n; k++) {
+      put(replay.frame(k).retainedDuplicate(), !replay.checked(k));
+    }
+    counters.link(Link.REPLAYED_FRAMES, n);
+    replayDeadline = now + replayTimeout;
+    armTx(replayTimeout);
+  }
+
+  /** Sends what was held (callers that could not wait, or frames posted while initialising). */
+  private void drainPending() {
+    ByteBuf f;
+    while (state == State.ACTIVE && (f = pending.peek()) != null) {
+      int tlps = dll.tlps(f, f.readerIndex() + LinkFrame.BODY_OFFSET);
+      if (full(tlps)) {
+        break;
+      }
+      pending.poll();
+      pendingTlps -= tlps;
+      send(f, tlps, dll.clock.nowNanos());
+    }
+    if (waiters > 0) {
+      notifyAll();
+    }
+  }
+
+  /** Wall clock only: RFC 6298's estimator over frames sent once (Karn). */
+  private void sample(long rtt) {
+    if (srtt == 0) {
+      srtt = Math.max(1, rtt);
+      rttvar = rtt / 2;
+    } else {
+      rttvar = (3 * rttvar + Math.abs(srtt - rtt)) / 4;
+      srtt = (7 * srtt + rtt) / 8;
+    }
+    replayTimeout = Math.min(maxTimeout, Math.max(minTimeout, srtt + 4 * rttvar));
+  }
+
+  private void onTxTimer() {
+    synchronized (this) {
+      txTimerScheduled = false;
+      if (dll.closed() || state == State.DOWN) {
+        return;
+      }
+      long now = dll.clock.nowNanos();
+      switch (state) {
+        case INIT -> {
+          sendInit(Peach2Dllp.INIT1);
+          initInterval = Math.min(maxTimeout, initInterval * 2); // probe less often while nobody answers
+          armTx(initInterval);
+        }
+        case RETRAIN -> {
+          if (now < retrainEnd) {
+            armTx(retrainEnd - now);
+            return;
+          }
+          state = State.ACTIVE;
+          resend(now);
+          drainPending();
+        }
+        default -> onReplayTimer(now);
+      }
+    }
+  }
+
+  private void onReplayTimer(long now) {
+    if (replayDeadline == 0) {
+      return;
+    }
+    if (now - lastProgress >= downAfter && expiries >= 2 * DataLinkParams.REPLAY_NUM_ROLLOVER) {
+      // long enough, and tried often enough: a pause of the whole process (a garbage collection)
+      // delays the timer but is followed by an Ack, not by eight expiries
+      long ms = TimeUnit.NANOSECONDS.toMillis(now - lastProgress);
+      LOG.warn("node {}: PEACH2 link to node {} taken down (no acknowledgement for {} ms); {} unacknowledged TLPs "
+          + "discarded, probing for it", dll.nodeId, node, ms, replay.totalTlps());
+      down(true);
+      startInit();
+      return;
+    }
+    if (now < replayDeadline) {
+      armTx(Math.min(replayDeadline, lastProgress + downAfter) - now);
+      return;
+    }
+    if (wall && !graced) {
+      // host threads, not a wire: the Ack may be waiting behind this timer in the same thread's
+      // queue (or socket). Look again after the thread has taken what arrived.
+      graced = true;
+      armTx(GRACE_NS);
+      return;
+    }
+    graced = false;
+    expiries++;
+    counters.link(Link.REPLAY_TIMEOUTS, 1);
+    if (wall) {
+      replayTimeout = Math.min(maxTimeout, replayTimeout * 2); // back off until an Ack comes
+    }
+    replay(now);
+  }
+
+  // ================================================================== receive
+
+  /** An Ack or Nak from the partner's receiver. */
+  synchronized void onAckNak(int type, int seq) {
+    if (!flowing()) {
+      return;
+    }
+    counters.link(type == Peach2Dllp.NAK ? Link.NAKS_RECEIVED : Link.ACKS_RECEIVED, 1);
+    int reach = (seq - ackdSeq) & SEQ_MASK;
+    if (reach > outstandingTlps()) {
+      counters.link(Link.DLLP_OUT_OF_RANGE, 1); // PCIe: a Data Link Protocol Error, the DLLP is ignored
+      return;
+    }
+    long now = dll.clock.nowNanos();
+    if (reach > 0) {
+      int freed = replay.purge(reach);
+      ackdSeq = (ackdSeq + freed) & SEQ_MASK;
+      if (wall && replay.sampleSentAt() >= 0) {
+        sample(now - replay.sampleSentAt());
+      }
+      replayNum = 0;
+      graced = false;
+      expiries = 0;
+      lastProgress = now;
+      replayDeadline = replay.isEmpty() ? 0 : now + replayTimeout;
+    }
+    if (type == Peach2Dllp.NAK && state == State.ACTIVE) {
+      replay(now);
+    }
+    drainPending();
+  }
+
+  /**
+   * A TLP frame, its LCRC checked if it is the next in sequence: taken then, else discarded as a
+   * duplicate (acknowledged again) or as out of sequence (Nak).
+   *
+   * @return whether to deliver it
+   */
+  synchronized boolean onTlp(ByteBuf frame, int off, int lcrcAt, int n) {
+    if (state == State.DOWN || state == State.INIT) {
+      counters.drop(state == State.DOWN ? "link_down" : "link_init");
+      return false;
+    }
+    int seq = LinkFrame.seq(frame, off);
+    if (seq != nextRcvSeq) {
+      if (((nextRcvSeq - 1 - seq) & SEQ_MASK) < HALF) {
+        counters.link(Link.DUPLICATES, 1); // PCIe: discard, and schedule an Ack
+        ackLater();
+      } else {
+        counters.link(Link.OUT_OF_SEQUENCE, 1);
+        nak();
+      }
+      return false;
+    }
+    int tlps = dll.tlps(frame, off + LinkFrame.BODY_OFFSET);
+    nextRcvSeq = (seq + tlps) & SEQ_MASK;
+    nakScheduled = false;
+    unackedTlps += tlps;
+    if (unackedTlps >= dl.ackCoalesceTlps()) {
+      sendDllp(Peach2Dllp.ACK);
+    } else {
+      ackLater();
+    }
+    int d = off + lcrcAt + LinkFrame.LCRC_LENGTH;
+    if (n - (lcrcAt + LinkFrame.LCRC_LENGTH) == LinkFrame.DLLP_TRAILER) {
+      // an Ack sharing the frame; only a frame taken in sequence is fresh enough to trust it
+      if (Peach2Dllp.check(frame, d) && Peach2Dllp.type(frame, d) <= Peach2Dllp.NAK) {
+        onAckNak(Peach2Dllp.type(frame, d), Peach2Dllp.seq(frame, d));
+      } else {
+        counters.link(Link.BAD_FRAMES, 1);
+      }
+    }
+    return true;
+  }
+
+  /**
+   * @param seq a received TLP frame's sequence number
+   * @return whether it is the next expected (only then is its LCRC worth checking)
+   */
+  synchronized boolean expects(int seq) {
+    return seq == nextRcvSeq;
+  }
+
+  /** A malformed frame or a bad LCRC: a Nak, unless one is outstanding. */
+  synchronized void onBadTlp() {
+    if (flowing()) {
+      nak();
+    }
+  }
+
+  private void ackLater() {
+    ackPending = true;
+    if (!ackTimerScheduled && !dll.closed()) {
+      ackTimerScheduled = true;
+      dll.scheduler.schedule(ackDelay, ackTimer);
+    }
+  }
+
+  private void onAckTimer() {
+    synchronized (this) {
+      ackTimerScheduled = false;
+      if (ackPending && !dll.closed() && flowing()) {
+        sendDllp(Peach2Dllp.ACK);
+      }
+    }
+  }
+
+  /** One Nak per loss: none again until the expected frame arrives (PCIe NAK_SCHEDULED). */
+  private void nak() {
+    if (!nakScheduled) {
+      nakScheduled = true;
+      sendDllp(Peach2Dllp.NAK);
+    }
+  }
+
+  private void acked() {
+    ackPending = false;
+    unackedTlps = 0;
+  }
+
+  /** An Ack or Nak in a frame of its own, for everything up to the last TLP received in sequence. */
+  private void sendDllp(int type) {
+    ByteBuf f = dll.link.alloc().directBuffer(LinkFrame.DLLP_FRAME_LENGTH);
+    LinkFrame.writeDllpFrame(f, type, nextRcvSeq - 1);
+    acked();
+    counters.link(type == Peach2Dllp.NAK ? Link.NAKS_SENT : Link.ACKS_SENT, 1);
+    put(f, false);
+  }
+
+  // ================================================================== link state
+
+  /** The board's cables were cut (a physical link down: DL_Down at once). */
+  synchronized void cableDown() {
+    if (state != State.DOWN) {
+      down(true);
+    }
+  }
+
+  /** The board's cables are back: initialise again (unless the partner left the fabric). */
+  synchronized void cableUp() {
+    if (state == State.DOWN && !gone) {
+      startInit();
+    }
+  }
+
+  /** The partner left the fabric: down for good. */
+  synchronized void gone() {
+    gone = true;
+    down(false);
+  }
+
+  /** DL_Down: unacknowledged and held TLPs are discarded, both directions start over. */
+  private void down(boolean count) {
+    if (count) {
+      counters.link(Link.DOWNS, 1);
+    }
+    state = State.DOWN;
+    reset();
+    notifyAll();
+  }
+
+  private void reset() {
+    replay.clear();
+    ByteBuf f;
+    while ((f = pending.poll()) != null) {
+      counters.drop("link_down");
+      f.release();
+    }
+    pendingTlps = 0;
+    nextTransmitSeq = 0;
+    ackdSeq = SEQ_MASK;
+    replayNum = 0;
+    replayDeadline = 0;
+    graced = false;
+    expiries = 0;
+    nextRcvSeq = 0;
+    nakScheduled = false;
+    acked();
+  }
+
+  /** DL_Init: a new epoch, sequence numbers from 0, InitFC1 until the partner has seen it. */
+  private void startInit() {
+    epoch = (epoch + 1) & 0xFF;
+    state = State.INIT;
+    initInterval = minTimeout;
+    sendInit(Peach2Dllp.INIT1);
+    armTx(initInterval);
+  }
+
+  private void sendInit(int type) {
+    ByteBuf f = dll.link.alloc().directBuffer(LinkFrame.DLLP_FRAME_LENGTH);
+    LinkFrame.writeInitFrame(f, type, epoch, peerEpoch);
+    put(f, false);
+  }
+
+  /** An InitFC1 or InitFC2 from the partner. */
+  synchronized void onInit(int type, int partnerEpoch, int seen) {
+    if (state == State.DOWN) {
+      return; // our cable is cut (or the partner left): nothing is received
+    }
+    int ahead = (partnerEpoch - peerEpoch) & 0xFF;
+    if (ahead >= 128) {
+      return; // an older epoch's InitFC, late or duplicated
+    }
+    if (ahead > 0) {
+      if (state != State.INIT) {
+        // the partner started over (it lost its state): so must this end
+        reset();
+        peerEpoch = partnerEpoch;
+        startInit();
+      }
+      peerEpoch = partnerEpoch;
+      nextRcvSeq = 0;
+      nakScheduled = false;
+      acked();
+    }
+    if (type == Peach2Dllp.INIT1) {
+      sendInit(Peach2Dllp.INIT2);
+    }
+    if (state == State.INIT && seen == epoch) {
+      state = State.ACTIVE;
+      counters.link(Link.INITS, 1);
+      lastProgress = dll.clock.nowNanos();
+      drainPending();
+    }
+  }
+
+  /** Releases what is held. */
+  synchronized void close() {
+    replay.clear();
+    ByteBuf f;
+    while ((f = pending.poll()) != null) {
+      f.release();
+    }
+    notifyAll();
+  }
+}
