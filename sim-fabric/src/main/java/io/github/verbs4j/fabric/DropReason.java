@@ -15,7 +15,7 @@ public enum DropReason {
   FAULT_DROP("fault_drop"),
   /**
    * Fault injection picked the frame for corruption, but its payload carries no check of its own
-   * ({@link FrameHeader#TAG_UNCHECKED}): lost instead of corrupted, so corruption is never silent.
+   * ({@link FrameHeader#FLAG_UNCHECKED}): lost instead of corrupted, so corruption is never silent.
    */
   UNCHECKED_CORRUPT("unchecked_corrupt"),
   /** The payload exceeds the MTU of a link on the route. */
