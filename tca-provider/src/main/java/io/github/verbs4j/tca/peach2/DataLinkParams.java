@@ -1,5 +1,8 @@
 package io.github.verbs4j.tca.peach2;
 
+import static io.github.verbs4j.tca.peach2.ParamChecks.nonNegative;
+import static io.github.verbs4j.tca.peach2.ParamChecks.positive;
+
 /**
  * The modelled PCIe data link layer of a PEACH2 link ({@link DataLinkLayer}): replay buffer, ACK
  * coalescing and the timers, each value with its source — the PCI Express Base Specification 2.0
@@ -69,20 +72,6 @@ public final class DataLinkParams {
       throw new IllegalArgumentException("linkDownNs=" + linkDownNs + " / wallLinkDownNs=" + wallLinkDownNs
           + " must exceed replayTimerNs=" + replayTimerNs + " / wallReplayTimeoutNs=" + wallReplayTimeoutNs);
     }
-  }
-
-  private static long positive(String name, long v) {
-    if (v <= 0) {
-      throw new IllegalArgumentException(name + "=" + v + " must be positive");
-    }
-    return v;
-  }
-
-  private static long nonNegative(String name, long v) {
-    if (v < 0) {
-      throw new IllegalArgumentException(name + "=" + v + " must not be negative");
-    }
-    return v;
   }
 
   /** @return the defaults documented on each accessor */

@@ -1,5 +1,9 @@
 package io.github.verbs4j.tca.peach2;
 
+import static io.github.verbs4j.tca.peach2.ParamChecks.fraction;
+import static io.github.verbs4j.tca.peach2.ParamChecks.nonNegative;
+import static io.github.verbs4j.tca.peach2.ParamChecks.positive;
+
 /**
  * Every modelled cost of the PEACH2 board and of TCA Verbs, in one place. Each value cites where it
  * comes from: a measured figure of seed 001 (the PEACH2/TCA hardware paper, prototype board, 2013)
@@ -120,27 +124,6 @@ public final class Peach2Params {
       throw new IllegalArgumentException("measured latencies pio=" + pioLatencyNs + " ns, dma=" + dmaInternalLatencyNs
           + " ns are below linkLatencyNs=" + linkLatencyNs + " + wire(4 bytes)=" + wireNs(4));
     }
-  }
-
-  private static long positive(String name, long v) {
-    if (v <= 0) {
-      throw new IllegalArgumentException(name + "=" + v + " must be positive");
-    }
-    return v;
-  }
-
-  private static long nonNegative(String name, long v) {
-    if (v < 0) {
-      throw new IllegalArgumentException(name + "=" + v + " must not be negative");
-    }
-    return v;
-  }
-
-  private static double fraction(String name, double v) {
-    if (!(v > 0 && v <= 1)) {
-      throw new IllegalArgumentException(name + "=" + v + " must be in (0, 1]");
-    }
-    return v;
   }
 
   /** @return the production HA-PACS/TCA board under TCA Verbs (see the class comment) */
