@@ -1,5 +1,7 @@
 package io.github.verbs4j.examples.memmodel;
 
+import io.github.verbs4j.verbs.spi.HcaFootprint;
+
 /**
  * The named primitive sizes and counts the memory model is built from, each with its source. The
  * sizes are in-memory sizes: what the program defines plus ABI and allocator overhead, measured by
@@ -8,7 +10,8 @@ package io.github.verbs4j.examples.memmodel;
  * Nothing here is fitted to a row of Table 1.
  *
  * <p>The paper measured whole objects (an RC QP with its queues is 31,152 B), not WQE and CQE sizes,
- * so the low-level rows use per-object sizes. The rows whose per-object breakdown is only in the
+ * so the low-level rows use per-object sizes; {@link HcaFootprint} (the accounting of verbs4j's own
+ * objects) shares its CQ size and predicts its RC QP from mlx5's WQE sizes. The rows whose per-object breakdown is only in the
  * paper's figure 2 (communicators) or in its constants (shared memory, process management, other)
  * use the coefficients of the paper's equations, named by what they multiply.
  */
@@ -34,7 +37,8 @@ public enum Primitive {
   NODE_RINGS(1024, "§3.4", "eager rings preallocated for RC/DC RDMA sources"),
 
   // Low-level communication contexts (§2.3.3, §3.3).
-  RC_CQ_PAIR(672, "§2.3.3 (672+31152(n-m))", "receive and result CQ (4,096 entries each), shared by the RC QPs"),
+  RC_CQ_PAIR(2 * HcaFootprint.CQ_STRUCT, "§2.3.3 (672+31152(n-m)); HcaFootprint.CQ_STRUCT × 2",
+      "receive and result CQ (4,096 entries each), shared by the RC QPs"),
   RC_QP(31_152, "§2.3.3", "one RC QP with RQ 272 and SQ 256 entries"),
   RC_QP_CAP(128, "§3.3", "RC QPs per node at most (hybrid)"),
   DC_DATA_QP_PAIR(243_520 + 164_624, "§3.3 (243520+164624)",

@@ -3,6 +3,9 @@ package io.github.verbs4j.examples.memmodel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.verbs4j.verbs.QpCap;
+import io.github.verbs4j.verbs.QpType;
+import io.github.verbs4j.verbs.spi.HcaFootprint;
 import java.util.EnumMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -184,6 +187,14 @@ class MemoryModelTest {
     assertEquals(buffersA, MemoryModel.evaluate(PAPER, Strategy.CAPPED).of(Component.BUFFERS));
     assertEquals(1.0, ScalingChart.growthExponent(PAPER, Strategy.BASELINE, 1L << 19, 1L << 20), 0.01);
     assertTrue(ScalingChart.growthExponent(PAPER, Strategy.SHARED, 1L << 19, 1L << 20) < 0.6);
+  }
+
+  /** Predicted: the mlx5 layout of {@link HcaFootprint} against the RC QP the paper measured. */
+  @Test
+  void hcaFootprintPredictsTheMeasuredRcQpWithinTenPercent() {
+    QpCap llc = QpCap.builder().maxSendWr(256).maxRecvWr(272).maxSendSge(1).maxRecvSge(1).build();
+    assertWithin(Primitive.RC_QP.value(), HcaFootprint.qp(QpType.RC, llc, false), 0.10, "RC QP");
+    assertEquals(Primitive.RC_CQ_PAIR.value(), 2L * HcaFootprint.CQ_STRUCT);
   }
 
   @Test
