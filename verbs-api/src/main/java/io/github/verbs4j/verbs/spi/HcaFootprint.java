@@ -8,8 +8,8 @@ import io.github.verbs4j.verbs.QpType;
  * mlx5 (rdma-core {@code providers/mlx5}): queue buffers of WQEs and CQEs sized and rounded the way
  * the driver sizes them, the driver's per-WQE bookkeeping, and a fixed struct per object. HCA-side
  * state (QP contexts, MTTs in the adapter's memory) and kernel memory are not counted, as in seed
- * 003's accounting (§2.3). The same sizes feed {@code verbs4j memory-model}; the constants say
- * where each comes from.
+ * 003's accounting (§2.3). {@code verbs4j memory-model} shares the CQ size and checks the RC QP
+ * this predicts against the one the paper measured; each constant says where it comes from.
  */
 public final class HcaFootprint {
   /** Send WQE basic block: MLX5_SEND_WQE_BB (rdma-core mlx5 {@code wqe.h}). */
