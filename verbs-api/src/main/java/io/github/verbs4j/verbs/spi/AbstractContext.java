@@ -38,6 +38,7 @@ public abstract class AbstractContext implements Context {
   private final AtomicInteger nextPd = new AtomicInteger(1);
   private final AtomicInteger nextSrq = new AtomicInteger(1);
   private final AtomicInteger openPds = new AtomicInteger();
+  private final MemoryAccount memory = new MemoryAccount();
   private volatile boolean closed;
 
   /**
@@ -49,6 +50,17 @@ public abstract class AbstractContext implements Context {
     this.device = device;
     this.config = config;
     this.attr = attr;
+    memory.add(this, MemoryComponent.CONTEXT, HcaFootprint.context());
+  }
+
+  /**
+   * The modelled HCA + driver footprint of this context and its live objects, which providers
+   * publish as the {@code verbs4j.memory.bytes} meter family.
+   *
+   * @return the account
+   */
+  public MemoryAccount memoryAccount() {
+    return memory;
   }
 
   /** @return the configuration this context was opened with */
@@ -132,6 +144,7 @@ public abstract class AbstractContext implements Context {
       throw e;
     }
     children.add(pd, "PD " + pd.handle());
+    memory.add(pd, MemoryComponent.PD, HcaFootprint.pd());
     return pd;
   }
 
@@ -177,6 +190,7 @@ public abstract class AbstractContext implements Context {
     }
     SoftCompletionQueue cq = newCq(cqe, ch);
     children.add(cq, "CQ");
+    memory.add(cq, MemoryComponent.CQ, HcaFootprint.cq(cqe));
     if (ch != null) {
       ch.cqs.add(cq, "CQ");
     }
@@ -197,6 +211,7 @@ public abstract class AbstractContext implements Context {
   void pdClosed(AbstractProtectionDomain pd) {
     openPds.decrementAndGet();
     children.remove(pd);
+    memory.release(pd);
   }
 
   /** @return the next SRQ number */
@@ -258,6 +273,7 @@ public abstract class AbstractContext implements Context {
     children.checkEmpty("context " + device.name());
     closed = true;
     closeDevice();
+    memory.release(this);
   }
 
   /** Releases the device's resources (engine threads, fabric node). Called once. */

@@ -144,6 +144,7 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
   private SoftMemoryRegion track(SoftMemoryRegion mr) {
     mr.keys(context.memoryKeys().insert(mr, context.queryDevice().maxMr()));
     children.add(mr, "MR lkey=0x" + Integer.toHexString(mr.lkey()));
+    context.memoryAccount().add(mr, MemoryComponent.MR, HcaFootprint.mr());
     return mr;
   }
 
@@ -184,6 +185,7 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
   void mrClosed(SoftMemoryRegion mr, KeyTable.Keys keys) {
     context.memoryKeys().remove(keys);
     children.remove(mr);
+    context.memoryAccount().release(mr);
   }
 
   /**
@@ -234,6 +236,7 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
     }
     AbstractQueuePair qp = newQp(attr);
     children.add(qp, type + " QP 0x" + Integer.toHexString(qp.qpNum()));
+    context.memoryAccount().add(qp, HcaFootprint.componentOf(type), HcaFootprint.qp(type, qp.cap(), attr.srq() != null));
     qp.attachUsers();
     return qp;
   }
@@ -269,6 +272,7 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
     checkRange("max_sge", attr.maxSge(), 1, dev.maxSrqSge(), "max_srq_sge");
     SoftSharedReceiveQueue srq = newSrq(attr, context.nextSrqNum());
     children.add(srq, "SRQ " + srq.srqNum());
+    context.memoryAccount().add(srq, MemoryComponent.SRQ, HcaFootprint.srq(attr.maxWr(), attr.maxSge()));
     return srq;
   }
 
@@ -297,6 +301,7 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
     }
     SoftAddressHandle ah = new SoftAddressHandle(this, attr);
     children.add(ah, "AH dlid=" + attr.dlid());
+    context.memoryAccount().add(ah, MemoryComponent.AH, HcaFootprint.ah());
     return ah;
   }
 
