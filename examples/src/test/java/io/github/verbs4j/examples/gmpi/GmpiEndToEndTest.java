@@ -42,7 +42,7 @@ class GmpiEndToEndTest {
         long red = mem.malloc(16);
         long[] dsts = {mem.malloc(8), mem.malloc(8)};
         List<Object> out = new ArrayList<>();
-        out.add(mem.deviceKind());
+        out.add(ctx.job().rank() + "/" + rank);
         Gmpi g = node.gmpi();
         node.accelerator().launch(1, 1, warp -> {
           ByteBuffer s = mem.resolve(src, 800);
@@ -87,6 +87,7 @@ class GmpiEndToEndTest {
           } catch (GmpiException e) {
             out.add(e.getMessage());
           }
+          out.add(mem.deviceKind());
         }, node.hostClock()).synchronize(node.hostClock(), KernelRun.Sync.STREAM, TIMEOUT);
         return out;
       }
@@ -94,7 +95,7 @@ class GmpiEndToEndTest {
     for (int rank = 0; rank < 2; rank++) {
       List<Object> r = results.get(rank);
       int peer = 1 - rank;
-      assertEquals("tca".equals(provider) ? MemoryKind.DEVICE : MemoryKind.HOST, r.get(0), "device memory kind");
+      assertEquals(rank + "/" + rank, r.get(0), "job rank / communicator rank");
       assertEquals(800L, r.get(1), "received length");
       assertEquals(peer, r.get(2), "source");
       assertEquals(1, r.get(3), "tag");
@@ -105,9 +106,10 @@ class GmpiEndToEndTest {
       assertEquals(1.0, r.get(8));
       assertEquals(7L, r.get(9));
       assertEquals(0L, r.get(10));
-      assertEquals(16L, r.get(11), "requests served before the error");
-      assertTrue(((String) r.get(12)).matches("GMPI_Wait \\(ticket 16\\) failed on the host: GMPI_Wait: request handle \\d+ "
+      assertEquals(14L, r.get(11), "requests served before the error");
+      assertTrue(((String) r.get(12)).matches("GMPI_Wait \\(ticket 14\\) failed on the host: GMPI_Wait: request handle \\d+ "
           + "is not an open request"), (String) r.get(12));
+      assertEquals("tca".equals(provider) ? MemoryKind.DEVICE : MemoryKind.HOST, r.get(13), "device memory kind");
     }
   }
 
