@@ -3,6 +3,7 @@ package io.github.verbs4j.examples;
 import io.github.verbs4j.examples.common.CompletionError;
 import io.github.verbs4j.examples.common.WaitTimeoutException;
 import io.github.verbs4j.examples.gmpi.GmpiArgsCommand;
+import io.github.verbs4j.examples.gmpi.GmpiHimenoCommand;
 import io.github.verbs4j.examples.gmpi.GmpiPingPongCommand;
 import io.github.verbs4j.examples.himeno.HimenoCommand;
 import io.github.verbs4j.examples.launcher.ParentWatch;
@@ -41,7 +42,7 @@ import picocli.CommandLine.Spec;
     description = "verbs4j: the launcher, perftest-style benchmarks and Himeno over the verbs4j simulated fabric.",
     subcommands = {RunCommand.class, Demo.class, SendLat.class, WriteLat.class, ReadLat.class, AtomicLat.class, SendBw.class,
         WriteBw.class, ReadBw.class, Compare.class, HimenoCommand.class, GmpiArgsCommand.class,
-        GmpiPingPongCommand.class, PlotCommand.class, ProbeCommand.class, HelpCommand.class})
+        GmpiPingPongCommand.class, GmpiHimenoCommand.class, PlotCommand.class, ProbeCommand.class, HelpCommand.class})
 public final class Main implements Runnable {
   @Spec
   CommandSpec spec;
