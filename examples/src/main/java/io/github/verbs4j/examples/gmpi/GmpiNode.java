@@ -44,7 +44,8 @@ public final class GmpiNode implements AutoCloseable {
 
   /**
    * @param ctx the rank's device context
-   * @param comm the rank's communicator (driven by the daemon from now on)
+   * @param comm the rank's communicator (driven by the daemon from now on); may be null when
+   *     kernels only send {@code GMPI_Echo} probes (the argument-count study)
    * @param costs the profile
    * @param ringWords words per ring, a power of two of at least 32
    * @param threads JVM threads running warps

@@ -10,12 +10,14 @@ import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The request and answer rings with the host daemon, without message passing ({@code GMPI_Echo}):
@@ -40,6 +42,7 @@ class GmpiRingTest {
   }
 
   @Test
+  @Timeout(value = 600, unit = TimeUnit.SECONDS) // a stress test: 64 threads on a small machine
   void millionRequestsFromSixtyFourRacingWarpsWrapTheRingWithoutLossOrDuplication() {
     int warps = 64;
     int perWarp = 1_000_000 / warps + 1; // 1,000,064 requests in all

@@ -15,7 +15,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Ranks as threads of the test JVM on a provider ({@code ib} or {@code tca}) over the local fabric. */
+/**
+ * Ranks as threads of the test JVM on a provider ({@code ib} or {@code tca}) over the local fabric.
+ * The local fabric numbers ranks in the order the contexts join, so results are returned by the
+ * job's rank, not by the order the threads were started.
+ */
 final class InJvmRanks {
   private static final AtomicInteger JOBS = new AtomicInteger();
 
@@ -26,20 +30,22 @@ final class InJvmRanks {
     ExecutorService pool = Executors.newFixedThreadPool(size);
     List<Context> contexts = Collections.synchronizedList(new ArrayList<>());
     try {
-      List<Future<T>> futures = new ArrayList<>();
+      List<Future<Map.Entry<Integer, T>>> futures = new ArrayList<>();
       for (int r = 0; r < size; r++) {
         VerbsConfig cfg = VerbsConfig.of(Map.of("verbs.provider", provider, "verbs.fabric", "local",
             "verbs.fabric.name", fabric, "verbs.rank", Integer.toString(r), "verbs.size", Integer.toString(size)));
         futures.add(pool.submit(() -> {
           Context ctx = Verbs.open(cfg);
           contexts.add(ctx);
-          return body.run(ctx);
+          T result = body.run(ctx);
+          return new java.util.AbstractMap.SimpleEntry<>(ctx.job().rank(), result);
         }));
       }
-      List<T> out = new ArrayList<>();
-      for (Future<T> f : futures) {
+      List<T> out = new ArrayList<>(Collections.nCopies(size, null));
+      for (Future<Map.Entry<Integer, T>> f : futures) {
         try {
-          out.add(f.get(600, TimeUnit.SECONDS));
+          Map.Entry<Integer, T> e = f.get(600, TimeUnit.SECONDS);
+          out.set(e.getKey(), e.getValue());
         } catch (ExecutionException e) {
           if (e.getCause() instanceof Exception ex) {
             throw ex;
