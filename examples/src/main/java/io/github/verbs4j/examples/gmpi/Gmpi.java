@@ -137,13 +137,24 @@ public final class Gmpi {
    * @param requests up to 30 handles
    */
   public void waitall(Warp w, long... requests) {
-    if (requests.length > AttributeRing.MAX_ARGS - 1) {
-      throw new IllegalArgumentException("GMPI_Waitall: " + requests.length + " requests exceed the "
-          + (AttributeRing.MAX_ARGS - 1) + " an attribute carries");
+    waitall(w, requests, requests.length);
+  }
+
+  /**
+   * {@code GMPI_Waitall} over the first {@code count} handles of {@code requests} (no allocation).
+   *
+   * @param w the calling warp
+   * @param requests handles
+   * @param count how many, 0..30
+   */
+  public void waitall(Warp w, long[] requests, int count) {
+    if (count < 0 || count > AttributeRing.MAX_ARGS - 1) {
+      throw new IllegalArgumentException("GMPI_Waitall: count=" + count + " must be between 0 and "
+          + (AttributeRing.MAX_ARGS - 1) + " (the handles an attribute carries)");
     }
-    w.args[0] = requests.length;
-    System.arraycopy(requests, 0, w.args, 1, requests.length);
-    call(w, GmpiFunction.WAITALL, requests.length + 1);
+    w.args[0] = count;
+    System.arraycopy(requests, 0, w.args, 1, count);
+    call(w, GmpiFunction.WAITALL, count + 1);
   }
 
   /**

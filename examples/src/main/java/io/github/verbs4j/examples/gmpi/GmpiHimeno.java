@@ -7,6 +7,7 @@ import io.github.verbs4j.examples.himeno.HimenoSize;
 import io.github.verbs4j.examples.mp.Communicator;
 import io.github.verbs4j.examples.mp.ReduceOp;
 import io.github.verbs4j.verbs.Context;
+import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.time.Duration;
 
@@ -65,6 +66,7 @@ public final class GmpiHimeno {
   private final Face jFace;
   private final Face iFace;
   private final long stepNanos;
+  private final int[] handles = new int[4];
 
   private GmpiHimeno(DeviceMemory mem, AcceleratorCosts costs, HimenoSize size, int ndx, int ndy, int rank) {
     memory = mem;
@@ -104,7 +106,7 @@ public final class GmpiHimeno {
       GmpiHimeno h = new GmpiHimeno(node.memory(), costs, size, ndx, ndy, comm.rank());
       Gmpi g = node.gmpi();
       long limbsPtr = node.memory().malloc((ExactSum.LIMBS + 1) * 8L);
-      java.nio.ByteBuffer limbsBuf = node.memory().resolve(limbsPtr, (ExactSum.LIMBS + 1) * 8L);
+      ByteBuffer limbsBuf = node.memory().resolve(limbsPtr, (ExactSum.LIMBS + 1) * 8L);
       long[] ends = new long[iterations];
       float[] gosa = new float[1];
       long wall0 = System.nanoTime();
@@ -161,7 +163,7 @@ public final class GmpiHimeno {
       ModelledClock host = new ModelledClock(0);
       TimedComm tc = new TimedComm(comm, costs, host);
       long limbsPtr = gpu.memory().malloc((ExactSum.LIMBS + 1) * 8L);
-      java.nio.ByteBuffer limbsBuf = gpu.memory().resolve(limbsPtr, (ExactSum.LIMBS + 1) * 8L);
+      ByteBuffer limbsBuf = gpu.memory().resolve(limbsPtr, (ExactSum.LIMBS + 1) * 8L);
       ExactSum sum = new ExactSum();
       long[] limbs = new long[ExactSum.LIMBS + 1];
       long[] ends = new long[iterations];
@@ -235,11 +237,11 @@ public final class GmpiHimeno {
     if (high >= 0) {
       reqs[n++] = g.isend(warp, f.ptr[1], f.floats, Datatype.INT, high, tagToHigh);
     }
-    g.waitall(warp, java.util.Arrays.copyOf(reqs, n));
+    g.waitall(warp, reqs, n);
   }
 
   private void hostExchange(TimedComm tc, Face f, int low, int high, int tagToLow, int tagToHigh) {
-    int[] h = new int[4];
+    int[] h = handles;
     int n = 0;
     if (high >= 0) {
       h[n++] = tc.irecv(bytes(f, 3), high, tagToLow);
@@ -258,7 +260,7 @@ public final class GmpiHimeno {
     }
   }
 
-  private java.nio.ByteBuffer bytes(Face f, int which) {
+  private ByteBuffer bytes(Face f, int which) {
     return memory.resolve(f.ptr[which], f.floats * 4L);
   }
 
