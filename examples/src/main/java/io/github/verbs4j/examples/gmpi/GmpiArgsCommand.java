@@ -5,7 +5,9 @@ import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -41,6 +43,9 @@ public final class GmpiArgsCommand implements Callable<Integer>, ValidatesOption
       description = "Round trips per argument count for the wall-clock column (default: ${DEFAULT-VALUE}).")
   int iters;
 
+  @Option(names = "--plot", paramLabel = "FILE.png", description = "Also draw the modelled curves and reference points.")
+  Path plot;
+
   private PrintStream out = System.out;
 
   @Override
@@ -52,6 +57,9 @@ public final class GmpiArgsCommand implements Callable<Integer>, ValidatesOption
       profiles(profile);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--profile=" + profile + " must be paper, h200 or both");
+    }
+    if (plot != null && !plot.toString().endsWith(".png")) {
+      throw new ParameterException(spec.commandLine(), "--plot=" + plot + " must end in .png");
     }
   }
 
@@ -83,6 +91,8 @@ public final class GmpiArgsCommand implements Callable<Integer>, ValidatesOption
   }
 
   void run(Context ctx) {
+    List<GmpiCharts.Series> series = new ArrayList<>();
+    double[] xs = Arrays.stream(COUNTS).asDoubleStream().toArray();
     for (AcceleratorCosts costs : profiles(profile)) {
       long[] modelledRoundTrip = new long[COUNTS.length];
       long[] wall = new long[COUNTS.length];
@@ -116,8 +126,22 @@ public final class GmpiArgsCommand implements Callable<Integer>, ValidatesOption
             ref < 0 ? "-" : String.format(Locale.ROOT, "%.3f", (double) compared / ref), wall[c] / 1e3);
       }
       out.println();
+      double[] reach = new double[COUNTS.length];
+      double[] trip = new double[COUNTS.length];
+      for (int c = 0; c < COUNTS.length; c++) {
+        reach[c] = costs.requestNanos(COUNTS[c]) / 1e3;
+        trip[c] = modelledRoundTrip[c] / 1e3;
+      }
+      series.add(new GmpiCharts.Series(costs.name() + " modelled: reach host", xs, reach, false));
+      series.add(new GmpiCharts.Series(costs.name() + " modelled: round trip", xs, trip, false));
     }
     out.flush();
+    if (plot != null) {
+      series.add(new GmpiCharts.Series("paper (fig. 5): reach host", new double[] {7, 23}, new double[] {4.5, 11}, true));
+      series.add(new GmpiCharts.Series("H200 measured: round trip", new double[] {1, 7, 15, 23, 31},
+          new double[] {2.3, 2.3, 2.3, 2.3, 2.3}, true));
+      GmpiCharts.render("GMPI request vs argument count", "arguments", "time [us]", false, series, plot);
+    }
   }
 
   /**

@@ -9,7 +9,10 @@ import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -50,6 +53,10 @@ public final class GmpiPingPongCommand implements Callable<Integer>, ValidatesOp
       description = "Longest wait for one message or GMPI call (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 
+  @Option(names = "--plot", paramLabel = "FILE.png",
+      description = "Rank 0 also draws GMPI/host-driven performance over size, with the paper's values.")
+  Path plot;
+
   private PrintStream out = System.out;
 
   @Override
@@ -66,6 +73,9 @@ public final class GmpiPingPongCommand implements Callable<Integer>, ValidatesOp
       GmpiArgsCommand.profiles(profile);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--profile=" + profile + " must be paper, h200 or both");
+    }
+    if (plot != null && !plot.toString().endsWith(".png")) {
+      throw new ParameterException(spec.commandLine(), "--plot=" + plot + " must end in .png");
     }
   }
 
@@ -98,7 +108,11 @@ public final class GmpiPingPongCommand implements Callable<Integer>, ValidatesOp
   }
 
   void run(Context ctx, Communicator comm, String where) {
+    List<GmpiCharts.Series> series = new ArrayList<>();
+    double[] xs = Arrays.stream(sizes).asDoubleStream().toArray();
     for (AcceleratorCosts costs : GmpiArgsCommand.profiles(profile)) {
+      double[] ratios = new double[sizes.length];
+      int index = 0;
       if (comm.rank() == 0) {
         out.printf(Locale.ROOT, "GMPI ping-pong vs host-driven, profile %s, %s, %d iterations; one-way latency [us]%n",
             costs.name(), where, iters);
@@ -106,6 +120,7 @@ public final class GmpiPingPongCommand implements Callable<Integer>, ValidatesOp
             "modelled", "paper", "diff", "wall host", "wall GMPI");
       }
       for (int s : sizes) {
+        int at = index++;
         comm.barrier();
         PingPong.Result host = PingPong.hostDriven(ctx, comm, costs, s, iters, timeout);
         comm.barrier();
@@ -114,6 +129,7 @@ public final class GmpiPingPongCommand implements Callable<Integer>, ValidatesOp
         if (comm.rank() == 0) {
           double ratio = host.modelledHalfRoundTripNanos() / gmpi.modelledHalfRoundTripNanos();
           double paper = paperRatio(s);
+          ratios[at] = ratio;
           out.printf(Locale.ROOT, "%9d %12.2f %12.2f %9.3f %7s %8s %12.2f %12.2f%n", s,
               host.modelledHalfRoundTripNanos() / 1e3, gmpi.modelledHalfRoundTripNanos() / 1e3, ratio,
               paper < 0 ? "-" : String.format(Locale.ROOT, "%.2f", paper),
@@ -124,8 +140,15 @@ public final class GmpiPingPongCommand implements Callable<Integer>, ValidatesOp
       if (comm.rank() == 0) {
         out.println();
       }
+      series.add(new GmpiCharts.Series(costs.name() + " modelled", xs, ratios, false));
     }
     out.flush();
+    if (plot != null && comm.rank() == 0) {
+      series.add(new GmpiCharts.Series("paper (fig. 7)", new double[] {4, 16, 2048, 8192, 65536},
+          new double[] {0.7, 0.8, 0.9, 1.0, 1.0}, true));
+      GmpiCharts.render("Ping-pong: GMPI performance relative to host-driven", "message size [bytes]",
+          "host-driven time / GMPI time", true, series, plot);
+    }
   }
 
   /**
@@ -139,6 +162,6 @@ public final class GmpiPingPongCommand implements Callable<Integer>, ValidatesOp
 
   /** @return the sizes (tests) */
   List<Integer> sizes() {
-    return java.util.Arrays.stream(sizes).boxed().toList();
+    return Arrays.stream(sizes).boxed().toList();
   }
 }

@@ -1,5 +1,6 @@
 package io.github.verbs4j.examples.gmpi;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,10 +13,14 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -49,7 +54,9 @@ class GmpiCommandsTest {
         Arguments.of(List.of("gmpi-pingpong", "--sizes=4,0"), "--sizes: 0"),
         Arguments.of(List.of("gmpi-pingpong", "--profile=k80"), "--profile=k80"),
         Arguments.of(List.of("gmpi-himeno", "-n", "1"), "--iterations=1"),
-        Arguments.of(List.of("gmpi-himeno", "--size=huge"), "--size"));
+        Arguments.of(List.of("gmpi-himeno", "--size=huge"), "--size"),
+        Arguments.of(List.of("gmpi-args", "--plot=chart.jpg"), "--plot=chart.jpg"),
+        Arguments.of(List.of("gmpi-pingpong", "--plot=chart.svg"), "--plot=chart.svg"));
   }
 
   @ParameterizedTest
@@ -59,11 +66,15 @@ class GmpiCommandsTest {
     assertTrue(err.toString().contains(named), "'" + named + "' not in: " + err);
   }
 
+  @TempDir
+  Path dir;
+
   @Test
-  void gmpiArgsPrintsModelledTimesBesideTheReferences() {
+  void gmpiArgsPrintsModelledTimesBesideTheReferencesAndDrawsThem() throws Exception {
     ByteArrayOutputStream report = new ByteArrayOutputStream();
     GmpiArgsCommand cmd = new GmpiArgsCommand();
-    new CommandLine(cmd).parseArgs("--iters", "3");
+    Path png = dir.resolve("args.png");
+    new CommandLine(cmd).parseArgs("--iters", "3", "--plot", png.toString());
     cmd.output(new PrintStream(report, true, StandardCharsets.UTF_8));
     try (Context ctx = Verbs.open(VerbsConfig.of(Map.of("verbs.provider", "tca", "verbs.fabric", "local",
         "verbs.fabric.name", "gmpi-args-" + ProcessHandle.current().pid(), "verbs.rank", "0", "verbs.size", "1")))) {
@@ -76,5 +87,8 @@ class GmpiCommandsTest {
     assertTrue(text.contains("\n   23            10.99            16.49          11.00    0.999 "), text);
     assertTrue(text.contains("GMPI request vs argument count, profile h200 (kernel launch+stream sync 8.95 us)\n"), text);
     assertTrue(text.contains("\n   31             1.15             2.30           2.30    1.000 "), text);
+    byte[] head = Arrays.copyOf(Files.readAllBytes(png), 8);
+    assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, head, "PNG signature");
+    assertTrue(Files.size(png) > 5_000, "a drawn chart");
   }
 }
