@@ -53,6 +53,8 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
   private final Runnable wakeTask = this::onWakeTimer;
   private HostScheduler.Cancellable wakeTimer;
   private long wakeDeadline;
+  /** The wake-up timer fired (set on the scheduler's thread; the next duty cycle forgets the timer). */
+  private volatile boolean wakeFired;
 
   Proxy(TcaContext ctx, Peach2Board board, ByteBuffer areas, int llMax, ProxyRunners.Factory runners) {
     this.ctx = ctx;
@@ -112,6 +114,7 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
   }
 
   private void onWakeTimer() {
+    wakeFired = true;
     pending = true;
     runners.onTimer();
   }
@@ -160,6 +163,10 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
   @Override
   public int doWork() {
     pending = false;
+    if (wakeFired) {
+      wakeFired = false;
+      wakeTimer = null;
+    }
     long t = clock.getAsLong();
     now = t;
     int work = 0;
@@ -230,8 +237,8 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
       return;
     }
     long next = nextDeadline(t);
-    if (next == Long.MAX_VALUE || (wakeTimer != null && next - wakeDeadline >= 0)) {
-      return;
+    if (next == Long.MAX_VALUE || (wakeTimer != null && wakeDeadline - t > 0 && next - wakeDeadline >= 0)) {
+      return; // a timer due no later is set and has not come due
     }
     if (wakeTimer != null) {
       wakeTimer.cancel();
