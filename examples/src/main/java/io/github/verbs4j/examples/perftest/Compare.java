@@ -3,6 +3,7 @@ package io.github.verbs4j.examples.perftest;
 import io.github.verbs4j.examples.common.JobChannel;
 import io.github.verbs4j.examples.common.ValidatesOptions;
 import io.github.verbs4j.fabric.FabricOptions;
+import io.github.verbs4j.fabric.coord.Coordinator;
 import io.github.verbs4j.fabric.netty.Transports;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.Verbs;
@@ -30,12 +31,15 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * The provider against raw Netty <b>in the same run</b>: for each round and each size, a raw Netty
+ * The providers against raw Netty <b>in the same run</b>: for each round and each size, a raw Netty
  * ping-pong and stream between the same two processes ({@link RawNettyPeer}), then {@code
- * send_lat}, {@code write_lat} and {@code write_bw} of that size on the configured provider (their
- * own code, output suppressed), interleaved so both see the same machine state. Prints, per size,
- * the median over rounds of t_typical (latency, RTT/2) and of BW average, and the ratios
- * provider / raw. This is the harness behind the provider figures in {@code docs/benchmarks.md}.
+ * send_lat}, {@code write_lat}, {@code write_bw} and {@code send_bw} of that size on each provider
+ * of {@code --providers} (their own code, output suppressed), interleaved so all see the same
+ * machine state. The configured provider runs on the launcher's coordinator; every other one on a
+ * coordinator rank 0 starts for it (a coordinator fixes one topology per job, and tca needs PEACH2
+ * rings). Prints, per provider and size, the median over rounds of t_typical (latency, RTT/2), of
+ * BW average and of the SEND message rate, the ratios provider / raw, and each provider against the
+ * first. This is the harness behind the provider figures in {@code docs/benchmarks.md}.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"The provider against raw Netty in the same run: RC send/write latency and write bandwidth "
@@ -66,6 +70,10 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
       description = "Most bytes per bandwidth measurement; at least 16 messages are sent "
           + "(default: ${DEFAULT-VALUE}, about half a second at the sizes where it applies).")
   long bwBytes;
+
+  @Option(names = "--providers", paramLabel = "NAME,...", split = ",", defaultValue = "ib,tca",
+      description = "Providers to measure, each in the same rounds (default: ${DEFAULT-VALUE}).")
+  List<String> providers;
 
   @Option(names = "--transport", paramLabel = "auto|tcp|uds", defaultValue = "auto",
       description = "Raw Netty socket family; auto follows verbs.fabric.transport's rule (default: ${DEFAULT-VALUE}).")
@@ -101,6 +109,9 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
     if (bwBytes < 1) {
       throw bad("--bw-bytes=" + bwBytes + " must be at least 1");
     }
+    if (providers.isEmpty() || providers.stream().distinct().count() != providers.size()) {
+      throw bad("--providers=" + String.join(",", providers) + " must name at least one provider, each once");
+    }
     if (!List.of("auto", "tcp", "uds").contains(transport)) {
       throw bad("--transport=" + transport + " must be auto, tcp or uds");
     }
@@ -131,6 +142,7 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
     FabricOptions.Key sb = FabricOptions.UDS_SOCKET_BUFFER;
     String sbValue = config.get(ConfigKey.string(sb.name(), sb.defaultValue(), sb.description()));
     socketBuffer = (int) FabricOptions.from(Map.of(sb.name(), sbValue), Map.of()).getLong(sb);
+    List<AutoCloseable> opened = new ArrayList<>();
     try (Context ctx = Verbs.open(config); RawNettyPeer raw = new RawNettyPeer(transport, socketBuffer)) {
       JobChannel ch = new JobChannel(ctx.job(), "compare", Duration.ofSeconds(120));
       if (ch.size() != 2) {
@@ -138,6 +150,25 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
             + ": start it with ./verbs4j run -n 2 compare");
       }
       boolean client = ch.rank() == 0;
+      int np = providers.size();
+      Context[] ctxs = new Context[np];
+      VerbsConfig[] configs = new VerbsConfig[np];
+      for (int k = 0; k < np; k++) {
+        String p = providers.get(k);
+        if (p.equals(ctx.device().provider())) {
+          ctxs[k] = ctx;
+          configs[k] = config;
+          continue;
+        }
+        if (client) {
+          Coordinator c = Coordinator.start("127.0.0.1", 0, Duration.ofSeconds(10));
+          opened.add(c::close);
+          ch.publish("coordinator/" + p, "127.0.0.1:" + c.port());
+        }
+        configs[k] = config.with(Map.of("verbs.provider", p, "verbs.coordinator", ch.lookup("coordinator/" + p, 0)));
+        ctxs[k] = Verbs.open(configs[k]);
+        opened.add(0, ctxs[k]);
+      }
       if (client) {
         raw.connect(ch.lookup("raw", 1));
       } else {
@@ -148,10 +179,11 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
       double[][] rawLat = new double[n][rounds];
       double[][] pollLat = new double[n][rounds];
       boolean poll = Transports.choose("auto").epoll();
-      double[][] sendLat = new double[n][rounds];
-      double[][] writeLat = new double[n][rounds];
       double[][] rawBw = new double[n][rounds];
-      double[][] writeBw = new double[n][rounds];
+      Figures[] fig = new Figures[np];
+      for (int k = 0; k < np; k++) {
+        fig[k] = new Figures(n, rounds);
+      }
       for (int r = 0; r < rounds; r++) {
         for (int i = 0; i < n; i++) {
           long size = sizes[i];
@@ -168,22 +200,35 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
           if (poll) {
             pollLat[i][r] = busyPollPingPong(ch, client, tag, (int) size);
           }
-          ch.barrier();
-          ResultRow sl = one(SendLat::new, ctx, config, size, latIters, tag);
-          ResultRow wl = one(WriteLat::new, ctx, config, size, latIters, tag);
-          ResultRow wb = one(WriteBw::new, ctx, config, size, bw, tag);
-          if (client) {
-            sendLat[i][r] = sl.latency().tTypical();
-            writeLat[i][r] = wl.latency().tTypical();
-            writeBw[i][r] = wb.bandwidth().bwAverage();
-            System.err.printf(Locale.ROOT, "# round %d/%d, %d B: raw %.2f us, raw poll %.2f us, send %.2f us, "
-                + "write %.2f us, raw %.1f MiB/s, write_bw %.1f MiB/s%n", r + 1, rounds, size, rawLat[i][r],
-                pollLat[i][r], sendLat[i][r], writeLat[i][r], rawBw[i][r], writeBw[i][r]);
+          for (int k = 0; k < np; k++) {
+            ch.barrier();
+            String t = tag + "/" + providers.get(k);
+            ResultRow sl = one(SendLat::new, ctxs[k], configs[k], size, latIters, t);
+            ResultRow wl = one(WriteLat::new, ctxs[k], configs[k], size, latIters, t);
+            ResultRow wb = one(WriteBw::new, ctxs[k], configs[k], size, bw, t);
+            ResultRow sbw = one(SendBw::new, ctxs[k], configs[k], size, bw, t);
+            if (client) {
+              Figures f = fig[k];
+              f.sendLat[i][r] = sl.latency().tTypical();
+              f.writeLat[i][r] = wl.latency().tTypical();
+              f.writeBw[i][r] = wb.bandwidth().bwAverage();
+              f.sendRate[i][r] = sbw.bandwidth().msgRateMpps();
+              System.err.printf(Locale.ROOT, "# round %d/%d, %d B, %s: raw %.2f us, raw poll %.2f us, send %.2f us, "
+                  + "write %.2f us, raw %.1f MiB/s, write_bw %.1f MiB/s, send_bw %.3f Mmsg/s%n", r + 1, rounds, size,
+                  providers.get(k), rawLat[i][r], pollLat[i][r], f.sendLat[i][r], f.writeLat[i][r], rawBw[i][r],
+                  f.writeBw[i][r], f.sendRate[i][r]);
+            }
           }
         }
       }
       if (client) {
-        String table = table(ctx, config, raw.describe(), rawLat, poll ? pollLat : null, sendLat, writeLat, rawBw, writeBw);
+        StringBuilder table = new StringBuilder();
+        for (int k = 0; k < np; k++) {
+          table.append(table(ctxs[k], configs[k], raw.describe(), rawLat, poll ? pollLat : null, rawBw, fig[k]));
+        }
+        if (np > 1) {
+          table.append(versus(fig));
+        }
         System.out.print(table);
         if (markdown != null) {
           try {
@@ -194,8 +239,35 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
         }
       }
       ch.barrier();
+      for (AutoCloseable c : opened) {
+        c.close();
+      }
+      opened.clear();
+    } finally {
+      for (AutoCloseable c : opened) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          // already failing: the first error is the one to report
+        }
+      }
     }
     return 0;
+  }
+
+  /** One provider's figures: [size][round]. */
+  private static final class Figures {
+    final double[][] sendLat;
+    final double[][] writeLat;
+    final double[][] writeBw;
+    final double[][] sendRate;
+
+    Figures(int sizes, int rounds) {
+      sendLat = new double[sizes][rounds];
+      writeLat = new double[sizes][rounds];
+      writeBw = new double[sizes][rounds];
+      sendRate = new double[sizes][rounds];
+    }
   }
 
   /**
@@ -219,27 +291,48 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
   }
 
   private String table(Context ctx, VerbsConfig config, String rawTransport, double[][] rawLat, double[][] pollLat,
-      double[][] sendLat, double[][] writeLat, double[][] rawBw, double[][] writeBw) {
+      double[][] rawBw, Figures f) {
     String provider = ctx.device().provider();
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "%n%s (%s fabric, %s) vs raw Netty (%s), median of %d rounds; "
-        + "latency t_typical RTT/2 in usec, bandwidth BW average in MiB/sec%n%n", provider,
+        + "latency t_typical RTT/2 in usec, bandwidth BW average in MiB/sec, send_bw in M msg/sec%n%n", provider,
         config.get(VerbsConfig.FABRIC), ctx.device().name(), rawTransport, rounds));
     b.append("| size | raw lat | raw poll lat | send_lat | ratio | ratio (poll) | write_lat | ratio | ratio (poll) "
-        + "| raw BW | write_bw | ratio |\n");
-    b.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        + "| raw BW | write_bw | ratio | send_bw Mmsg/s |\n");
+    b.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < sizes.length; i++) {
       double rl = median(rawLat[i]);
       double pl = pollLat == null ? Double.NaN : median(pollLat[i]);
-      double sl = median(sendLat[i]);
-      double wl = median(writeLat[i]);
+      double sl = median(f.sendLat[i]);
+      double wl = median(f.writeLat[i]);
       double rb = median(rawBw[i]);
-      double wb = median(writeBw[i]);
-      b.append(String.format(Locale.ROOT, "| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f |%n",
-          sizes[i], rl, pl, sl, sl / rl, sl / pl, wl, wl / rl, wl / pl, rb, wb, wb / rb));
+      double wb = median(f.writeBw[i]);
+      b.append(String.format(Locale.ROOT,
+          "| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f | %.2f | %.3f |%n", sizes[i], rl,
+          pl, sl, sl / rl, sl / pl, wl, wl / rl, wl / pl, rb, wb, wb / rb, median(f.sendRate[i])));
     }
     b.append("\nraw lat: ping-pong between sleeping event loops (Netty's default); raw poll lat: the same with\n"
         + "event loops that poll epoll without sleeping (n/a without native epoll).\n");
+    return b.toString();
+  }
+
+  /** Each provider after the first against the first: latency ratios (lower is better), rates (higher). */
+  private String versus(Figures[] fig) {
+    StringBuilder b = new StringBuilder();
+    String first = providers.get(0);
+    b.append(String.format(Locale.ROOT, "%nagainst %s (medians): send_lat and write_lat as provider / %s, write_bw and "
+        + "send_bw message rate as provider / %s%n%n", first, first, first));
+    b.append("| provider | size | send_lat ratio | write_lat ratio | write_bw ratio | send_bw rate ratio |\n");
+    b.append("|---|---:|---:|---:|---:|---:|\n");
+    for (int k = 1; k < fig.length; k++) {
+      for (int i = 0; i < sizes.length; i++) {
+        b.append(String.format(Locale.ROOT, "| %s | %d | %.2f | %.2f | %.2f | %.2f |%n", providers.get(k), sizes[i],
+            median(fig[k].sendLat[i]) / median(fig[0].sendLat[i]),
+            median(fig[k].writeLat[i]) / median(fig[0].writeLat[i]),
+            median(fig[k].writeBw[i]) / median(fig[0].writeBw[i]),
+            median(fig[k].sendRate[i]) / median(fig[0].sendRate[i])));
+      }
+    }
     return b.toString();
   }
 

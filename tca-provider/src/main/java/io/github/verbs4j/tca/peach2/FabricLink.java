@@ -1,5 +1,6 @@
 package io.github.verbs4j.tca.peach2;
 
+import io.github.verbs4j.fabric.CallerProgress;
 import io.github.verbs4j.fabric.Fabric;
 import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.FabricOptions;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntSupplier;
 
 /**
  * A {@link Peach2Link} over a sim-fabric node whose topology is PEACH2 rings: frames travel the
@@ -37,6 +39,8 @@ public final class FabricLink implements Peach2Link {
   private final ManagementPort management;
   private final boolean deterministic;
   private final Map<CableListener, LinkStateListener> cableListeners = new ConcurrentHashMap<>();
+  /** The node's caller progress ({@code verbs.fabric.progress=caller}), or null. */
+  private final CallerProgress callerProgress;
 
   private FabricLink(FabricNode node) {
     if (!(node.topology() instanceof Peach2Topology)) {
@@ -45,6 +49,7 @@ public final class FabricLink implements Peach2Link {
           + ": the tca provider needs a PEACH2 topology, e.g. peach2:rings=2,nodesPerRing=8");
     }
     this.node = node;
+    this.callerProgress = node.callerProgress().orElse(null);
     this.topology = (Peach2Topology) node.topology();
     this.deterministic = "local".equals(node.options().get(FabricOptions.FABRIC))
         && "deterministic".equals(node.options().get(FabricOptions.MODE));
@@ -258,6 +263,23 @@ public final class FabricLink implements Peach2Link {
   @Override
   public ManagementPort management() {
     return management;
+  }
+
+  @Override
+  public int progress(IntSupplier work, boolean pollIo) {
+    CallerProgress cp = callerProgress;
+    if (cp != null) {
+      return cp.progress(work, pollIo);
+    }
+    return work != null ? work.getAsInt() : 0;
+  }
+
+  @Override
+  public void yieldProgress() {
+    CallerProgress cp = callerProgress;
+    if (cp != null) {
+      cp.yieldProgress();
+    }
   }
 
   @Override

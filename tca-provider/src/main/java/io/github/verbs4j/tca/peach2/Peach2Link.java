@@ -3,6 +3,7 @@ package io.github.verbs4j.tca.peach2;
 import io.github.verbs4j.fabric.topo.Peach2Topology;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.util.function.IntSupplier;
 
 /**
  * The board's cables: what the board needs from the fabric underneath — send a write frame
@@ -104,6 +105,22 @@ public interface Peach2Link extends AutoCloseable {
 
   /** @return the out-of-band management path */
   ManagementPort management();
+
+  /**
+   * Runs the link's ready I/O, tasks and timers on the calling thread (a host whose application
+   * calls drive the fabric, {@code verbs.fabric.progress=caller}), then {@code work}; a link whose
+   * own thread does its I/O only runs {@code work}.
+   *
+   * @param work what to run afterwards on this thread, or null
+   * @param pollIo whether to read the wire first
+   * @return what {@code work} returned plus the I/O events handled
+   */
+  default int progress(IntSupplier work, boolean pollIo) {
+    return work != null ? work.getAsInt() : 0;
+  }
+
+  /** The calling thread stops calling {@link #progress} for a while: the link's own thread takes the I/O now. */
+  default void yieldProgress() {}
 
   /** Leaves the fabric. */
   @Override

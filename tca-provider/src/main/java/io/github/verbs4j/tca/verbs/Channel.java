@@ -22,12 +22,15 @@ import org.slf4j.LoggerFactory;
  * packet may land on one ring before an earlier one lands on the other, and the receiver waits for
  * the earlier one.
  *
- * <p>Sending: packets are queued and {@link #flush()} moves as many as the credits allow; credits
- * come from the receive PSN the peer writes back into this node's receive area for it. Receiving:
+ * <p>Sending: a packet is written straight into the staging memory of a ring when nothing waits
+ * and the credits allow (its payload gathered there from the sender's memory: the only copy before
+ * the DMA), else it waits with a copy and {@link #flush()} moves it when credits come; credits come
+ * from the receive PSN the peer writes back into this node's receive area for it. Receiving:
  * {@link #poll} reads the send PSNs the peer wrote into this node's area, takes packets in
- * sequence, and writes the receive PSNs back to the peer by PIO.
+ * sequence, hands each to the proxy where it lies in the ring, and then writes the receive PSNs
+ * back to the peer by PIO.
  *
- * <p>Used by the context's proxy thread only.
+ * <p>Used only under the proxy's agent lock.
  */
 final class Channel {
   private static final Logger LOG = LoggerFactory.getLogger(Channel.class);
@@ -51,6 +54,9 @@ final class Channel {
   private int llFirstDescriptor = -1;
   private long llSent;
   private long hbSentPos;
+  /** HB bytes up to here have been DMA-written; [hbPlaced, hbSentPos) are placed and wait for it. */
+  private long hbPlaced;
+  private final ByteBuffer headerScratch = ByteBuffer.allocateDirect(Packet.HEADER).order(ByteOrder.LITTLE_ENDIAN);
   private int nextSeq;
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private final ArrayDeque<Pending> free = new ArrayDeque<>();
@@ -79,25 +85,64 @@ final class Channel {
 
   // ================================================================== send
 
-  /** A packet waiting for credits. */
+  /** A packet waiting for credits: its header and a copy of its payload. */
   private static final class Pending {
     final Packet header = new Packet();
     ByteBuffer payload = ByteBuffer.allocate(0);
   }
 
   /**
-   * Queues a packet. The payload bytes are copied now.
+   * Sends a packet whose payload (if any) is in a buffer. It goes straight into the ring's
+   * staging memory when nothing waits and the credits allow, else it waits with a copy.
    *
    * @param p the header (copied; seq is assigned here)
    * @param payload payload source, or null
    * @param at first payload byte (absolute)
    */
   void send(Packet p, ByteBuffer payload, int at) {
+    send(p, payload, at, null, null);
+  }
+
+  /**
+   * Sends a packet whose payload is message bytes {@code [from, from + payloadLength)} of a send
+   * WQE, gathered from its SGEs (or inline data) straight into the ring's staging memory when
+   * nothing waits and the credits allow, else into a waiting copy.
+   *
+   * @param p the header (copied; seq is assigned here)
+   * @param ctx the context whose regions the SGEs name
+   * @param w the WQE
+   * @param from first message byte
+   */
+  void send(Packet p, TcaContext ctx, SendWqe w, int from) {
+    send(p, null, from, ctx, w);
+  }
+
+  private void send(Packet p, ByteBuffer payload, int at, TcaContext ctx, SendWqe w) {
+    if (LOG.isTraceEnabled()) {
+      LOG.trace("node {} tx to {}: {}", board.nodeId(), peer, p);
+    }
+    if (queue.isEmpty()) {
+      ensureSendSide();
+      if (place(p, payload, at, ctx, w)) {
+        return;
+      }
+    }
     Pending e = free.poll();
     if (e == null) {
       e = new Pending();
     }
-    Packet h = e.header;
+    copyHeader(p, e.header);
+    int n = p.payloadLength;
+    if (e.payload.capacity() < n) {
+      e.payload = ByteBuffer.allocate(Math.max(n, 256));
+    }
+    if (n > 0) {
+      copyPayload(e.payload, 0, n, payload, at, ctx, w);
+    }
+    queue.add(e);
+  }
+
+  private static void copyHeader(Packet p, Packet h) {
     h.opcode = p.opcode;
     h.flags = p.flags;
     h.payloadLength = p.payloadLength;
@@ -110,22 +155,26 @@ final class Channel {
     h.rkey = p.rkey;
     h.value = p.value;
     h.aux = p.aux;
-    int n = p.payloadLength;
-    if (e.payload.capacity() < n) {
-      e.payload = ByteBuffer.allocate(Math.max(n, 256));
-    }
-    if (n > 0) {
-      e.payload.put(0, payload, at, n);
-    }
-    queue.add(e);
-    if (LOG.isTraceEnabled()) {
-      LOG.trace("node {} tx to {}: {}", board.nodeId(), peer, h);
+  }
+
+  /** Copies {@code len} payload bytes, from offset {@code off} of the packet's payload, to {@code dst[dstAt..]}. */
+  private static void copyPayload(ByteBuffer dst, int dstAt, int len, ByteBuffer src, int at, TcaContext ctx,
+      SendWqe w, int off) {
+    if (w != null) {
+      ctx.gatherRange(w, at + off, len, dst, dstAt);
+    } else {
+      dst.put(dstAt, src, at + off, len);
     }
   }
 
-  /** @return whether packets wait for credits */
+  private static void copyPayload(ByteBuffer dst, int dstAt, int len, ByteBuffer src, int at, TcaContext ctx,
+      SendWqe w) {
+    copyPayload(dst, dstAt, len, src, at, ctx, w, 0);
+  }
+
+  /** @return whether packets wait for credits or placed packets wait for their DMA */
   boolean hasQueued() {
-    return !queue.isEmpty();
+    return !queue.isEmpty() || hbPlaced != hbSentPos;
   }
 
   private void ensureSendSide() {
@@ -153,77 +202,96 @@ final class Channel {
   }
 
   /**
-   * Moves queued packets into the peer's rings as far as credits allow.
+   * Puts one packet into the staging memory of a ring if the credits allow: a low-latency packet
+   * is DMA-written at once (after the high-bandwidth bytes placed before it, so the peer finds the
+   * sequence in order), a high-bandwidth one waits for {@link #flush()} to DMA it with the others
+   * placed in the same duty cycle.
    *
-   * @return packets moved
+   * @return false if the rings have no room (nothing was written)
    */
-  int flush() {
-    if (queue.isEmpty()) {
-      return 0;
-    }
-    ensureSendSide();
-    long llCredit = TcaMallocPool.getLongAcquire(area, areaIndex + Layout.LL_RECV_PSN);
-    long hbCredit = TcaMallocPool.getLongAcquire(area, areaIndex + Layout.HB_RECV_POS);
-    int moved = 0;
-    long hbStart = hbSentPos;
-    Pending e;
-    while ((e = queue.peek()) != null) {
-      Packet h = e.header;
-      boolean small = h.payloadLength <= llMax && llFirstDescriptor >= 0;
-      if (small && llSent - llCredit < Layout.LL_SLOTS && hbSentPos == hbStart) {
-        // low-latency ring: one DMA per packet (only while no HB packets of this flush wait,
-        // so that the sequence stays in ring order)
+  private boolean place(Packet p, ByteBuffer payload, int at, TcaContext ctx, SendWqe w) {
+    boolean small = p.payloadLength <= llMax && llFirstDescriptor >= 0;
+    if (small) {
+      long llCredit = TcaMallocPool.getLongAcquire(area, areaIndex + Layout.LL_RECV_PSN);
+      if (llSent - llCredit < Layout.LL_SLOTS) {
+        dmaPlacedHb();
         int slot = (int) (llSent % Layout.LL_SLOTS);
-        int at = ST_LL + slot * Layout.LL_SLOT;
-        h.seq = nextSeq++;
-        h.encode(stage, at);
-        if (h.payloadLength > 0) {
-          stage.put(at + Packet.HEADER, e.payload, 0, h.payloadLength);
+        int base = ST_LL + slot * Layout.LL_SLOT;
+        p.seq = nextSeq++;
+        p.encode(stage, base);
+        if (p.payloadLength > 0) {
+          copyPayload(stage, base + Packet.HEADER, p.payloadLength, payload, at, ctx, w);
         }
         llSent++;
         stage.putLong(ST_LL_PSN + slot * 16, llSent);
         board.dmac().channel(DMA_LL).start(DescriptorMode.INTERNAL, llFirstDescriptor + 2L * slot);
-      } else {
-        int need = Layout.pad16(h.bytes());
-        if (Layout.HB_BYTES - (hbSentPos - hbCredit) < need) {
+        return true;
+      }
+    }
+    int need = Layout.pad16(p.bytes());
+    long hbCredit = TcaMallocPool.getLongAcquire(area, areaIndex + Layout.HB_RECV_POS);
+    if (Layout.HB_BYTES - (hbSentPos - hbCredit) < need) {
+      return false;
+    }
+    p.seq = nextSeq++;
+    writeHb(p, payload, at, ctx, w, hbSentPos);
+    hbSentPos += need;
+    return true;
+  }
+
+  /**
+   * Moves waiting packets into the peer's rings as far as credits allow, then DMA-writes the
+   * high-bandwidth bytes placed since the last DMA.
+   *
+   * @return packets moved from the wait queue
+   */
+  int flush() {
+    int moved = 0;
+    if (!queue.isEmpty()) {
+      ensureSendSide();
+      Pending e;
+      while ((e = queue.peek()) != null) {
+        if (!place(e.header, e.payload, 0, null, null)) {
           break;
         }
-        h.seq = nextSeq++;
-        writeHb(h, e.payload, hbSentPos);
-        hbSentPos += need;
-        if (small) {
-          // an LL-sized packet went to the HB ring: send this batch now so that later LL packets follow it
-          dmaHb(hbStart, hbSentPos);
-          hbStart = hbSentPos;
-        }
+        queue.poll();
+        free.add(e);
+        moved++;
       }
-      queue.poll();
-      free.add(e);
-      moved++;
     }
-    if (hbSentPos != hbStart) {
-      dmaHb(hbStart, hbSentPos);
-    }
+    dmaPlacedHb();
     return moved;
   }
 
-  private void writeHb(Packet h, ByteBuffer payload, long pos) {
+  /** DMA-writes the high-bandwidth bytes placed and not yet sent. */
+  private void dmaPlacedHb() {
+    if (hbPlaced != hbSentPos) {
+      dmaHb(hbPlaced, hbSentPos);
+      hbPlaced = hbSentPos;
+    }
+  }
+
+  private void writeHb(Packet h, ByteBuffer payload, int at, TcaContext ctx, SendWqe w, long pos) {
     int off = (int) (pos % Layout.HB_BYTES);
-    int bytes = h.bytes();
-    if (off + bytes <= Layout.HB_BYTES) {
+    int n = h.payloadLength;
+    if (off + Packet.HEADER <= Layout.HB_BYTES) {
       h.encode(stage, ST_HB + off);
-      if (h.payloadLength > 0) {
-        stage.put(ST_HB + off + Packet.HEADER, payload, 0, h.payloadLength);
-      }
+    } else {
+      h.encode(headerScratch, 0);
+      int first = Layout.HB_BYTES - off;
+      stage.put(ST_HB + off, headerScratch, 0, first);
+      stage.put(ST_HB, headerScratch, first, Packet.HEADER - first);
+    }
+    if (n == 0) {
       return;
     }
-    // the packet wraps: build it in a scratch buffer and copy the two pieces
-    ByteBuffer tmp = ByteBuffer.allocate(bytes).order(ByteOrder.LITTLE_ENDIAN);
-    h.encode(tmp, 0);
-    tmp.put(Packet.HEADER, payload, 0, h.payloadLength);
-    int first = Layout.HB_BYTES - off;
-    stage.put(ST_HB + off, tmp, 0, first);
-    stage.put(ST_HB, tmp, first, bytes - first);
+    // the payload, in two pieces if it wraps
+    int p = (off + Packet.HEADER) % Layout.HB_BYTES;
+    int first = Math.min(n, Layout.HB_BYTES - p);
+    copyPayload(stage, ST_HB + p, first, payload, at, ctx, w, 0);
+    if (first < n) {
+      copyPayload(stage, ST_HB, n - first, payload, at, ctx, w, first);
+    }
   }
 
   /** One chained DMA: the ring bytes [from, to) (two pieces if they wrap), then the send position. */
@@ -254,17 +322,19 @@ final class Channel {
     /**
      * @param ch the channel
      * @param p the header
-     * @param payload the payload (index 0..payloadLength), valid during the call
+     * @param payload holds the payload at {@code [at, at + payloadLength)}: the ring itself (or a
+     *     scratch copy of a packet that wraps), valid during the call only
+     * @param at index of the first payload byte
      */
-    void onPacket(Channel ch, Packet p, ByteBuffer payload);
+    void onPacket(Channel ch, Packet p, ByteBuffer payload, int at);
   }
 
   /**
-   * Takes the packets that arrived, in sequence, and hands each to {@code sink}; then tells the
-   * peer its new credits.
+   * Takes the packets that arrived, in sequence, and hands each to {@code sink} where it lies in
+   * the ring; then tells the peer its new credits (so the ring bytes stay put during the calls).
    *
    * @param into a header to decode into
-   * @param scratch a buffer of at least {@link Layout#HB_BYTES} bytes for payloads
+   * @param scratch a buffer of at least {@link Layout#HB_BYTES} bytes for packets that wrap the ring
    * @param sink where packets go
    * @param budget most packets to take
    * @return packets taken
@@ -274,22 +344,29 @@ final class Channel {
     while (n < budget) {
       long llPsn = TcaMallocPool.getLongAcquire(area, areaIndex + Layout.LL_SEND_PSN);
       long hbPos = TcaMallocPool.getLongAcquire(area, areaIndex + Layout.HB_SEND_POS);
-      boolean taken = false;
+      ByteBuffer payload = null;
+      int at = 0;
       if (llPsn > llConsumed) {
-        int at = areaIndex + Layout.LL_RING + (int) (llConsumed % Layout.LL_SLOTS) * Layout.LL_SLOT;
-        into.decode(area, at);
+        int slot = areaIndex + Layout.LL_RING + (int) (llConsumed % Layout.LL_SLOTS) * Layout.LL_SLOT;
+        into.decode(area, slot);
         if (into.seq == expectedSeq) {
           if (into.payloadLength < 0 || into.payloadLength > Layout.LL_PAYLOAD) {
             throw new IllegalStateException("corrupt low-latency packet from node " + peer + ": " + into);
           }
-          scratch.put(0, area, at + Packet.HEADER, into.payloadLength);
           llConsumed++;
-          taken = true;
+          payload = area;
+          at = slot + Packet.HEADER;
         }
       }
-      if (!taken && hbPos > hbConsumedPos) {
-        readHb(scratch, hbConsumedPos, Packet.HEADER);
-        into.decode(scratch, 0);
+      if (payload == null && hbPos > hbConsumedPos) {
+        int off = (int) (hbConsumedPos % Layout.HB_BYTES);
+        int ring = areaIndex + Layout.HB_RING;
+        if (off + Packet.HEADER <= Layout.HB_BYTES) {
+          into.decode(area, ring + off);
+        } else {
+          readHb(scratch, hbConsumedPos, Packet.HEADER);
+          into.decode(scratch, 0);
+        }
         if (into.seq - expectedSeq > 0) {
           // The expected packet went by the low-latency ring, whose DMA channel is not ordered
           // with the high-bandwidth one: its slot and index have not landed yet. Wait for them.
@@ -302,16 +379,23 @@ final class Channel {
         if (into.payloadLength < 0 || into.payloadLength > Layout.HB_MAX_PAYLOAD) {
           throw new IllegalStateException("corrupt high-bandwidth packet from node " + peer + ": " + into);
         }
-        readHb(scratch, hbConsumedPos + Packet.HEADER, into.payloadLength);
+        int p = (off + Packet.HEADER) % Layout.HB_BYTES;
+        if (p + into.payloadLength <= Layout.HB_BYTES) {
+          payload = area;
+          at = ring + p;
+        } else {
+          readHb(scratch, hbConsumedPos + Packet.HEADER, into.payloadLength);
+          payload = scratch;
+          at = 0;
+        }
         hbConsumedPos += Layout.pad16(into.bytes());
-        taken = true;
       }
-      if (!taken) {
+      if (payload == null) {
         break;
       }
       expectedSeq++;
       n++;
-      sink.onPacket(this, into, scratch);
+      sink.onPacket(this, into, payload, at);
     }
     if (n > 0) {
       creditWords.putLong(0, llConsumed);

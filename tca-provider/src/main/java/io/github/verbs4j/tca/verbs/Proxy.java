@@ -1,74 +1,125 @@
 package io.github.verbs4j.tca.verbs;
 
+import io.github.verbs4j.tca.peach2.HostScheduler;
 import io.github.verbs4j.tca.peach2.Peach2Board;
+import io.github.verbs4j.verbs.spi.runtime.AgentLock;
+import io.github.verbs4j.verbs.spi.runtime.RuntimeAgent;
 import io.netty.util.collection.IntObjectHashMap;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The context's progress thread, which always runs (seed 000 §3.3: the software proxy). It polls
- * the receive rings of every peer, hands each packet to its QP's {@link Responder} or {@link
+ * The context's software proxy (seed 000 §3.3) as a runtime agent: one duty cycle polls the
+ * receive rings of every peer, hands each packet to its QP's {@link Responder} or {@link
  * Requester}, starts posted work, runs the timers, sends coalesced ACKs and moves queued packets as
- * credits allow. When idle it parks until the next timer; a write landing in this node's memory
- * (the board's write hook) or a post wakes it.
+ * credits allow. {@link #doWork()} does not know which thread runs it: {@link ProxyRunners} decides
+ * ({@code verbs.threading}), and every runner holds {@link #lock()} while it runs. A write landing
+ * in this node's memory (the board's write hook), a post, a poll and the timers make it run.
  *
- * <p>All engine state of the context's QPs is touched here under each QP's monitor; the channels
- * are touched only by this thread.
+ * <p>The clock is the board's (wall or modelled), read once per duty cycle. All engine state of
+ * the context's QPs is touched under each QP's monitor; the channels only under the agent's lock.
  */
-final class Proxy implements Channel.Sink, Runnable {
+final class Proxy implements Channel.Sink, RuntimeAgent {
   private static final Logger LOG = LoggerFactory.getLogger(Proxy.class);
-  private static final long MAX_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
   private static final int POLL_BUDGET = 256;
+  /** How soon to look again while packets wait for credits (the peer's credit write also wakes the agent). */
+  private static final long CREDIT_WAIT_NS = 50_000;
 
   private final TcaContext ctx;
   private final Peach2Board board;
   private final Channel[] channels;
+  private final AgentLock lock = new AgentLock();
+  private final LongSupplier clock;
   private final ConcurrentHashMap<Integer, TcaQueuePair> qps = new ConcurrentHashMap<>();
-  /** Copies for the proxy thread, replaced on attach/detach: lookups and iteration allocate nothing. */
+  /** Copies for the duty cycle, replaced on attach/detach: lookups and iteration allocate nothing. */
   private volatile TcaQueuePair[] qpArray = new TcaQueuePair[0];
   private volatile IntObjectHashMap<TcaQueuePair> byQpn = new IntObjectHashMap<>();
   private final List<TcaQueuePair> acks = new ArrayList<>();
   private final Packet header = new Packet();
+  /** Where a packet that wraps the high-bandwidth ring is put together. */
   private final ByteBuffer scratch = ByteBuffer.allocateDirect(Layout.HB_BYTES).order(ByteOrder.LITTLE_ENDIAN);
-  private final Thread thread;
-  private volatile boolean running = true;
-  private volatile boolean woken;
+  private final ProxyRunners runners;
+  /** Work was signalled (a landed write, a post, a modify, a timer) since the last duty cycle began. */
+  private volatile boolean pending = true;
+  private volatile boolean closed;
   private long now;
+  // the wake-up timer on the board's scheduler (under the agent)
+  private final Runnable wakeTask = this::onWakeTimer;
+  private HostScheduler.Cancellable wakeTimer;
+  private long wakeDeadline;
+  /** The wake-up timer fired (set on the scheduler's thread; the next duty cycle forgets the timer). */
+  private volatile boolean wakeFired;
 
-  Proxy(TcaContext ctx, Peach2Board board, ByteBuffer areas, int llMax) {
+  Proxy(TcaContext ctx, Peach2Board board, ByteBuffer areas, int llMax, ProxyRunners.Factory runners) {
     this.ctx = ctx;
     this.board = board;
+    this.clock = board.clock()::nowNanos;
     int n = board.window().nodes();
     this.channels = new Channel[n + 1];
     for (int p = 1; p <= n; p++) {
       channels[p] = new Channel(board, p, areas, (p - 1) * Layout.AREA, llMax);
     }
-    this.thread = new Thread(this, "tca-proxy-" + board.nodeId());
-    thread.setDaemon(true);
+    this.runners = runners.create(this, board.link());
   }
 
   void start() {
-    board.setWriteHook(this::wake);
-    thread.start();
+    board.setWriteHook(this::landed);
+    runners.start();
   }
 
-  /** Wakes the thread (a post, a modify, a landed write). Any thread. */
+  @Override
+  public AgentLock lock() {
+    return lock;
+  }
+
+  @Override
+  public String roleName() {
+    return "tca-proxy-" + board.nodeId();
+  }
+
+  // ================================================================ signals (any thread)
+
+  /** A write landed in this node's memory (the board's write hook: a delivering thread). */
+  private void landed() {
+    pending = true;
+    runners.onDelivery();
+  }
+
+  /** A post queued work. */
+  void posted() {
+    pending = true;
+    runners.onPost();
+  }
+
+  /** A modify changed a QP: the agent looks at it soon. */
   void wake() {
-    woken = true;
-    LockSupport.unpark(thread);
+    pending = true;
+    runners.onChange();
   }
 
-  /** @return whether the caller is the proxy thread */
-  boolean inProxy() {
-    return Thread.currentThread() == thread;
+  /** An application's CQ poll. */
+  void polled() {
+    runners.onPoll();
   }
+
+  /** The application is about to block: the fabric's own thread takes its I/O. */
+  void beforeBlocking() {
+    board.link().yieldProgress();
+  }
+
+  private void onWakeTimer() {
+    wakeFired = true;
+    pending = true;
+    runners.onTimer();
+  }
+
+  // ================================================================ QP table
 
   synchronized void attach(TcaQueuePair qp) {
     qps.put(qp.qpNum(), qp);
@@ -102,37 +153,28 @@ final class Proxy implements Channel.Sink, Runnable {
     acks.add(qp);
   }
 
-  /** @return the direct scratch buffer payloads are read into (proxy thread only) */
-  ByteBuffer scratch() {
-    return scratch;
+  /** @return the clock now (a fresh reading, for work that took long within a cycle) */
+  long clockNanos() {
+    return clock.getAsLong();
   }
+
+  // ================================================================ the agent
 
   @Override
-  public void run() {
-    while (running) {
-      boolean work;
-      try {
-        work = cycle();
-      } catch (RuntimeException | Error e) {
-        LOG.error("tca proxy of node {} failed; the context can no longer move data", board.nodeId(), e);
-        running = false;
-        return;
-      }
-      if (!work) {
-        idle();
-      }
+  public int doWork() {
+    pending = false;
+    if (wakeFired) {
+      wakeFired = false;
+      wakeTimer = null;
     }
-  }
-
-  private boolean cycle() {
-    woken = false;
-    now = System.nanoTime();
-    boolean work = false;
+    long t = clock.getAsLong();
+    now = t;
+    int work = 0;
     for (int p = 1; p < channels.length; p++) {
       int n = channels[p].poll(header, scratch, this, POLL_BUDGET);
       if (n > 0) {
         ctx.counters().packetsReceived(n);
-        work = true;
+        work += n;
       }
     }
     for (int i = 0; i < acks.size(); i++) {
@@ -145,8 +187,8 @@ final class Proxy implements Channel.Sink, Runnable {
     acks.clear();
     for (TcaQueuePair qp : qpArray) {
       synchronized (qp) {
-        if (!qp.destroyed) {
-          work |= qp.requester.progress(now);
+        if (!qp.destroyed && qp.requester.progress(t)) {
+          work++;
         }
       }
     }
@@ -155,14 +197,16 @@ final class Proxy implements Channel.Sink, Runnable {
       if (ch.hasQueued()) {
         int n = ch.flush();
         ctx.counters().packetsSent(n);
-        work |= n > 0;
+        work += n;
       }
     }
+    scheduleWake(t);
     return work;
   }
 
-  private void idle() {
-    long deadline = now + MAX_PARK_NS;
+  /** @return the nearest deadline of the QPs' timers and the credit wait, or Long.MAX_VALUE */
+  private long nextDeadline(long t) {
+    long deadline = Long.MAX_VALUE;
     for (TcaQueuePair qp : qpArray) {
       synchronized (qp) {
         deadline = Math.min(deadline, qp.requester.nextDeadline());
@@ -170,17 +214,41 @@ final class Proxy implements Channel.Sink, Runnable {
     }
     for (int p = 1; p < channels.length; p++) {
       if (channels[p].hasQueued()) {
-        deadline = Math.min(deadline, now + 20_000); // waiting for credits: look again soon
+        deadline = Math.min(deadline, t + CREDIT_WAIT_NS);
       }
     }
-    long wait = deadline - System.nanoTime();
-    if (wait > 0 && !woken && running) {
-      LockSupport.parkNanos(this, wait);
-    }
+    return deadline;
   }
 
   @Override
-  public void onPacket(Channel ch, Packet p, ByteBuffer payload) {
+  public long untilDeadlineNanos() {
+    long d = nextDeadline(now);
+    return d == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, d - now);
+  }
+
+  @Override
+  public boolean hasPendingWork() {
+    return pending || closed;
+  }
+
+  /** A timer on the board's scheduler, when no thread looks at the deadlines or the clock moves only with events. */
+  private void scheduleWake(long t) {
+    if (closed || (!runners.needsTimer() && !board.clock().isModelled())) {
+      return;
+    }
+    long next = nextDeadline(t);
+    if (next == Long.MAX_VALUE || (wakeTimer != null && wakeDeadline - t > 0 && next - wakeDeadline >= 0)) {
+      return; // a timer due no later is set and has not come due
+    }
+    if (wakeTimer != null) {
+      wakeTimer.cancel();
+    }
+    wakeDeadline = next;
+    wakeTimer = board.link().scheduler().schedule(Math.max(0, next - t), wakeTask);
+  }
+
+  @Override
+  public void onPacket(Channel ch, Packet p, ByteBuffer payload, int at) {
     if (LOG.isTraceEnabled()) {
       LOG.trace("node {} rx from {}: {}", board.nodeId(), ch.peer, p);
     }
@@ -193,25 +261,43 @@ final class Proxy implements Channel.Sink, Runnable {
       if (qp.destroyed) {
         ctx.counters().dropped(1);
       } else if (p.isRequest()) {
-        qp.responder.onRequest(ch, p, payload);
+        qp.responder.onRequest(ch, p, payload, at);
       } else {
-        qp.requester.onResponse(ch, p, payload, now);
+        qp.requester.onResponse(ch, p, payload, at, now);
       }
     }
   }
 
-  /** Stops the thread and returns the channels' pool memory. */
+  /** Stops the runners and returns the channels' pool memory. */
   void close() {
-    running = false;
-    LockSupport.unpark(thread);
+    closed = true;
     board.setWriteHook(null);
+    runners.close();
+    // no runner is inside a duty cycle from here on (the engine thread left it; calls see closed)
+    while (!lock.tryAcquire()) {
+      Thread.onSpinWait();
+    }
     try {
-      thread.join(TimeUnit.SECONDS.toMillis(5));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      if (wakeTimer != null) {
+        wakeTimer.cancel();
+        wakeTimer = null;
+      }
+      for (int p = 1; p < channels.length; p++) {
+        channels[p].release();
+      }
+    } finally {
+      lock.releaseFully();
     }
-    for (int p = 1; p < channels.length; p++) {
-      channels[p].release();
-    }
+  }
+
+  /** @return whether {@link #close()} began (runners stop running the agent) */
+  boolean isClosed() {
+    return closed;
+  }
+
+  /** For diagnostics. */
+  @Override
+  public String toString() {
+    return "Proxy{node=" + board.nodeId() + ", qps=" + qps.size() + '}';
   }
 }

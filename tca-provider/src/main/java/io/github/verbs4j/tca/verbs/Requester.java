@@ -35,7 +35,7 @@ import java.nio.ByteBuffer;
  * how a dead or reset peer is detected. After an RNR NAK the requester waits the responder's RNR timer and starts again at
  * the NAKed message (the target discarded what followed it); rnr_retry = 7 retries forever.
  *
- * <p>Runs on the proxy thread under the QP's monitor.
+ * <p>Runs in the proxy's duty cycle under the QP's monitor; times are the proxy's clock.
  */
 final class Requester {
   /** Bytes at the end of a rendezvous message that travel in its FIN packet. */
@@ -127,12 +127,12 @@ final class Requester {
     }
   }
 
-  // ================================================================ progress (proxy thread)
+  // ================================================================ progress (the proxy's duty cycle)
 
   /**
    * Starts what may start, checks the timers, completes what finished.
    *
-   * @param now System.nanoTime()
+   * @param now the proxy's clock at this duty cycle
    * @return whether anything happened
    */
   boolean progress(long now) {
@@ -326,8 +326,7 @@ final class Requester {
         if (w.total <= eagerMax) {
           out.opcode = send ? Packet.SEND : Packet.WRITE;
           out.payloadLength = (int) w.total;
-          ByteBuffer payload = ctx.gather(w);
-          ch.send(out, payload, 0);
+          ch.send(out, ctx, w, 0); // gathered straight into the ring (or a copy that waits for credits)
           w.state = qp.reliable() ? SendWqe.SENT : SendWqe.DONE;
         } else {
           out.opcode = send ? Packet.RTS_SEND : Packet.RTS_WRITE;
@@ -397,7 +396,7 @@ final class Requester {
       if (w.solicited) {
         out.flags |= Packet.F_SOLICITED;
       }
-      ch.send(out, ctx.gather(w), 0);
+      ch.send(out, ctx, w, 0);
     }
     w.state = SendWqe.DONE; // unreliable: complete once handed to the board
     w.status = WcStatus.SUCCESS;
@@ -410,10 +409,11 @@ final class Requester {
    *
    * @param ch the channel it came on
    * @param p the packet
-   * @param payload its payload
-   * @param now System.nanoTime()
+   * @param payload holds its payload
+   * @param at index of the first payload byte
+   * @param now the proxy's clock at this duty cycle
    */
-  void onResponse(Channel ch, Packet p, ByteBuffer payload, long now) {
+  void onResponse(Channel ch, Packet p, ByteBuffer payload, int at, long now) {
     QpState s = qp.state();
     if (!configured || (s != QpState.RTS && s != QpState.SQD) || ch.peer != dlid || p.srcQpn != destQpn) {
       ctx.counters().dropped(1);
@@ -429,7 +429,7 @@ final class Requester {
           return;
         }
         if (p.opcode == Packet.READ_RESP) {
-          readDone(w, p, payload);
+          readDone(w, p, payload, at);
         } else {
           ctx.putLong(w, p.value);
         }
@@ -440,7 +440,7 @@ final class Requester {
       case Packet.READ_PROGRESS -> {
         SendWqe w = find(p.psn);
         if (w != null && w.state == SendWqe.SENT) {
-          progressMade(System.nanoTime());
+          progressMade(now);
         }
       }
       case Packet.NAK -> nak(p, now);
@@ -484,9 +484,9 @@ final class Requester {
     return null;
   }
 
-  private void readDone(SendWqe w, Packet p, ByteBuffer payload) {
+  private void readDone(SendWqe w, Packet p, ByteBuffer payload, int at) {
     if (p.payloadLength > 0) {
-      ctx.scatter(w, payload, 0, p.payloadLength);
+      ctx.scatter(w, payload, at, p.payloadLength);
     } else if (w.landing != null) {
       ByteBuffer m = w.landing.buffer();
       ctx.scatter(w, m, (int) (w.remoteAddr & 12), (int) w.total);
@@ -508,9 +508,7 @@ final class Requester {
       int total = (int) w.total;
       int tail = Math.min(total, FIN_TAIL);
       ctx.dmaOut(w, p.addr, total - tail);
-      progressMade(System.nanoTime()); // the DMA ran on this thread: its time is not the peer's silence
-      ByteBuffer t = ctx.scratch(tail);
-      ctx.gatherRange(w, total - tail, tail, t, 0);
+      progressMade(ctx.proxy().clockNanos()); // the DMA took its time here: not the peer's silence
       out.clear();
       out.opcode = Packet.FIN;
       out.srcQpn = qp.qpNum();
@@ -518,7 +516,7 @@ final class Requester {
       out.psn = w.psn;
       out.length = total;
       out.payloadLength = tail;
-      ch.send(out, t, 0);
+      ch.send(out, ctx, w, total - tail);
     }
     if (qp.reliable()) {
       w.state = SendWqe.SENT;

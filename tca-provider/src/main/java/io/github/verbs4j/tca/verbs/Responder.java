@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * access, remote operational error) as an InfiniBand responder would.
  *
  * <p>Atomics are executed once per PSN; a duplicate is answered from a replay cache of the last
- * {@code max_dest_rd_atomic} results. Runs on the proxy thread under the QP's monitor.
+ * {@code max_dest_rd_atomic} results. Runs in the proxy's duty cycle under the QP's monitor.
  */
 final class Responder {
   private static final Logger LOG = LoggerFactory.getLogger(Responder.class);
@@ -112,8 +112,17 @@ final class Responder {
       rdvBounce.free();
       rdvBounce = null;
     }
+    releaseRegion();
     rdv = false;
     rdvHasRecv = false;
+  }
+
+  /** Lets go of the region a rendezvous WRITE held. */
+  private void releaseRegion() {
+    if (rdvMr != null) {
+      ((TcaMemoryRegion) rdvMr).release();
+      rdvMr = null;
+    }
   }
 
   /** Flushes the receive WQE a rendezvous holds. @return completions pushed */
@@ -139,9 +148,10 @@ final class Responder {
    *
    * @param ch where it came from
    * @param p the packet
-   * @param payload its payload
+   * @param payload holds its payload
+   * @param at index of the first payload byte
    */
-  void onRequest(Channel ch, Packet p, ByteBuffer payload) {
+  void onRequest(Channel ch, Packet p, ByteBuffer payload, int at) {
     QpState s = qp.state();
     if (LOG.isTraceEnabled()) {
       LOG.trace("responder {} in {} (epsn={}, dest={}@{}, rdv={}): {}", qp.describe(), s, epsn, destQpn, dlid, rdv, p);
@@ -152,7 +162,7 @@ final class Responder {
     }
     if (qp.type() == QpType.UD) {
       if (p.opcode == Packet.UD_SEND) {
-        ud(ch, p, payload);
+        ud(ch, p, payload, at);
       } else {
         ctx.counters().dropped(1);
       }
@@ -169,7 +179,7 @@ final class Responder {
     boolean uc = qp.type() == QpType.UC;
     if (p.opcode == Packet.FIN) {
       if (rdv && p.psn == rdvPsn) {
-        fin(ch, p, payload);
+        fin(ch, p, payload, at);
       } else {
         ctx.counters().dropped(1);
       }
@@ -192,8 +202,8 @@ final class Responder {
       return;
     }
     switch (p.opcode) {
-      case Packet.SEND -> send(ch, p, payload, uc);
-      case Packet.WRITE -> write(ch, p, payload, uc);
+      case Packet.SEND -> send(ch, p, payload, at, uc);
+      case Packet.WRITE -> write(ch, p, payload, at, uc);
       case Packet.RTS_SEND, Packet.RTS_WRITE -> rts(ch, p, uc);
       case Packet.READ_REQ -> read(ch, p, false);
       case Packet.ATOMIC_REQ -> atomic(ch, p);
@@ -201,7 +211,7 @@ final class Responder {
     }
   }
 
-  private void send(Channel ch, Packet p, ByteBuffer payload, boolean uc) {
+  private void send(Channel ch, Packet p, ByteBuffer payload, int at, boolean uc) {
     if (!qp.takeRecv(recv)) {
       rnr(ch, p, uc);
       return;
@@ -215,7 +225,7 @@ final class Responder {
       recvError(WcStatus.LOC_PROT_ERR, ch, p, Packet.NAK_REMOTE_OPERATIONAL, uc);
       return;
     }
-    ctx.scatterRecv(recv, 0, payload, 0, len);
+    ctx.scatterRecv(recv, 0, payload, at, len);
     if (!completeRecv(recv, WcOpcode.RECV, len, p.has(Packet.F_IMM), p.imm, p.has(Packet.F_SOLICITED), ch.peer,
         p.srcQpn)) {
       overflow(ch, p, uc);
@@ -224,23 +234,29 @@ final class Responder {
     advance(ch, p.psn, uc);
   }
 
-  private void write(Channel ch, Packet p, ByteBuffer payload, boolean uc) {
+  private void write(Channel ch, Packet p, ByteBuffer payload, int at, boolean uc) {
     int len = p.payloadLength;
-    SoftMemoryRegion mr = null;
+    TcaMemoryRegion mr = null;
     if (len > 0) {
-      mr = remoteRegion(p.rkey, p.addr, len, Access.REMOTE_WRITE);
-      if (mr == null) {
+      mr = (TcaMemoryRegion) remoteRegion(p.rkey, p.addr, len, Access.REMOTE_WRITE);
+      if (mr == null || !mr.hold()) {
         accessError(ch, p, uc);
         return;
       }
     }
     boolean imm = p.has(Packet.F_IMM);
-    if (imm && !qp.takeRecv(recv)) {
-      rnr(ch, p, uc);
-      return;
-    }
-    if (mr != null) {
-      mr.copyIn(p.addr, payload, 0, len);
+    try {
+      if (imm && !qp.takeRecv(recv)) {
+        rnr(ch, p, uc);
+        return;
+      }
+      if (mr != null) {
+        mr.copyIn(p.addr, payload, at, len); // held: a concurrent dereg cannot hand the memory to another user
+      }
+    } finally {
+      if (mr != null) {
+        mr.release();
+      }
     }
     if (imm && !completeRecv(recv, WcOpcode.RECV_RDMA_WITH_IMM, len, true, p.imm, p.has(Packet.F_SOLICITED), ch.peer,
         p.srcQpn)) {
@@ -257,7 +273,8 @@ final class Responder {
     SoftMemoryRegion mr = null;
     if (write) {
       mr = remoteRegion(p.rkey, p.addr, len, Access.REMOTE_WRITE);
-      if (mr == null) {
+      if (mr == null || !((TcaMemoryRegion) mr).hold()) {
+        mr = null;
         if (uc) {
           cts(ch, p, 0, true);
           return;
@@ -266,9 +283,12 @@ final class Responder {
         return;
       }
     }
+    // from here the region is held until the FIN (or a flush): the requester may DMA into it directly
+    rdvMr = mr;
     boolean hasRecv = false;
     if (!write || imm) {
       if (!qp.takeRecv(rdvRecv)) {
+        releaseRegion();
         if (uc) {
           cts(ch, p, 0, true);
           return;
@@ -278,6 +298,7 @@ final class Responder {
       }
       hasRecv = true;
       if (!write && len > rdvRecv.totalLength()) {
+        releaseRegion();
         recvError(WcStatus.LOC_LEN_ERR, rdvRecv, ch, p, Packet.NAK_INVALID_REQUEST, uc);
         if (uc) {
           cts(ch, p, 0, true);
@@ -285,6 +306,7 @@ final class Responder {
         return;
       }
       if (!write && !ctx.checkRecv(qp.pd(), rdvRecv, len)) {
+        releaseRegion();
         recvError(WcStatus.LOC_PROT_ERR, rdvRecv, ch, p, Packet.NAK_REMOTE_OPERATIONAL, uc);
         if (uc) {
           cts(ch, p, 0, true);
@@ -301,7 +323,6 @@ final class Responder {
     rdvImmData = p.imm;
     rdvSolicited = p.has(Packet.F_SOLICITED);
     rdvLength = len;
-    rdvMr = mr;
     rdvAddr = p.addr;
     if (dst < 0) {
       rdvBounce = ctx.board().hostPool().allocate(len, 64);
@@ -323,8 +344,14 @@ final class Responder {
     ch.send(out, null, 0);
   }
 
-  private void fin(Channel ch, Packet p, ByteBuffer payload) {
+  private void fin(Channel ch, Packet p, ByteBuffer payload, int at) {
     boolean uc = qp.type() == QpType.UC;
+    if (rdvWrite && !rdvMr.isValid()) {
+      // deregistered while the data moved: the WRITE fails as one whose R_Key is no longer valid
+      release();
+      accessError(ch, p, uc);
+      return;
+    }
     int len = rdvLength;
     int tail = Math.min(p.payloadLength, len);
     int body = len - tail;
@@ -339,9 +366,9 @@ final class Responder {
     }
     if (tail > 0) {
       if (rdvWrite) {
-        rdvMr.copyIn(rdvAddr + body, payload, 0, tail);
+        rdvMr.copyIn(rdvAddr + body, payload, at, tail);
       } else {
-        ctx.scatterRecv(rdvRecv, body, payload, 0, tail);
+        ctx.scatterRecv(rdvRecv, body, payload, at, tail);
       }
     }
     boolean hadRecv = rdvHasRecv;
@@ -360,16 +387,28 @@ final class Responder {
       return;
     }
     int len = p.length;
-    SoftMemoryRegion mr = null;
+    TcaMemoryRegion mr = null;
     if (len > 0) {
-      mr = remoteRegion(p.rkey, p.addr, len, Access.REMOTE_READ);
-      if (mr == null) {
+      mr = (TcaMemoryRegion) remoteRegion(p.rkey, p.addr, len, Access.REMOTE_READ);
+      if (mr == null || !mr.hold()) {
         accessError(ch, p, false);
         return;
       }
     }
     ctx.chargeProxy(0);
     flushAck();
+    try {
+      if (len > 0 && !readData(ch, p, mr, len)) {
+        // deregistered during the transfer (ibv_dereg_mr returned): what was read may hold later
+        // bytes, so the READ fails as one whose R_Key is no longer valid (IBA 9.7.5.2.8)
+        accessError(ch, p, false);
+        return;
+      }
+    } finally {
+      if (mr != null) {
+        mr.release();
+      }
+    }
     out.clear();
     out.opcode = Packet.READ_RESP;
     out.srcQpn = qp.qpNum();
@@ -377,32 +416,48 @@ final class Responder {
     out.psn = p.psn;
     out.length = len;
     if (len > 0 && p.value == 0) {
-      ByteBuffer data = ctx.scratch(len);
-      mr.copyOut(p.addr, data, 0, len);
       out.payloadLength = len;
-      ch.send(out, data, 0);
+      ch.send(out, ctx.scratch(len), 0);
     } else {
-      // in pieces, each announced, so the requester's timer sees a long READ progress (as each
-      // response packet of an InfiniBand READ restarts it)
-      for (int off = 0; off < len; off += READ_PIECE) {
-        int n = Math.min(READ_PIECE, len - off);
-        ctx.dmaFromRegion(mr, p.addr + off, n, p.value + off);
-        if (off + n < len) {
-          progress.clear();
-          progress.opcode = Packet.READ_PROGRESS;
-          progress.srcQpn = qp.qpNum();
-          progress.dstQpn = p.srcQpn;
-          progress.psn = p.psn;
-          progress.length = off + n;
-          ch.send(progress, null, 0);
-          ctx.counters().packetsSent(ch.flush());
-        }
-      }
       ch.send(out, null, 0);
     }
     if (!again) {
       epsn = Psn.next(epsn);
     }
+  }
+
+  /**
+   * Reads a READ's data: a short READ into the scratch buffer (sent in the response), a long one
+   * DMA-written to the requester's landing address in pieces, each announced so the requester's
+   * timer sees it progress (as each response packet of an InfiniBand READ restarts it). The region
+   * is checked after each piece: a deregistration that began before a piece's copy ended may have
+   * let the application write bytes the piece read.
+   *
+   * @return false if the region was deregistered before the last byte was read
+   */
+  private boolean readData(Channel ch, Packet p, TcaMemoryRegion mr, int len) {
+    if (p.value == 0) {
+      mr.copyOut(p.addr, ctx.scratch(len), 0, len);
+      return mr.isValid();
+    }
+    for (int off = 0; off < len; off += READ_PIECE) {
+      int n = Math.min(READ_PIECE, len - off);
+      ctx.dmaFromRegion(mr, p.addr + off, n, p.value + off);
+      if (!mr.isValid()) {
+        return false;
+      }
+      if (off + n < len) {
+        progress.clear();
+        progress.opcode = Packet.READ_PROGRESS;
+        progress.srcQpn = qp.qpNum();
+        progress.dstQpn = p.srcQpn;
+        progress.psn = p.psn;
+        progress.length = off + n;
+        ch.send(progress, null, 0);
+        ctx.counters().packetsSent(ch.flush());
+      }
+    }
+    return true;
   }
 
   private void atomic(Channel ch, Packet p) {
@@ -414,12 +469,17 @@ final class Responder {
       fatal(ch, p.psn, Packet.NAK_INVALID_REQUEST, AsyncEventType.QP_REQ_ERR);
       return;
     }
-    SoftMemoryRegion mr = remoteRegion(p.rkey, p.addr, 8, Access.REMOTE_ATOMIC);
-    if (mr == null) {
+    TcaMemoryRegion mr = (TcaMemoryRegion) remoteRegion(p.rkey, p.addr, 8, Access.REMOTE_ATOMIC);
+    if (mr == null || !mr.hold()) {
       accessError(ch, p, false);
       return;
     }
-    long old = p.has(Packet.F_CAS) ? mr.compareSwap(p.addr, p.value, p.aux) : mr.fetchAdd(p.addr, p.value);
+    long old;
+    try {
+      old = p.has(Packet.F_CAS) ? mr.compareSwap(p.addr, p.value, p.aux) : mr.fetchAdd(p.addr, p.value);
+    } finally {
+      mr.release();
+    }
     ctx.chargeProxy(1);
     replayPsn[replayNext] = p.psn;
     replayValue[replayNext] = old;
@@ -461,7 +521,7 @@ final class Responder {
 
   // ================================================================ UD
 
-  private void ud(Channel ch, Packet p, ByteBuffer payload) {
+  private void ud(Channel ch, Packet p, ByteBuffer payload, int at) {
     if (p.rkey != qkey) {
       ctx.counters().qkeyViolations(1);
       return;
@@ -479,7 +539,7 @@ final class Responder {
       recvErrorOnly(recv, WcStatus.LOC_PROT_ERR);
       return;
     }
-    ctx.scatterRecv(recv, GRH, payload, 0, len);
+    ctx.scatterRecv(recv, GRH, payload, at, len);
     if (!completeRecv(recv, WcOpcode.RECV, len + GRH, p.has(Packet.F_IMM), p.imm, p.has(Packet.F_SOLICITED), ch.peer,
         p.srcQpn)) {
       qp.fail();

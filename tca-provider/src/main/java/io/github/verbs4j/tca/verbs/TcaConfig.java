@@ -4,6 +4,7 @@ import io.github.verbs4j.fabric.FabricOptions;
 import io.github.verbs4j.tca.peach2.Peach2Params;
 import io.github.verbs4j.verbs.config.ConfigKey;
 import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.github.verbs4j.verbs.spi.runtime.Threading;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -95,13 +96,16 @@ public final class TcaConfig {
   }
 
   /**
-   * The settings the fabric reads, resolved from every configuration source.
+   * The settings the fabric reads, resolved from every configuration source. {@code
+   * verbs.fabric.progress} follows {@code verbs.threading} ({@link Threading#fabricProgress()}) unless
+   * set itself.
    *
    * @param c the configuration
    * @return explicit fabric settings (the PEACH2 defaults are added by {@code FabricLink.open})
    */
   public static Map<String, String> fabricSettings(VerbsConfig c) {
     Map<String, String> m = new LinkedHashMap<>();
+    m.put(FabricOptions.PROGRESS.name(), Threading.of(c).fabricProgress());
     for (ConfigKey k : VerbsConfig.CORE_KEYS) {
       if (c.isSet(k)) {
         m.put(k.name(), c.get(k));

@@ -20,7 +20,11 @@ import io.github.verbs4j.verbs.spi.AbstractContext;
 import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
 import io.github.verbs4j.verbs.spi.RecvWqe;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import io.github.verbs4j.verbs.spi.SoftCompletionChannel;
+import io.github.verbs4j.verbs.spi.SoftCompletionQueue;
 import io.github.verbs4j.verbs.spi.SoftPort;
+import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
+import io.github.verbs4j.verbs.spi.runtime.Threading;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -28,11 +32,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An open {@code tca_peach2}: the PEACH2 board of this node, the receive areas of the packet rings
- * at the start of its {@code tcaMalloc} pool, the {@link Proxy} thread, the job and the meters.
+ * at the start of its {@code tcaMalloc} pool, the {@link Proxy} agent and its runners ({@code
+ * verbs.threading}), the job and the meters.
  * Every byte this context sends to another node is a PEACH2 write (PIO or DMA) of the board.
  *
- * <p>The data movers ({@link #gather}, {@link #dmaOut}, {@link #dmaFromRegion}, …) run on the proxy
- * thread and apply the board's rules: a DMA reads and writes pool memory only, 4-byte aligned, with
+ * <p>The data movers ({@link #gatherRange}, {@link #dmaOut}, {@link #dmaFromRegion}, …) run in the
+ * proxy's duty cycle and apply the board's rules: a DMA reads and writes pool memory only, 4-byte aligned, with
  * equal low four address bits; anything else goes through a bounce buffer of the pool (a CPU
  * copy, charged and counted).
  */
@@ -75,7 +80,8 @@ final class TcaContext extends AbstractContext {
     }
     this.sendScratch = ByteBuffer.allocateDirect(Math.max(Layout.HB_MAX_PAYLOAD, UD_MTU)).order(ByteOrder.LITTLE_ENDIAN);
     this.dataDescriptor = pool.allocate(DmaDescriptor.LENGTH, 64);
-    this.proxy = new Proxy(this, board, areas.buffer(), config.getInt(TcaConfig.LL_MAX));
+    this.proxy = new Proxy(this, board, areas.buffer(), config.getInt(TcaConfig.LL_MAX),
+        ProxyRunners.factory(Threading.of(config), IdleStrategyKey.of(config)));
     counters.gauge("pool.bytes", "bytes of the tcaMalloc pool in use", () -> pool.inUse());
     proxy.start();
     // No event at open (libibverbs raises port events only on a change): the port follows the
@@ -136,6 +142,16 @@ final class TcaContext extends AbstractContext {
   @Override
   protected AbstractProtectionDomain newPd(int handle) {
     return new TcaProtectionDomain(this, handle);
+  }
+
+  @Override
+  protected SoftCompletionQueue newCq(int cqe, SoftCompletionChannel channel) {
+    return new TcaCompletionQueue(this, cqe, channel, proxy);
+  }
+
+  @Override
+  protected void beforeBlocking() {
+    proxy.beforeBlocking();
   }
 
   @Override
@@ -206,17 +222,8 @@ final class TcaContext extends AbstractContext {
     regions().remove(mr);
   }
 
-  /** @return a scratch buffer of at least {@code len} bytes (proxy thread) */
+  /** @return a scratch buffer of at least {@code len} bytes (the proxy's duty cycle) */
   ByteBuffer scratch(int len) {
-    return sendScratch;
-  }
-
-  /** The payload of a short message, gathered into the scratch buffer from index 0. */
-  ByteBuffer gather(SendWqe w) {
-    if (w.isInline()) {
-      return w.inline;
-    }
-    gatherRange(w, 0, (int) w.total, sendScratch, 0);
     return sendScratch;
   }
 

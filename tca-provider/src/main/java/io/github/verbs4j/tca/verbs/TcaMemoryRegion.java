@@ -14,6 +14,10 @@ import java.nio.ByteBuffer;
 final class TcaMemoryRegion extends SoftMemoryRegion {
   private final long globalBase;
   private final TcaMallocPool.Block block;
+  /** Transfers that may still touch the memory (guarded by this). */
+  private int holds;
+  /** Deregistered while held: the last {@link #release()} returns the pool memory. */
+  private boolean freeWhenReleased;
 
   TcaMemoryRegion(AbstractProtectionDomain pd, ByteBuffer memory, long address, int accessMask, MemoryKind kind,
       long globalBase, TcaMallocPool.Block block) {
@@ -40,13 +44,55 @@ final class TcaMemoryRegion extends SoftMemoryRegion {
     return globalBase + (addr - iova());
   }
 
+  /**
+   * Takes a hold for a transfer that touches this region's memory outside the proxy's single
+   * checked copy (a DMA in pieces, a peer's direct DMA into it): its pool memory is not returned
+   * before {@link #release()}, so a late piece never lands in or reads memory the pool gave to
+   * someone else.
+   *
+   * @return false if the region is deregistered already (no hold was taken)
+   */
+  synchronized boolean hold() {
+    if (!isValid()) {
+      return false;
+    }
+    holds++;
+    return true;
+  }
+
+  /** Gives a hold back; the last one returns the pool memory of a region deregistered meanwhile. */
+  void release() {
+    boolean free;
+    synchronized (this) {
+      holds--;
+      free = holds == 0 && freeWhenReleased;
+      if (free) {
+        freeWhenReleased = false;
+      }
+    }
+    if (free) {
+      block.free();
+    }
+  }
+
+  /**
+   * {@code ibv_dereg_mr}: the keys stop working at once ({@link #isValid()} is false before this
+   * returns); pool memory a transfer still holds goes back to the pool when the transfer lets go.
+   */
   @Override
   public void close() {
     boolean wasValid = isValid();
     super.close();
     ((TcaProtectionDomain) softPd()).tcaContext().regionClosed(this);
     if (wasValid && block != null) {
-      block.free();
+      boolean now;
+      synchronized (this) {
+        now = holds == 0;
+        freeWhenReleased = !now;
+      }
+      if (now) {
+        block.free();
+      }
     }
   }
 }

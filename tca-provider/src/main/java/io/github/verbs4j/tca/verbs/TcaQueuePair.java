@@ -20,7 +20,7 @@ import io.github.verbs4j.verbs.spi.SoftCompletionQueue;
  * A TCA Verbs queue pair: RC, UC or UD over the packet rings of the context's {@link Channel}s. The
  * state machine, post-time checks and the receive queue come from {@link AbstractQueuePair}; the
  * send side is a {@link Requester}, the receive side a {@link Responder}, both driven by the
- * context's {@link Proxy} thread under this object's monitor (posting and modify take it too).
+ * context's {@link Proxy} agent under this object's monitor (posting and modify take it too).
  */
 final class TcaQueuePair extends AbstractQueuePair {
   final TcaContext ctx;
@@ -180,7 +180,7 @@ final class TcaQueuePair extends AbstractQueuePair {
 
   @Override
   protected void sendPosted() {
-    ctx.proxy().wake();
+    ctx.proxy().posted();
   }
 
   @Override
@@ -198,7 +198,7 @@ final class TcaQueuePair extends AbstractQueuePair {
 
   @Override
   protected void liveAttrs(QpAttr q) {
-    // query() holds this monitor, the one the proxy thread runs the engines under
+    // query() holds this monitor, the one the proxy runs the engines under
     if (q.has(QpAttrMask.SQ_PSN) && type() != QpType.UD) {
       q.sqPsn(requester.nextNewPsn());
     }

@@ -16,9 +16,16 @@ import java.util.Map;
  *
  * <ul>
  *   <li>{@link #LOCAL}: both ranks in this JVM on an in-JVM fabric named after the job (a PEACH2
- *       sub-cluster of two rings of eight, the provider's default topology).
+ *       sub-cluster of two rings of eight, the provider's default topology), default ({@code
+ *       dedicated}) threading; {@link #LOCAL_INVOKER} the same with no proxy threads ({@code
+ *       verbs.threading=invoker}: posts, polls, landed writes and board timers run the proxies),
+ *       for the classes that move data; {@link #LOCAL_SHARED} with one engine thread running both
+ *       ranks' proxies ({@code shared}), for RC traffic.
  *   <li>{@link #NETTY_2PROC}: rank 1 in a child JVM, the two ranks joined by the netty fabric
- *       through a coordinator this JVM starts for each job.
+ *       through a coordinator this JVM starts for each job ({@code dedicated}); {@link
+ *       #NETTY_2PROC_INVOKER} the same with the callers running the proxies and the fabric's I/O;
+ *       {@link #NETTY_2PROC_SHARED} with one engine thread per JVM and the fabric's event loops
+ *       doing all the work. So every threading mode runs across processes.
  * </ul>
  *
  * <p>Both can take a rank's link down ({@link #linkControl}).
@@ -27,6 +34,25 @@ final class TcaKit {
   static final KitEnvironment LOCAL = FabricKit.local("tca", "verbs.tca.job", Map.of(), "local", TcaKit::linkControl);
   static final KitEnvironment NETTY_2PROC = FabricKit.netty2Proc("tca", "verbs.tca.job", TcaKit::coordinator, Map.of(),
       "", TcaKit::linkControl);
+
+  /** {@link #LOCAL} with {@code verbs.threading=invoker}. */
+  static final KitEnvironment LOCAL_INVOKER = FabricKit.local("tca", "verbs.tca.job",
+      Map.of("verbs.threading", "invoker"), "local-invoker");
+  /** {@link #LOCAL} with {@code verbs.threading=shared}: one engine thread runs both ranks' proxies. */
+  static final KitEnvironment LOCAL_SHARED = FabricKit.local("tca", "verbs.tca.job",
+      Map.of("verbs.threading", "shared"), "local-shared");
+  /**
+   * {@link #NETTY_2PROC} with the proxies on the callers' threads and the callers driving the
+   * fabric's I/O ({@code verbs.threading=invoker}, which sets {@code verbs.fabric.progress=caller}).
+   */
+  static final KitEnvironment NETTY_2PROC_INVOKER = FabricKit.netty2Proc("tca", "verbs.tca.job", TcaKit::coordinator,
+      Map.of("verbs.threading", "invoker"), "invoker");
+  /**
+   * {@link #NETTY_2PROC} with one engine thread per JVM and posts and polls that only wake it
+   * ({@code verbs.threading=shared}): the engine thread and the fabric's event loop do all the work.
+   */
+  static final KitEnvironment NETTY_2PROC_SHARED = FabricKit.netty2Proc("tca", "verbs.tca.job", TcaKit::coordinator,
+      Map.of("verbs.threading", "shared"), "shared");
 
   private TcaKit() {}
 

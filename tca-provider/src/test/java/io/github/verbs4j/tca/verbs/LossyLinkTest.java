@@ -53,9 +53,12 @@ class LossyLinkTest {
   void mixedTrafficOverLossyLinksIsExactlyOnceAndTcaVerbsNeverTimesOut(String time) {
     Map<String, String> s = new java.util.HashMap<>(LOSSY);
     s.put("verbs.time", time);
-    // timeout 18 (1.07 s): link-level replays take well under a millisecond, so a verbs-level
-    // timeout would mean the link layer let a loss through
-    try (TwoTcaNodes n = new TwoTcaNodes(18, s)) {
+    // timeout 20 (4.3 s): link-level replays take well under a millisecond, so a verbs-level
+    // timeout would mean the link layer let a loss through. With modelled time the requester's
+    // timer runs on the modelled clock, which the fabric's safety net moves to a timer's deadline
+    // after that much wall time: on a loaded machine a shorter timeout could fire while a 70 KB
+    // rendezvous is still on its way in wall time.
+    try (TwoTcaNodes n = new TwoTcaNodes(20, s)) {
       assertFalse(n.a.ctx.queryDevice().requiresLosslessFabric(), "the link layer hides the faults");
       ByteBuffer ap = n.a.pool.buffer();
       ByteBuffer bp = n.b.pool.buffer().order(ByteOrder.LITTLE_ENDIAN);

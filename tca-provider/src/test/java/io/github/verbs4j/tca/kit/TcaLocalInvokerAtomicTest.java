@@ -1,0 +1,12 @@
+package io.github.verbs4j.tca.kit;
+
+import io.github.verbs4j.verbs.conformance.AtomicConformance;
+import io.github.verbs4j.verbs.conformance.KitEnvironment;
+
+/** {@link AtomicConformance} on the tca provider, both ranks in this JVM, with the proxies run by the callers, deliveries and timers ({@code verbs.threading=invoker}). */
+public class TcaLocalInvokerAtomicTest extends AtomicConformance {
+  @Override
+  protected KitEnvironment environment() {
+    return TcaKit.LOCAL_INVOKER;
+  }
+}

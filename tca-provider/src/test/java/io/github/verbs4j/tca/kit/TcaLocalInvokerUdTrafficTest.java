@@ -1,0 +1,12 @@
+package io.github.verbs4j.tca.kit;
+
+import io.github.verbs4j.verbs.conformance.UdTrafficConformance;
+import io.github.verbs4j.verbs.conformance.KitEnvironment;
+
+/** {@link UdTrafficConformance} on the tca provider, both ranks in this JVM, with the proxies run by the callers, deliveries and timers ({@code verbs.threading=invoker}). */
+public class TcaLocalInvokerUdTrafficTest extends UdTrafficConformance {
+  @Override
+  protected KitEnvironment environment() {
+    return TcaKit.LOCAL_INVOKER;
+  }
+}
