@@ -89,7 +89,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
   private volatile boolean wakeFired;
   private final Runnable wakeTask = this::onWakeTimer;
   /** How long a reply the HCA waits for holds its modelled timers back without any work, wall ns. */
-  static final long AWAIT_WALL_LIMIT_NANOS = 1_000_000_000L;
+  static final long AWAIT_WALL_LIMIT_NANOS = 10_000_000_000L;
   private volatile boolean awaitingReply; // modelled time: set at the end of each duty cycle
   private volatile long lastWorkWallNanos;
 
