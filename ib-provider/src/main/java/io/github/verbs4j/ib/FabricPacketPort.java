@@ -115,6 +115,11 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   }
 
   @Override
+  public boolean mayLose() {
+    return node.mayLose();
+  }
+
+  @Override
   public ByteBufAllocator alloc() {
     return node.alloc();
   }
@@ -301,18 +306,15 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   }
 
   @Override
+  public void busyProbe(java.util.function.BooleanSupplier busy) {
+    clock.busyProbe(busy);
+  }
+
+  @Override
   public Timer schedule(long delayNanos, Runnable task) {
-    Runnable run = task;
-    if (clock.isModelled()) {
-      // A modelled clock moves only with frames and charges; a timer that fires means its time
-      // has come, so the clock is at least there (the deterministic loop does this itself).
-      long at = clock.nowNanos() + delayNanos;
-      run = () -> {
-        clock.advanceTo(at);
-        task.run();
-      };
-    }
-    FabricTimer t = node.scheduler().schedule(delayNanos, run);
+    // On a modelled clock the fabric fires a timer only once the clock has reached its deadline
+    // (it moves the clock there itself when the timer is the next event), never by wall time.
+    FabricTimer t = node.scheduler().schedule(delayNanos, task);
     return t::cancel;
   }
 

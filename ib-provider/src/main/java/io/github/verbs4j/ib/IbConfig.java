@@ -72,6 +72,11 @@ public final class IbConfig {
   public static final ConfigKey FAIL_FAST = add(ConfigKey.bool("verbs.ib.fail-fast", true,
       "when the fabric reports a peer down, connections to it fail after one more local ACK timeout "
           + "(RETRY_EXC_ERR) instead of retry_cnt more"));
+  /** Modelled-time profile. */
+  public static final ConfigKey PROFILE = add(ConfigKey.choice("verbs.ib.profile", IbProfile.DEFAULT.name(),
+      "modelled-time parameters of HCA and links (verbs.time=modelled): default (a 200 ns, 12.5 GB/s link) or "
+          + "connectx3-qdr (seed 000's ConnectX-3 QDR 4X, PCIe Gen3 x8); a verbs.link.* or verbs.ib.model.* key set "
+          + "still wins", IbProfile.DEFAULT.name(), IbProfile.CONNECTX3_QDR.name()));
   /** Modelled per-packet cost. */
   public static final ConfigKey MODEL_PACKET_NS = add(ConfigKey.longRange("verbs.ib.model.packet-ns", 100,
       "modelled HCA processing cost per packet sent or received, ns (verbs.time=modelled)", 0, 1_000_000_000));
@@ -124,6 +129,14 @@ public final class IbConfig {
   }
 
   /**
+   * @param c a validated configuration
+   * @return the modelled-time profile it names ({@link #PROFILE})
+   */
+  public static IbProfile profile(VerbsConfig c) {
+    return IbProfile.of(c.get(PROFILE));
+  }
+
+  /**
    * The HCA parameters a configuration asks for.
    *
    * @param c a validated configuration
@@ -149,8 +162,8 @@ public final class IbConfig {
         .inboundQueue(c.getInt(INBOUND_QUEUE))
         .dctContexts(c.getInt(DCT_CONTEXTS))
         .failFastOnPeerDown(c.getBoolean(FAIL_FAST))
-        .modelPacketNanos(c.getLong(MODEL_PACKET_NS))
-        .modelDmaMbPerSec(c.getLong(MODEL_DMA_MB_S))
+        .modelPacketNanos(c.isSet(MODEL_PACKET_NS) ? c.getLong(MODEL_PACKET_NS) : profile(c).packetNs())
+        .modelDmaMbPerSec(c.isSet(MODEL_DMA_MB_S) ? c.getLong(MODEL_DMA_MB_S) : profile(c).dmaMbs())
         .maxQp(c.getInt(MAX_QP))
         .maxQpWr(c.getInt(MAX_QP_WR))
         .maxCqe(c.getInt(MAX_CQE))
@@ -173,6 +186,10 @@ public final class IbConfig {
    */
   public static Map<String, String> fabricSettings(VerbsConfig c) {
     Map<String, String> m = new LinkedHashMap<>();
+    IbProfile profile = profile(c);
+    if (profile != IbProfile.DEFAULT) {
+      m.putAll(profile.linkSettings()); // a verbs.link.* key set below still wins
+    }
     m.put(FabricOptions.PROGRESS.name(), Threading.of(c).fabricProgress());
     for (ConfigKey k : VerbsConfig.CORE_KEYS) {
       if (c.isSet(k)) {

@@ -112,6 +112,15 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
   }
 
   /**
+   * @return the earliest modelled deadline of the node's timers (cancelled ones may count until
+   *     purged), or {@link Long#MAX_VALUE} if none or the node has no modelled timers
+   */
+  protected final long nextTimerDeadline() {
+    ModelledTimers t = timers;
+    return t == null ? Long.MAX_VALUE : t.nextDeadline();
+  }
+
+  /**
    * @param dstNode a node id
    * @return the transport's handle on that node, or null if there is no such node
    */
@@ -160,6 +169,11 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
 
   @Override
   public final boolean send(int dstNode, int tag, int flags, ByteBuf payload) {
+    return send(dstNode, tag, flags, payload, Long.MIN_VALUE);
+  }
+
+  @Override
+  public final boolean send(int dstNode, int tag, int flags, ByteBuf payload, long sendTimeNanos) {
     if (!open) {
       return drop(DropReason.CLOSED, payload);
     }
@@ -167,6 +181,7 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
       return drop(DropReason.BAD_FLAGS, payload);
     }
     if (timers != null) {
+      clock.touch(); // activity the timers' watch sees
       timers.poke(); // a charge on this thread may have passed a timer's deadline
     }
     D d = destination(dstNode);
@@ -185,15 +200,16 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
     if (faults.routeDown(route)) {
       return drop(DropReason.LINK_DOWN, payload);
     }
+    long now = sendTimeNanos == Long.MIN_VALUE || !clock.isModelled() ? clock.nowNanos() : sendTimeNanos;
     int mask = faults.decide(src, dstNode);
     if (mask != 0) {
-      return faultStage(d, dstNode, route, tag, flags, payload, mask);
+      return faultStage(d, dstNode, route, tag, flags, payload, mask, now);
     }
-    return transmit(d, dstNode, route, tag, flags, payload, clock.nowNanos(), 0);
+    return transmit(d, dstNode, route, tag, flags, payload, now, 0);
   }
 
   /** The injected faults of one frame, in a fixed order; the frame goes on unless one ends it. */
-  private boolean faultStage(D d, int dst, Route route, int tag, int flags, ByteBuf payload, int mask) {
+  private boolean faultStage(D d, int dst, Route route, int tag, int flags, ByteBuf payload, int mask, long now) {
     if ((mask & FaultAction.DOWN.bit()) != 0) {
       return drop(DropReason.LINK_DOWN, payload);
     }
@@ -212,7 +228,6 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
       payload = copy;
       faults.corrupt(nodeId, dst, payload);
     }
-    long now = clock.nowNanos();
     long delay = (mask & FaultAction.DELAY.bit()) != 0 ? faults.delayNanos(nodeId, dst) : 0;
     if ((mask & FaultAction.DUPLICATE.bit()) != 0) {
       int n = payload.readableBytes();
@@ -371,6 +386,7 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
       return;
     }
     if (clock.isModelled()) {
+      clock.touch();
       long arrival = header.arrivalTimeNanos();
       if (timers != null && timers.dueBy(arrival)) {
         // Timers due before this frame arrives fire first, as in modelled-time order. They do not
@@ -573,6 +589,11 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
   @Override
   public final boolean mayCorrupt() {
     return faults.mayCorrupt();
+  }
+
+  @Override
+  public final boolean mayLose() {
+    return faults.active();
   }
 
   @Override

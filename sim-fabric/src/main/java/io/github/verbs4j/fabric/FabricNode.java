@@ -97,6 +97,17 @@ public interface FabricNode extends AutoCloseable {
   }
 
   /**
+   * Whether a frame this node sends may be lost by an injected fault (drop, corrupt, delay,
+   * duplicate, reorder, link down): when not, a reliable provider knows that a reply to what it
+   * sent is on its way, and its modelled clock need not move to a retransmission deadline.
+   *
+   * @return true if any fault is configured (conservatively true if unknown)
+   */
+  default boolean mayLose() {
+    return true;
+  }
+
+  /**
    * Sends {@code payload} to {@code dstNode} with no flags.
    *
    * @param dstNode destination node id (may be this node)
@@ -119,6 +130,22 @@ public interface FabricNode extends AutoCloseable {
    * @return false if the frame was dropped at once (see {@link #send(int, ByteBuf)})
    */
   boolean send(int dstNode, int tag, int flags, ByteBuf payload);
+
+  /**
+   * Sends {@code payload} to {@code dstNode} as if it left at modelled time {@code sendTimeNanos}
+   * rather than at the node's clock: a device engine with a timeline of its own (a DMA channel)
+   * sends without moving the node's clock. On a wall clock the time is ignored.
+   *
+   * @param dstNode destination node id (may be this node)
+   * @param tag 16 bits carried opaque in the header for the provider
+   * @param flags header flags (see {@link #send(int, int, int, ByteBuf)})
+   * @param payload the payload; ownership passes to the fabric
+   * @param sendTimeNanos the modelled send time
+   * @return false if the frame was dropped at once (see {@link #send(int, ByteBuf)})
+   */
+  default boolean send(int dstNode, int tag, int flags, ByteBuf payload, long sendTimeNanos) {
+    return send(dstNode, tag, flags, payload);
+  }
 
   /**
    * @param dstNode destination node id

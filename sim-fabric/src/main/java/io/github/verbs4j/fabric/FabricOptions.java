@@ -101,9 +101,6 @@ public final class FabricOptions {
   public static final Key JOIN_TIMEOUT_MS = key("verbs.fabric.join-timeout-ms", "60000", "netty: how long open waits for the coordinator and all ranks, ms");
   /** Write high-water mark. */
   public static final Key HIGH_WATER = key("verbs.fabric.high-water-bytes", "4194304", "netty: pending bytes per peer above which isWritable is false");
-  /** Wall-clock safety net of modelled timers. */
-  public static final Key TIMER_WALL_MIN_US = key("verbs.fabric.timer-wall-min-us", "1000",
-      "verbs.time=modelled, netty or threaded local: a timer the node's clock has not reached fires after max(delay, this) of wall time, us, the clock jumping to its deadline");
   /** Socket buffers of Unix domain socket connections. */
   public static final Key UDS_SOCKET_BUFFER = key("verbs.fabric.uds-socket-buffer-bytes", "4194304",
       "netty: SO_SNDBUF and SO_RCVBUF of Unix domain socket connections, bytes (the kernel caps them at net.core.wmem_max and rmem_max); 0 = the kernel's default. TCP keeps the kernel's autotuning");
@@ -265,7 +262,6 @@ public final class FabricOptions {
     range(v, HEARTBEAT_MS, 1, 3_600_000);
     range(v, PEER_TIMEOUT_MS, 1, 3_600_000);
     range(v, JOIN_TIMEOUT_MS, 1, 86_400_000);
-    range(v, TIMER_WALL_MIN_US, 0, 3_600_000_000L);
     range(v, HIGH_WATER, 1024, Integer.MAX_VALUE);
     range(v, UDS_SOCKET_BUFFER, 0, Integer.MAX_VALUE);
     range(v, MAX_PENDING, 1024, Long.MAX_VALUE);

@@ -55,6 +55,11 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
       description = "How rendezvous data moves: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
   MpConfig.Rendezvous rendezvous;
 
+  @Option(names = "--flop-rate", paramLabel = "GFLOPS", defaultValue = "" + HimenoSolver.DEFAULT_GFLOPS,
+      description = "Modelled time: each rank's computation rate, GFLOP/s; a Jacobi step of a rank's interior points "
+          + "costs points x 34 flops at this rate (default: ${DEFAULT-VALUE}, an assumption).")
+  double flopRate;
+
   @Option(names = "--check", description = "Rank 0 also runs the serial reference and compares the residual.")
   boolean check;
 
@@ -72,6 +77,9 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
     if (eagerLimit < 0 || eagerLimit > (1 << 20)) {
       throw new ParameterException(spec.commandLine(), "--eager-limit=" + eagerLimit
           + " must be between 0 and 1048576");
+    }
+    if (!(flopRate > 0) || Double.isInfinite(flopRate)) {
+      throw new ParameterException(spec.commandLine(), "--flop-rate=" + flopRate + " must be a positive GFLOP/s");
     }
     if (grid != null) {
       parseGrid(grid);
@@ -120,13 +128,14 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
           + " ranks, the job has " + comm.size());
     }
     int iters = iterations != null ? iterations : size.defaultIterations();
-    HimenoSolver solver = new HimenoSolver(comm, size, dims[0], dims[1], modelled);
+    HimenoSolver solver = new HimenoSolver(comm, size, dims[0], dims[1], modelled, flopRate);
     comm.barrier();
     long start = System.nanoTime();
     HimenoResult r = solver.run(iters);
     double total = (System.nanoTime() - start) / 1e9;
     double[] times = {total, r.calcNanos() / 1e9, r.haloNanos() / 1e9, r.allreduceNanos() / 1e9,
-        r.haloModelNanos() / 1e9, r.allreduceModelNanos() / 1e9};
+        r.haloModelNanos() / 1e9, r.allreduceModelNanos() / 1e9, r.calcModelNanos() / 1e9,
+        (r.calcModelNanos() + r.haloModelNanos() + r.allreduceModelNanos()) / 1e9};
     comm.allreduce(times, ReduceOp.MAX);
     if (comm.rank() == 0) {
       report(comm.size(), dims, iters, r.gosa(), times, modelled, where);
@@ -154,7 +163,7 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
     out.printf(Locale.ROOT, " Time [s]           :      total       calc  halo exch.  allreduce%n");
     out.printf(Locale.ROOT, "  wall (max of ranks): %10.4f %10.4f  %10.4f %10.4f%n", t[0], t[1], t[2], t[3]);
     if (modelled) {
-      out.printf(Locale.ROOT, "  modelled           : %10s %10s  %10.4f %10.4f%n", "-", "-", t[4], t[5]);
+      out.printf(Locale.ROOT, "  modelled           : %10.4f %10.4f  %10.4f %10.4f%n", t[7], t[6], t[4], t[5]);
     }
   }
 

@@ -25,6 +25,7 @@ public final class HimenoSolver {
   private final Decomposition d;
   private final HimenoGrid grid;
   private final boolean modelled;
+  private final long calcModelNanosPerIteration;
   private final Face jFace;
   private final Face iFace;
 
@@ -61,6 +62,25 @@ public final class HimenoSolver {
    * @param modelled also keep modelled times of the communication phases
    */
   public HimenoSolver(Communicator comm, HimenoSize size, int ndx, int ndy, boolean modelled) {
+    this(comm, size, ndx, ndy, modelled, DEFAULT_GFLOPS);
+  }
+
+  /** <b>Assumption</b>: one rank's Himeno rate, GFLOP/s (one core of the seed-000 hosts, memory-bound). */
+  public static final double DEFAULT_GFLOPS = 3.0;
+
+  /**
+   * @param comm the communicator (its size must be ndx · ndy)
+   * @param size the problem size
+   * @param ndx processes along i
+   * @param ndy processes along j
+   * @param modelled also keep modelled times of the communication phases and of the computation
+   * @param gflops this rank's computation rate in modelled time, GFLOP/s: a Jacobi step of this
+   *     rank's interior points takes {@code points × 34 / gflops} ns
+   */
+  public HimenoSolver(Communicator comm, HimenoSize size, int ndx, int ndy, boolean modelled, double gflops) {
+    if (!(gflops > 0) || Double.isInfinite(gflops)) {
+      throw new IllegalArgumentException("flop rate=" + gflops + " GFLOP/s must be positive and finite");
+    }
     if (ndx * ndy != comm.size()) {
       throw new IllegalArgumentException("a " + ndx + " x " + ndy + " process grid needs " + ndx * ndy
           + " ranks, the job has " + comm.size());
@@ -69,6 +89,8 @@ public final class HimenoSolver {
     this.d = Decomposition.of(size, ndx, ndy, comm.rank());
     this.grid = new HimenoGrid(d);
     this.modelled = modelled;
+    long points = (long) (d.imax() - 2) * (d.jmax() - 2) * (d.kmax() - 2);
+    this.calcModelNanosPerIteration = Math.round(points * HimenoGrid.FLOPS_PER_POINT / gflops);
     this.jFace = ndy > 1 ? new Face(comm, d.imax() * d.kmax()) : null;
     this.iFace = ndx > 1 ? new Face(comm, d.jmax() * d.kmax()) : null;
   }
@@ -118,8 +140,11 @@ public final class HimenoSolver {
       haloModel += m2 - m1;
       reduceModel += m3 - m2;
     }
+    // Computation in modelled time: accounted per iteration from the flop rate (the verbs API has no
+    // call that charges application work to the node clock; every rank's work is the same, so the
+    // communication phases it does not shift are unchanged).
     return new HimenoResult(gosa, iterations, calc, halo, reduce, modelled ? haloModel : -1,
-        modelled ? reduceModel : -1);
+        modelled ? reduceModel : -1, modelled ? calcModelNanosPerIteration * iterations : -1);
   }
 
   /** {@code sendp}: j direction first (full i range), then i direction (whole planes). */

@@ -35,6 +35,21 @@ public enum InJvmJob {
    * @throws Exception the first rank's failure
    */
   public <T> List<T> run(int size, Loopback.RankBody<T> body) throws Exception {
+    return run(size, Map.of(), body);
+  }
+
+  /**
+   * Runs {@code body} on {@code size} ranks with extra settings for every rank (such as {@code
+   * verbs.time=modelled}; ignored by the loopback double) and returns their results in rank order.
+   *
+   * @param size ranks
+   * @param extra settings added to each rank's
+   * @param body what each rank does
+   * @param <T> the result type
+   * @return the results
+   * @throws Exception the first rank's failure
+   */
+  public <T> List<T> run(int size, Map<String, String> extra, Loopback.RankBody<T> body) throws Exception {
     if (this == LOOPBACK) {
       return Loopback.run(size, body);
     }
@@ -44,7 +59,7 @@ public enum InJvmJob {
     try {
       List<Future<T>> futures = new ArrayList<>();
       for (int r = 0; r < size; r++) {
-        VerbsConfig cfg = config(fabric, r, size);
+        VerbsConfig cfg = config(fabric, r, size).with(extra);
         futures.add(pool.submit(() -> {
           Context ctx = Verbs.open(cfg);
           contexts.add(ctx);

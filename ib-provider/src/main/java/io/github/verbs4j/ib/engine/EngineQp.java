@@ -533,6 +533,11 @@ public final class EngineQp {
   }
 
   /** @return whether a timer is armed; then {@link #nextDeadline()} is valid */
+  /** @return whether the requester waits for a reply the responder will send (under the QP lock) */
+  boolean awaitsReply() {
+    return requester != null && !destroyed && requester.awaitsReply();
+  }
+
   boolean timerArmed() {
     return requester != null && !destroyed && requester.timerArmed();
   }

@@ -88,6 +88,10 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
   private PacketPort.Timer wakeTimer;
   private volatile boolean wakeFired;
   private final Runnable wakeTask = this::onWakeTimer;
+  /** How long a reply the HCA waits for holds its modelled timers back without any work, wall ns. */
+  static final long AWAIT_WALL_LIMIT_NANOS = 10_000_000_000L;
+  private volatile boolean awaitingReply; // modelled time: set at the end of each duty cycle
+  private volatile long lastWorkWallNanos;
 
   /**
    * @param port the wire
@@ -102,10 +106,13 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     this.reserved = new boolean[params.maxQp];
     this.tx = new Transmitter(port, params, counters);
     this.frames = new FrameSplitter(this, counters);
-    this.acks = new AckPolicy(params.ackDelayNanos);
+    // An ACK hold ends at a wall-time whim (which thread runs the cycle, when the caller goes
+    // idle); in modelled time every ACK leaves at once, so figures do not depend on it.
+    this.acks = new AckPolicy(port.modelledTime() ? 0 : params.ackDelayNanos);
     this.clock = port::nowNanos;
     this.runners = new DeviceRunners(this, port, lock, acks, params.threading);
     port.bind(this);
+    port.busyProbe(this::busy);
     if (params.threading.callsRunAgent() && params.ackDelayNanos > 0 && port.onCallersIdle(this::flushHeldAcks)) {
       acks.callersIdleKnown();
     }
@@ -350,6 +357,21 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
         || acks.flushRequested();
   }
 
+  /**
+   * A modelled clock's busy probe (the fabric thread): the HCA has work in hand — a duty cycle
+   * running, anything queued for one — or a reply is on its way: a requester waits for an ACK on a
+   * wire that loses nothing, from a peer that lives, so its retransmission deadline is not the next
+   * event. Should that reply never come (a frame the fabric dropped for back-pressure), the claim
+   * lapses after {@link #AWAIT_WALL_LIMIT_NANOS} of wall time without a duty cycle doing work.
+   */
+  private boolean busy() {
+    if (awaitingReply && System.nanoTime() - lastWorkWallNanos < AWAIT_WALL_LIMIT_NANOS && !port.mayLose()) {
+      return true;
+    }
+    return lock.isHeld() || !inbound.isEmpty() || !doorbells.isEmpty() || peerDownPending || wakeFired
+        || acks.flushRequested();
+  }
+
   private int dutyCycle() {
     long t = port.nowNanos();
     now = t;
@@ -391,6 +413,9 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     work += progressDirty(t);
     if (acks.pending()) {
       acks.endOfCycle(t, tx.sent(), clock);
+    }
+    if (work > 0 && awaitingReply) {
+      lastWorkWallNanos = System.nanoTime();
     }
     scheduleWake(t);
     return work;
@@ -566,14 +591,31 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
 
   /** Needs a port timer to wake the agent (no engine thread, or a clock that only moves with events). */
   private void scheduleWake(long t) {
+    boolean modelled = port.modelledTime();
+    if (modelled && timers.any()) {
+      // The wake timer is an event of the modelled clock: it must be a deadline still armed (an
+      // ACK disarms the retransmission timer), never a stale one the clock would be moved to.
+      timers.refresh();
+      boolean a = timers.awaitingReply();
+      if (a && !awaitingReply) {
+        lastWorkWallNanos = System.nanoTime();
+      }
+      awaitingReply = a;
+    } else if (modelled && awaitingReply) {
+      awaitingReply = false;
+    }
     if (!timers.any() || closed) {
+      if (modelled && wakeScheduled && !wakeFired) {
+        wakeTimer.cancel();
+        wakeScheduled = false;
+      }
       return;
     }
-    if (!runners.needsPortTimer() && !port.modelledTime()) {
+    if (!runners.needsPortTimer() && !modelled) {
       return;
     }
     long next = timers.nextDeadline();
-    if (wakeScheduled && next - wakeDeadline >= 0) {
+    if (wakeScheduled && (modelled ? next == wakeDeadline : next - wakeDeadline >= 0)) {
       return;
     }
     if (wakeScheduled && wakeTimer != null) {

@@ -118,6 +118,24 @@ public interface PacketPort extends AutoCloseable {
   boolean modelledTime();
 
   /**
+   * Tells a modelled clock how to learn whether the HCA has work in hand (packets or doorbells
+   * queued, a duty cycle running): while it does, no timer is taken for the next event, so the
+   * clock never moves to a timer's deadline ahead of a packet the HCA is about to send. No effect
+   * on a wall clock.
+   *
+   * @param busy true while the HCA has work in hand (any thread; cheap)
+   */
+  default void busyProbe(java.util.function.BooleanSupplier busy) {}
+
+  /**
+   * @return whether the wire may lose a packet (injected faults); when not, a reply to a request
+   *     is on its way as long as the peer lives (default: true, the conservative answer)
+   */
+  default boolean mayLose() {
+    return true;
+  }
+
+  /**
    * Charges the modelled cost of the HCA's own work (no effect on a wall clock).
    *
    * @param nanos modelled nanoseconds, not negative

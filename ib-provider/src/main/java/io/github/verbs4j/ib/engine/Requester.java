@@ -643,6 +643,11 @@ final class Requester {
     return retransmitArmed || recovery == Recovery.RNR_WAIT;
   }
 
+  /** @return whether requests wait for a reply the responder will send (not an RNR wait) */
+  boolean awaitsReply() {
+    return retransmitArmed && recovery != Recovery.RNR_WAIT;
+  }
+
   long nextDeadline() {
     boolean rnr = recovery == Recovery.RNR_WAIT;
     if (retransmitArmed && rnr) {

@@ -10,6 +10,7 @@ final class TimerList {
   private int timedCount;
   private boolean anyTimer;
   private long nextDeadline;
+  private boolean awaiting;
 
   TimerList(IbDevice dev) {
     this.dev = dev;
@@ -40,6 +41,49 @@ final class TimerList {
       anyTimer = true;
       nextDeadline = deadline;
     }
+  }
+
+  /**
+   * Recomputes the earliest deadline from the QPs' armed timers, dropping QPs with none (a timer
+   * disarmed since it was armed, such as a retransmission timer an ACK stopped).
+   */
+  void refresh() {
+    int w = 0;
+    boolean any = false;
+    boolean await = false;
+    long next = 0;
+    for (int i = 0; i < timedCount; i++) {
+      EngineQp qp = timed[i];
+      boolean keep;
+      synchronized (qp.lock) {
+        keep = qp.timerArmed();
+        if (keep) {
+          await |= qp.awaitsReply();
+          long d = qp.nextDeadline();
+          if (!any || d - next < 0) {
+            next = d;
+            any = true;
+          }
+        }
+      }
+      if (keep) {
+        timed[w++] = qp;
+      } else {
+        qp.inTimerList = false;
+      }
+    }
+    for (int i = w; i < timedCount; i++) {
+      timed[i] = null;
+    }
+    timedCount = w;
+    anyTimer = any;
+    awaiting = await;
+    nextDeadline = next;
+  }
+
+  /** @return whether, at the last {@link #refresh}, a QP waited for a reply (not an RNR wait) */
+  boolean awaitingReply() {
+    return anyTimer && awaiting;
   }
 
   int runTimers(long t) {

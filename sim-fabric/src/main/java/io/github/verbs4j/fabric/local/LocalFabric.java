@@ -10,6 +10,7 @@ import io.github.verbs4j.fabric.coord.CoordinatorState;
 import io.github.verbs4j.fabric.fault.FaultInjector;
 import io.github.verbs4j.fabric.time.LinkModel;
 import io.github.verbs4j.fabric.time.LinkParams;
+import io.github.verbs4j.fabric.time.Quiescence;
 import io.github.verbs4j.fabric.topo.Link;
 import io.github.verbs4j.fabric.topo.Topology;
 import io.github.verbs4j.fabric.topo.TopologySpec;
@@ -89,6 +90,42 @@ public final class LocalFabric implements AutoCloseable {
     this.loop = deterministic ? new DeterministicLoop() : null;
     this.queueCapacity = (int) options.getLong(FabricOptions.QUEUE_FRAMES);
     metrics.bindFaults(faults);
+  }
+
+  /**
+   * What a node's modelled timers see of the fabric (threaded mode): every node's activity, every
+   * frame in flight, every engine's busy probe and every node's earliest timer. The earliest timer
+   * is the next event only when all of that is still.
+   *
+   * @param self the node
+   * @return its view
+   */
+  Quiescence quiescence(LocalNode self) {
+    return new Quiescence() {
+      @Override
+      public long activity() {
+        long a = inFlight.get();
+        for (LocalNode n : nodes) {
+          if (n != null) {
+            a += n.clock().activity();
+          }
+        }
+        return a;
+      }
+
+      @Override
+      public boolean idleUntil(long deadline) {
+        if (inFlight.get() != 0) {
+          return false;
+        }
+        for (LocalNode n : nodes) {
+          if (n != null && n.isOpen() && (n.clock().busy() || (n != self && n.timerDeadline() < deadline))) {
+            return false;
+          }
+        }
+        return true;
+      }
+    };
   }
 
   /**

@@ -54,7 +54,8 @@ public final class LocalNode extends AbstractFabricNode<LocalNode> {
       inbound = PlatformDependent.newFixedMpscQueue(fabric.queueCapacity);
       scheduler = loopScheduler(eventLoop);
       if (clock.isModelled()) {
-        useTimers(new ModelledTimers(clock, eventLoop, options.getLong(FabricOptions.TIMER_WALL_MIN_US) * 1000, this::runTask));
+        // The fabric sees every node and frame of the JVM: two quiet looks suffice.
+        useTimers(new ModelledTimers(clock, eventLoop, fabric.quiescence(this), 2, this::runTask));
       }
     }
     this.job = new LocalJob(this, fabric.coordinator);
@@ -84,6 +85,11 @@ public final class LocalNode extends AbstractFabricNode<LocalNode> {
   @Override
   public JobChannel job() {
     return job;
+  }
+
+  /** @return the earliest deadline of this node's modelled timers, or {@link Long#MAX_VALUE} */
+  long timerDeadline() {
+    return nextTimerDeadline();
   }
 
   /** @return the fabric this node belongs to */
@@ -197,8 +203,8 @@ public final class LocalNode extends AbstractFabricNode<LocalNode> {
     int n = 0;
     LocalFrame f;
     while (n < 4096 && (f = inbound.poll()) != null) {
-      fabric.inFlight.decrementAndGet();
       deliver(f);
+      fabric.inFlight.decrementAndGet(); // after: the receiver has taken it (modelled timers' watch)
       n++;
     }
     drainScheduled.set(false);

@@ -18,6 +18,7 @@ import io.github.verbs4j.fabric.time.FabricScheduler;
 import io.github.verbs4j.fabric.time.LinkModel;
 import io.github.verbs4j.fabric.time.LinkParams;
 import io.github.verbs4j.fabric.time.ModelledTimers;
+import io.github.verbs4j.fabric.time.Quiescence;
 import io.github.verbs4j.fabric.topo.Route;
 import io.github.verbs4j.fabric.topo.Topology;
 import io.github.verbs4j.fabric.topo.TopologySpec;
@@ -65,6 +66,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class NettyNode extends AbstractFabricNode<Peer> {
   private static final Logger LOG = LoggerFactory.getLogger(NettyNode.class);
+  /** Quiet watches in a row (ms) before a modelled timer is taken for the next event. */
+  private static final int QUIET_LOOKS = 10;
 
   private final Transports transports;
   private final EventLoopGroup group;
@@ -92,7 +95,19 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     this.loop = group.next();
     this.scheduler = loopScheduler(loop);
     if (clock.isModelled()) {
-      useTimers(new ModelledTimers(clock, loop, options.getLong(FabricOptions.TIMER_WALL_MIN_US) * 1000, this::runTask));
+      // A netty node sees only itself (its clock, its engine, its outbox), not the peers' work in
+      // hand: it waits for QUIET_LOOKS quiet looks before a timer moves its clock.
+      useTimers(new ModelledTimers(clock, loop, new Quiescence() {
+        @Override
+        public long activity() {
+          return clock.activity();
+        }
+
+        @Override
+        public boolean idleUntil(long deadline) {
+          return !clock.busy() && outbox.idle();
+        }
+      }, QUIET_LOOKS, this::runTask));
     }
     this.members = new NettyMembership(this, options, transports, group);
     this.outbox = new Outbox(loop, metrics, this::isOpen, !clock.isModelled(), (int) options.getLong(FabricOptions.HIGH_WATER),

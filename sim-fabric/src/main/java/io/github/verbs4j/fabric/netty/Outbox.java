@@ -147,6 +147,11 @@ final class Outbox {
     return true;
   }
 
+  /** @return whether no frame waits in the outbox (any thread) */
+  boolean idle() {
+    return queue.isEmpty();
+  }
+
   /**
    * Event loop: passes on a transit frame (store and forward); the write releases it.
    *

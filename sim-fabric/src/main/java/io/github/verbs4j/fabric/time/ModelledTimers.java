@@ -1,7 +1,6 @@
 package io.github.verbs4j.fabric.time;
 
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.util.PriorityQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -13,8 +12,9 @@ import java.util.function.Consumer;
  * local); the deterministic local fabric orders timers in its own event queue instead. Used by the
  * fabric's {@link FabricScheduler}s, not by providers.
  *
- * <p>A timer scheduled at clock time {@code t} with delay {@code d} is due at {@code t + d}
- * (modelled). It fires on the fabric thread, in deadline order (ties in scheduling order):
+ * <p>A discrete-event clock: a timer scheduled at clock time {@code t} with delay {@code d} is due
+ * at {@code t + d} (modelled) and fires on the fabric thread, in deadline order (ties in
+ * scheduling order), only when modelled time has reached it:
  *
  * <ul>
  *   <li>before a frame whose modelled arrival is at or after its deadline is delivered ({@link
@@ -23,25 +23,37 @@ import java.util.function.Consumer;
  *   <li>when the clock passes the deadline otherwise (a charge): after the current receiver call
  *       or task returns ({@link #runDue}), or, for a charge on another thread, when that thread
  *       next sends ({@link #poke});
- *   <li>as a safety net, when nothing has moved the clock to the deadline after {@code max(d,
- *       minWall)} of wall time: the clock jumps to the deadline and the timer fires. Without it, a
- *       node waiting for a timer with no traffic would wait forever.
+ *   <li>when the earliest timer is the next event: a watch in wall time (every {@link
+ *       #WATCH_NANOS}) finds, {@code quietChecks} times in a row, no activity and {@link
+ *       Quiescence#idleUntil} true — no frame on its way, no engine busy, no earlier timer
+ *       elsewhere. Only then does the clock move to the deadline. Without this, a node waiting
+ *       for a timer with no traffic (a retransmission after a drop, an RNR retry) would wait
+ *       forever.
  * </ul>
  *
- * <p>The safety net is the only place wall time enters: a frame still on its way (in wall time)
- * whose modelled arrival is before the deadline may then be delivered after the timer fired.
- * Thread-safe: {@link #schedule}, {@link FabricTimer#cancel} and {@link #poke} from any thread; the
- * others on the fabric thread.
+ * <p>Wall time decides only <em>when</em> the watch looks, never how far the clock moves: a slow
+ * peer delays a timer in wall time but cannot make it fire before an event that comes first in
+ * modelled time, as far as the transport can see it ({@link Quiescence}). Thread-safe: {@link
+ * #schedule}, {@link FabricTimer#cancel} and {@link #poke} from any thread; the others on the
+ * fabric thread.
  */
 public final class ModelledTimers {
   private static final int PENDING = 0;
   private static final int FIRED = 1;
   private static final int CANCELLED = 2;
 
+  /** How often, in wall time, the watch looks for a quiet node while timers are pending. */
+  public static final long WATCH_NANOS = 1_000_000;
+
   private final NodeClock clock;
   private final EventExecutor loop;
-  private final long minWallNanos;
+  private final Quiescence quiescence;
+  private final int quietChecks;
   private final Consumer<Runnable> runner;
+  private final Runnable watchTask = this::watch;
+  private boolean watching; // fabric thread
+  private int quiet; // fabric thread: consecutive quiet looks
+  private long lastActivity; // fabric thread
   private final PriorityQueue<Entry> queue = new PriorityQueue<>();
   private final AtomicLong seq = new AtomicLong();
   private final Runnable runDueTask = this::runDue;
@@ -52,26 +64,32 @@ public final class ModelledTimers {
   /**
    * @param clock the node's modelled clock
    * @param loop the node's fabric thread
-   * @param minWallNanos the least wall time before the safety net fires a timer
+   * @param quiescence what the transport sees of events still to come
+   * @param quietChecks how many watches in a row must find the node quiet before the earliest
+   *     timer fires (at least 1)
    * @param runner runs a task on the fabric thread (catching what it throws)
    */
-  public ModelledTimers(NodeClock clock, EventExecutor loop, long minWallNanos, Consumer<Runnable> runner) {
+  public ModelledTimers(NodeClock clock, EventExecutor loop, Quiescence quiescence, int quietChecks,
+      Consumer<Runnable> runner) {
     if (!clock.isModelled()) {
       throw new IllegalArgumentException("ModelledTimers needs a modelled clock, not " + clock);
     }
+    if (quietChecks < 1) {
+      throw new IllegalArgumentException("quietChecks=" + quietChecks + " must be at least 1");
+    }
     this.clock = clock;
     this.loop = loop;
-    this.minWallNanos = minWallNanos;
+    this.quiescence = quiescence;
+    this.quietChecks = quietChecks;
     this.runner = runner;
   }
 
-  /** One timer: its own safety-net task and its handle. */
+  /** One timer and its handle. */
   private final class Entry extends AtomicInteger implements FabricTimer, Comparable<Entry>, Runnable {
     private static final long serialVersionUID = 1L;
     final long deadline;
     final long order;
     final transient Runnable task;
-    transient volatile ScheduledFuture<?> safety;
 
     Entry(long deadline, long order, Runnable task) {
       this.deadline = deadline;
@@ -85,10 +103,6 @@ public final class ModelledTimers {
         return false;
       }
       cancelled.incrementAndGet();
-      ScheduledFuture<?> s = safety;
-      if (s != null) {
-        s.cancel(false);
-      }
       return true;
     }
 
@@ -96,13 +110,6 @@ public final class ModelledTimers {
     @Override
     public void run() {
       enqueue(this);
-    }
-
-    /** The wall-clock safety net. */
-    void expire() {
-      if (get() == PENDING) {
-        runUntil(deadline);
-      }
     }
 
     @Override
@@ -138,10 +145,6 @@ public final class ModelledTimers {
     } else {
       loop.execute(e);
     }
-    e.safety = loop.schedule(e::expire, Math.max(delayNanos, minWallNanos), TimeUnit.NANOSECONDS);
-    if (e.get() == CANCELLED) {
-      e.safety.cancel(false);
-    }
     return e;
   }
 
@@ -155,6 +158,57 @@ public final class ModelledTimers {
     if (e.deadline <= clock.nowNanos()) {
       loop.execute(runDueTask); // not re-entrant: after the caller's task returns
     }
+    if (!watching) {
+      watching = true;
+      quiet = 0;
+      lastActivity = quiescence.activity();
+      loop.schedule(watchTask, WATCH_NANOS, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /**
+   * The wall-time watch: fires what the clock has reached; if the node has stayed quiet and the
+   * earliest timer is the next event, moves the clock to its deadline and fires it.
+   */
+  private void watch() {
+    watching = false;
+    runDue();
+    Entry e = firstPending();
+    if (e == null) {
+      return;
+    }
+    long a = quiescence.activity();
+    if (a == lastActivity && quiescence.idleUntil(e.deadline)) {
+      if (++quiet >= quietChecks) {
+        quiet = 0;
+        runUntil(e.deadline);
+        a = quiescence.activity();
+      }
+    } else {
+      quiet = 0;
+    }
+    lastActivity = a;
+    if (firstPending() != null && !loop.isShuttingDown()) {
+      watching = true;
+      try {
+        loop.schedule(watchTask, WATCH_NANOS, TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException closing) {
+        watching = false;
+      }
+    }
+  }
+
+  /** @return the earliest timer not cancelled (cancelled ones before it are dropped), or null */
+  private Entry firstPending() {
+    Entry e;
+    while ((e = queue.peek()) != null && e.get() == CANCELLED) {
+      queue.poll();
+      if (cancelled.get() > 0) {
+        cancelled.decrementAndGet();
+      }
+    }
+    nextDeadline = e == null ? Long.MAX_VALUE : e.deadline;
+    return e;
   }
 
   private void purgeIfMostlyCancelled() {
@@ -181,10 +235,6 @@ public final class ModelledTimers {
         cancelled.decrementAndGet();
       }
       if (e.compareAndSet(PENDING, FIRED)) {
-        ScheduledFuture<?> s = e.safety;
-        if (s != null) {
-          s.cancel(false);
-        }
         clock.advanceTo(e.deadline);
         runner.accept(e.task);
       }
@@ -215,6 +265,14 @@ public final class ModelledTimers {
     if (clock.nowNanos() >= nextDeadline && poked.compareAndSet(0, 1)) {
       loop.execute(runDueTask);
     }
+  }
+
+  /**
+   * @return the earliest deadline queued (cancelled timers may be counted until purged), or {@link
+   *     Long#MAX_VALUE}; any thread
+   */
+  public long nextDeadline() {
+    return nextDeadline;
   }
 
   /** @return timers queued (cancelled ones not yet purged included); fabric thread or tests */

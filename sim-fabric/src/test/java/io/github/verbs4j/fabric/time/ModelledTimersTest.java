@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Scheduler timers with {@code verbs.time=modelled} outside the deterministic mode (threaded local
  * fabric and netty): they fire when the node's modelled clock reaches their deadline, in order
- * with frames, and by the wall-clock safety net only when nothing moves the clock. Links: 100 ns,
+ * with frames, and by themselves only when nothing else can happen first: wall time never moves the
+ * clock. Links: 100 ns,
  * 1000 MB/s, 968-byte payloads (1000 ns serialisation); switch topology (forward 50 ns).
  */
 class ModelledTimersTest {
@@ -40,9 +42,9 @@ class ModelledTimersTest {
     }
   }
 
-  private List<FabricNode> twoNodes(String fabric, long wallMinMicros) throws Exception {
+  private List<FabricNode> twoNodes(String fabric) throws Exception {
     Map<String, String> s = new HashMap<>(Map.of("verbs.time", "modelled", "verbs.link.latency-ns", "100", "verbs.link.forward-ns", "50",
-        "verbs.link.bandwidth-mb-s", "1000", "verbs.fabric.timer-wall-min-us", Long.toString(wallMinMicros)));
+        "verbs.link.bandwidth-mb-s", "1000"));
     List<FabricNode> nodes = new ArrayList<>();
     if (fabric.equals("local")) {
       s.put("verbs.fabric.mode", "threaded");
@@ -81,7 +83,7 @@ class ModelledTimersTest {
   @ParameterizedTest
   @ValueSource(strings = {"local", "netty"})
   void timersDueBeforeAFrameFireFirstInDeadlineOrderAtTheirDeadlines(String fabric) throws Exception {
-    List<FabricNode> ns = twoNodes(fabric, 60_000_000); // safety net 60 s: never within this test
+    List<FabricNode> ns = twoNodes(fabric);
     FabricNode a = ns.get(0);
     FabricNode b = ns.get(1);
     List<String> events = new CopyOnWriteArrayList<>();
@@ -89,6 +91,7 @@ class ModelledTimersTest {
       p.release();
       events.add("frame@" + b.clock().nowNanos());
     });
+    b.clock().busyProbe(() -> true); // an engine with work in hand: no timer is the next event
     List<FabricTimer> timers = new ArrayList<>();
     onFabricThread(b, () -> {
       for (long d : new long[] {3000, 1000, 2000, 20_000}) {
@@ -101,7 +104,7 @@ class ModelledTimersTest {
     a.clock().charge(10_000);
     assertTrue(a.send(2, a.alloc().buffer().writeZero(PAYLOAD)));
     // arrival 10000 + 100 + 50 + 100 + 1000 = 11250; the timers due by then fire first, each with
-    // the clock at its deadline; the one due at 20000 waits (nothing moves the clock there)
+    // the clock at its deadline; the one due at 20000 waits (b is busy: something may come first)
     await().atMost(10, TimeUnit.SECONDS).until(() -> events.size() >= 4);
     Thread.sleep(50);
     assertEquals(List.of("timer1000@1000", "timer2000@2000", "timer3000@3000", "frame@11250"), events);
@@ -115,9 +118,10 @@ class ModelledTimersTest {
   @ParameterizedTest
   @ValueSource(strings = {"local", "netty"})
   void aChargeOnAnotherThreadFiresATimerAtTheNextSend(String fabric) throws Exception {
-    List<FabricNode> ns = twoNodes(fabric, 60_000_000);
+    List<FabricNode> ns = twoNodes(fabric);
     FabricNode a = ns.get(0);
     ns.get(1).setReceiver((h, p) -> p.release());
+    a.clock().busyProbe(() -> true); // the application thread is about to charge
     List<Long> fired = new CopyOnWriteArrayList<>();
     a.scheduler().schedule(500, () -> fired.add(a.clock().nowNanos()));
     a.clock().charge(700); // an application thread's modelled work
@@ -129,15 +133,61 @@ class ModelledTimersTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"local", "netty"})
-  void withNothingMovingTheClockTheSafetyNetFiresAndTheClockJumpsToTheDeadline(String fabric) throws Exception {
-    List<FabricNode> ns = twoNodes(fabric, 1000); // 1 ms
+  void withNothingElseToHappenTheEarliestTimerIsTheNextEventAndTheClockMovesToIt(String fabric) throws Exception {
+    List<FabricNode> ns = twoNodes(fabric);
     FabricNode a = ns.get(0);
     List<Long> fired = new CopyOnWriteArrayList<>();
-    a.scheduler().schedule(2_000_000_000L, () -> fired.add(a.clock().nowNanos())); // 2 s modelled: safety net 2 s
-    a.scheduler().schedule(4000, () -> fired.add(a.clock().nowNanos()));
+    onFabricThread(a, () -> { // both queued before the watch looks
+      a.scheduler().schedule(2_000_000_000L, () -> fired.add(a.clock().nowNanos())); // 2 s modelled
+      a.scheduler().schedule(4000, () -> fired.add(a.clock().nowNanos()));
+    });
+    // event to event: no wall time passes between them in the model, however long the watch takes
+    await().atMost(10, TimeUnit.SECONDS).until(() -> fired.size() == 2);
+    assertEquals(List.of(4000L, 2_000_000_000L), fired);
+    assertEquals(2_000_000_000L, a.clock().nowNanos());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"local", "netty"})
+  void aBusyEngineKeepsTheClockFromMovingToATimerHoweverLongItTakes(String fabric) throws Exception {
+    List<FabricNode> ns = twoNodes(fabric);
+    FabricNode a = ns.get(0);
+    AtomicBoolean busy = new AtomicBoolean(true);
+    a.clock().busyProbe(busy::get);
+    List<Long> fired = new CopyOnWriteArrayList<>();
+    a.scheduler().schedule(67_108_864, () -> fired.add(a.clock().nowNanos())); // a 2^14 x 4.096 us timeout
+    Thread.sleep(200); // 200 wall ms, far past the old 1 ms safety net
+    assertEquals(List.of(), fired, "wall time never moves the modelled clock");
+    assertEquals(0, a.clock().nowNanos());
+    a.clock().charge(1000); // the engine's work, then idle
+    busy.set(false);
     await().atMost(10, TimeUnit.SECONDS).until(() -> fired.size() == 1);
-    assertEquals(List.of(4000L), fired);
-    assertEquals(4000, a.clock().nowNanos());
+    assertEquals(List.of(67_108_864L), fired);
+  }
+
+  @Test
+  void onTheLocalFabricAFrameInFlightAndAnotherNodesEarlierTimerComeFirst() throws Exception {
+    List<FabricNode> ns = twoNodes("local");
+    FabricNode a = ns.get(0);
+    FabricNode b = ns.get(1);
+    List<String> events = new CopyOnWriteArrayList<>();
+    a.setReceiver((h, p) -> {
+      p.release();
+      events.add("a:frame@" + a.clock().nowNanos());
+    });
+    b.setReceiver((h, p) -> p.release());
+    // a waits for a timeout at 50 us; b's timer at 20 us sends a frame that reaches a first
+    AtomicBoolean settingUp = new AtomicBoolean(true); // no timer is the next event until both are queued
+    a.clock().busyProbe(settingUp::get);
+    a.scheduler().schedule(50_000, () -> events.add("a:timer@" + a.clock().nowNanos()));
+    b.scheduler().schedule(20_000, () -> {
+      events.add("b:timer@" + b.clock().nowNanos());
+      b.send(1, b.alloc().buffer().writeZero(PAYLOAD));
+    });
+    settingUp.set(false);
+    await().atMost(10, TimeUnit.SECONDS).until(() -> events.size() == 3);
+    // 20000 + 100 + 50 + 100 + 1000 = 21250
+    assertEquals(List.of("b:timer@20000", "a:frame@21250", "a:timer@50000"), events);
   }
 
   @Test
@@ -146,7 +196,17 @@ class ModelledTimersTest {
     closeables.add(() -> loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly());
     NodeClock clock = NodeClock.modelled();
     List<Integer> ran = new CopyOnWriteArrayList<>();
-    ModelledTimers t = new ModelledTimers(clock, loop, 60_000_000_000L, Runnable::run);
+    ModelledTimers t = new ModelledTimers(clock, loop, new Quiescence() {
+      @Override
+      public long activity() {
+        return 0;
+      }
+
+      @Override
+      public boolean idleUntil(long deadline) {
+        return false; // never the next event by itself: only the clock fires them here
+      }
+    }, 1, Runnable::run);
     for (int i = 0; i < 1000; i++) {
       int k = i;
       FabricTimer x = t.schedule(1_000_000 + i, () -> ran.add(k));

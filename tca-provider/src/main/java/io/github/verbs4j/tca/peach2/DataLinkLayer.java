@@ -150,12 +150,27 @@ public final class DataLinkLayer implements AutoCloseable {
    * @throws IllegalArgumentException if {@code dstNode} is not another board of the sub-cluster
    */
   public boolean transmit(int dstNode, ByteBuf frame, int tlps) {
+    return transmit(dstNode, frame, tlps, Long.MIN_VALUE);
+  }
+
+  /**
+   * Like {@link #transmit(int, ByteBuf, int)}, for a frame that a board engine with its own
+   * timeline (a DMA channel) sends at modelled time {@code sendTimeNanos}; a frame that must wait
+   * for room leaves when there is room instead.
+   *
+   * @param dstNode the destination board
+   * @param frame the frame
+   * @param tlps TLPs the burst counts
+   * @param sendTimeNanos the modelled send time, or {@link Long#MIN_VALUE} for the clock's now
+   * @return false if it was dropped
+   */
+  public boolean transmit(int dstNode, ByteBuf frame, int tlps, long sendTimeNanos) {
     PcieLink p = peer(dstNode);
     if (p == null) {
       frame.release();
       throw new IllegalArgumentException("node " + dstNode + " is not another board of the sub-cluster");
     }
-    return p.transmit(frame, tlps);
+    return p.transmit(frame, tlps, sendTimeNanos);
   }
 
   private void onFrame(int srcNode, int hops, boolean unchecked, ByteBuf frame) {

@@ -18,9 +18,15 @@ import java.util.zip.CRC32C;
  * (and, on this node, mapped). A violating request throws {@link DmaRuleException}, is counted,
  * and moves no byte.
  *
- * <p>The model runs a request to completion in the calling thread: the sender's node clock is
- * charged the fixed cost of the mode (plus the device-read excess), and the frames then cross the
- * fabric, which models the wire. Each channel serialises its own users.
+ * <p>Modelled time: the CPU pays only the doorbell ({@link Peach2Params#dmaDoorbellNs()}); the
+ * request then runs on the channel's own timeline — it starts when the doorbell has rung and the
+ * channel is free, spends {@link Peach2Params#dmaStartNs} (engine start, first descriptor fetch),
+ * and reads its source through the board's N port, the host link, which all four channels share:
+ * each frame leaves when its data has been read, one frame's wire time (or, from device memory,
+ * {@link Peach2Params#deviceReadMbs()}) after the previous read on the port. So channels overlap,
+ * and together they move at most one port's bandwidth. Software that waits for a request (polls
+ * its status word) moves its clock to {@link Channel#doneAtNanos()}. The bytes move at once in the
+ * calling thread; each channel serialises its own users.
  */
 public final class Dmac {
   /** Longest chain the controller follows (a longer one is taken for a loop). */
@@ -31,6 +37,7 @@ public final class Dmac {
   private final Peach2Board board;
   private final Channel[] channels;
   private final InternalDescriptorMemory internal;
+  private long nPortFree; // modelled time the N port's read direction is free; guarded by this
 
   Dmac(Peach2Board board) {
     this.board = board;
@@ -40,6 +47,17 @@ public final class Dmac {
     for (int i = 0; i < channels.length; i++) {
       channels[i] = new Channel(i);
     }
+  }
+
+  /**
+   * Reads {@code occupancy} ns of data through the N port (host link) no earlier than {@code t}.
+   *
+   * @return when the read starts (the port is busy until start + occupancy)
+   */
+  private synchronized long readThroughN(long t, long occupancy) {
+    long start = Math.max(t, nPortFree);
+    nPortFree = start + occupancy;
+    return start;
   }
 
   /** @return the number of channels (4) */
@@ -95,6 +113,12 @@ public final class Dmac {
     return (int) (off >>> 5);
   }
 
+  /** Time the N port takes to read {@code bytes} of source: a frame's wire time, or device memory's rate. */
+  private static long readNs(Peach2Params p, int bytes, boolean device) {
+    long wire = p.wireNs(bytes);
+    return device ? Math.max(wire, bytes * 1000L / p.deviceReadMbs()) : wire;
+  }
+
   private static long extent(int len, int burstBytes, int gapBytes, boolean strided) {
     if (!strided || len == 0) {
       return len;
@@ -116,9 +140,18 @@ public final class Dmac {
     private int[] gap = new int[16];
     private int[] flags = new int[16];
     private int count;
+    private long free; // the channel's timeline: when its last request is done (modelled ns)
 
     Channel(int index) {
       this.index = index;
+    }
+
+    /**
+     * @return the modelled time the channel's last request is done (its status word written): a
+     *     host that polls for it moves its clock here ({@link HostClock#advanceTo})
+     */
+    public synchronized long doneAtNanos() {
+      return free;
     }
 
     /** @return the channel number */
@@ -301,49 +334,48 @@ public final class Dmac {
       Peach2Params p = board.params();
       GlobalAddressMap w = board.window();
       int me = board.nodeId();
-      long cost = p.dmaFixedNs(mode);
-      for (int i = 0; i < count; i++) {
-        if (mode == DescriptorMode.HOST && i > 0) {
-          cost += Math.max(0, p.hostDescriptorFetchNs() - p.wireNs(len[i - 1]));
-        }
-        if (len[i] > 0 && board.poolOf(src[i], 1).isDevice()) {
-          cost += p.deviceReadExcessNs(len[i]);
-        }
-        if (w.nodeOf(dst[i]) == me) {
-          cost += p.localTransferNs(len[i]);
-        }
-      }
-      board.clock().charge(cost);
+      HostClock clock = board.clock();
+      clock.charge(p.dmaDoorbellNs()); // the CPU's part: the doorbell
+      long t = clock.isModelled() ? Math.max(clock.nowNanos(), free) + p.dmaStartNs(mode) : Long.MIN_VALUE;
       long remote = 0;
       long local = 0;
       long tlps = 0;
       boolean refused = false;
       for (int i = 0; i < count && !refused; i++) {
+        if (mode == DescriptorMode.HOST && i > 0 && t != Long.MIN_VALUE) {
+          t += Math.max(0, p.hostDescriptorFetchNs() - p.wireNs(len[i - 1]));
+        }
         int l = len[i];
         if (l == 0) {
           continue;
         }
         TcaMallocPool pool = board.poolOf(src[i], 1);
+        boolean device = pool.isDevice();
+        boolean toMe = w.nodeOf(dst[i]) == me;
         boolean strided = (flags[i] & DmaDescriptor.FLAG_STRIDE) != 0;
         long ext = extent(l, burst[i] * 4, gap[i] * 4, strided);
         TcaMallocPool.Segment seg = pool.segmentAt(src[i] - pool.globalBase(), ext);
         int s = (int) (src[i] - pool.globalBase() - seg.start());
-        if (!strided) {
-          long t = board.emit(dst[i], seg.memory(), s, l, crc);
-          refused = t < 0;
-          tlps += Math.max(0, t);
-        } else {
-          int b = burst[i] * 4;
-          int step = b + gap[i] * 4;
-          int dstStep = (flags[i] & DmaDescriptor.FLAG_STRIDE_DST) != 0 ? step : b;
-          long d = dst[i];
-          for (int done = 0; done < l && !refused; done += b, s += step, d += dstStep) {
-            long t = board.emit(d, seg.memory(), s, Math.min(b, l - done), crc);
-            refused = t < 0;
-            tlps += Math.max(0, t);
+        int b = strided ? burst[i] * 4 : Peach2Board.MAX_FRAME_DATA;
+        int step = strided ? b + gap[i] * 4 : b;
+        int dstStep = !strided || (flags[i] & DmaDescriptor.FLAG_STRIDE_DST) != 0 ? step : b;
+        long d = dst[i];
+        for (int done = 0; done < l && !refused; done += b, s += step, d += dstStep) {
+          int piece = Math.min(b, l - done);
+          long sendAt = t;
+          if (t != Long.MIN_VALUE) {
+            long occupancy = toMe ? p.localTransferNs(piece) : readNs(p, piece, device);
+            long start = readThroughN(t, occupancy);
+            t = start + occupancy;
+            // cut-through: the frame streams out as its data comes in, so its tail leaves when the
+            // read ends (later than the read's start when the source is slower than the link)
+            sendAt = toMe ? t : Math.max(start, t - p.wireNs(piece));
           }
+          long n = board.emit(d, seg.memory(), s, piece, crc, sendAt);
+          refused = n < 0;
+          tlps += Math.max(0, n);
         }
-        if (w.nodeOf(dst[i]) == me) {
+        if (toMe) {
           local += l;
         } else {
           remote += l;
@@ -352,14 +384,17 @@ public final class Dmac {
       long data = remote + local;
       if (!refused && statusAddress != NO_STATUS) {
         status.putLong(0, statusValue);
-        long t = board.emit(statusAddress, status, 0, 8, crc);
-        refused = t < 0;
-        tlps += Math.max(0, t);
+        long n = board.emit(statusAddress, status, 0, 8, crc, t); // written by the board: no N read
+        refused = n < 0;
+        tlps += Math.max(0, n);
         if (w.nodeOf(statusAddress) == me) {
           local += 8;
         } else if (!refused) {
           remote += 8;
         }
+      }
+      if (t != Long.MIN_VALUE) {
+        free = t;
       }
       board.counters().transfer(TransferKind.of(mode), remote, local, tlps);
       return refused ? -1 : data;

@@ -66,6 +66,11 @@ public final class FabricLink implements Peach2Link {
       }
 
       @Override
+      public void advanceTo(long t) {
+        c.advanceTo(t);
+      }
+
+      @Override
       public boolean isModelled() {
         return c.isModelled();
       }
@@ -211,6 +216,11 @@ public final class FabricLink implements Peach2Link {
   @Override
   public boolean transmit(int dstNode, ByteBuf frame, boolean unchecked) {
     return node.send(dstNode, TAG, unchecked ? FrameHeader.FLAG_UNCHECKED : 0, frame);
+  }
+
+  @Override
+  public boolean transmit(int dstNode, ByteBuf frame, boolean unchecked, long sendTimeNanos) {
+    return node.send(dstNode, TAG, unchecked ? FrameHeader.FLAG_UNCHECKED : 0, frame, sendTimeNanos);
   }
 
   @Override

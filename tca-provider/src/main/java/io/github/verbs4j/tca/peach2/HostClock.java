@@ -15,6 +15,19 @@ public interface HostClock {
    */
   void charge(long nanos);
 
+  /**
+   * Moves a modelled clock forward to {@code t} if it is behind (the host observed something that
+   * happened at {@code t}: a DMA's status word it polled); no effect on a wall clock.
+   *
+   * @param t modelled nanoseconds
+   */
+  default void advanceTo(long t) {
+    long now = nowNanos();
+    if (isModelled() && t > now) {
+      charge(t - now);
+    }
+  }
+
   /** @return whether the clock is modelled */
   boolean isModelled();
 }

@@ -6,6 +6,7 @@ import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
+import org.agrona.collections.LongArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +47,8 @@ final class PcieLink {
   private final long downAfter;
   private final ReplayBuffer replay;
   private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>();
+  // each pending frame's modelled send time (a DMA channel's timeline, or MIN_VALUE = when sent)
+  private final LongArrayQueue pendingAt = new LongArrayQueue(Long.MAX_VALUE); // MAX: never a send time
   private final CRC32 txCrc = new CRC32();
   private final Runnable txTimer = this::onTxTimer;
   private final Runnable ackTimer = this::onAckTimer;
@@ -118,8 +121,13 @@ final class PcieLink {
 
   // ================================================================== transmit
 
+  // The modelled send time of the first transmission in progress (a DMA channel's timeline), or
+  // MIN_VALUE: replays, DLLPs and frames that waited for room leave at the clock's now.
+  private long sendAt = Long.MIN_VALUE;
+  private long lastSendAt = Long.MIN_VALUE; // when the last first transmission left (modelled)
+
   /** See {@link DataLinkLayer#transmit}. */
-  synchronized boolean transmit(ByteBuf frame, int tlps) {
+  synchronized boolean transmit(ByteBuf frame, int tlps, long sendTimeNanos) {
     if (flowing() && (state == State.RETRAIN || !pending.isEmpty() || full(tlps)) && dll.scheduler.canWait()
         && !dll.closed()) {
       counters.link(Link.STALLS, 1);
@@ -146,10 +154,16 @@ final class PcieLink {
         return drop(frame, "link_init");
       }
       pending.add(frame);
+      pendingAt.addLong(sendTimeNanos);
       pendingTlps += tlps;
       return true;
     }
-    send(frame, tlps, dll.clock.nowNanos());
+    sendAt = sendTimeNanos;
+    try {
+      send(frame, tlps, dll.clock.nowNanos());
+    } finally {
+      sendAt = Long.MIN_VALUE;
+    }
     return true;
   }
 
@@ -160,7 +174,24 @@ final class PcieLink {
   }
 
   /** First transmission of a frame: sequence number, LCRC, a copy kept for replay, a shared Ack. */
-  private void send(ByteBuf frame, int tlps, long now) {
+  private void send(ByteBuf frame, int tlps, long clockNow) {
+    // A frame a DMA channel sends ahead of the clock leaves (and is timed) at the channel's time;
+    // frames take sequence numbers in the order they leave, so none leaves before the one before.
+    long now = Math.max(clockNow, lastSendAt);
+    if (sendAt != Long.MIN_VALUE) {
+      now = Math.max(now, sendAt);
+    }
+    lastSendAt = now;
+    long saved = sendAt;
+    sendAt = now;
+    try {
+      sendNow(frame, tlps, clockNow, now);
+    } finally {
+      sendAt = saved;
+    }
+  }
+
+  private void sendNow(ByteBuf frame, int tlps, long clockNow, long now) {
     int seq = nextTransmitSeq;
     nextTransmitSeq = (seq + tlps) & SEQ_MASK;
     int off = frame.readerIndex();
@@ -183,7 +214,7 @@ final class PcieLink {
     put(frame, !checked);
     if (replayDeadline == 0) {
       replayDeadline = now + replayTimeout;
-      armTx(replayTimeout);
+      armTx(replayDeadline - clockNow);
     }
   }
 
@@ -194,7 +225,7 @@ final class PcieLink {
       return;
     }
     int bytes = frame.readableBytes();
-    if (dll.link.transmit(node, frame, unchecked)) {
+    if (dll.link.transmit(node, frame, unchecked, sendAt)) {
       counters.frameSent(bytes, hops);
     } else {
       counters.drop("link_refused"); // lost like a frame the wire dropped: the replay recovers it
@@ -251,7 +282,12 @@ final class PcieLink {
       }
       pending.poll();
       pendingTlps -= tlps;
-      send(f, tlps, dll.clock.nowNanos());
+      sendAt = pendingAt.pollLong();
+      try {
+        send(f, tlps, dll.clock.nowNanos());
+      } finally {
+        sendAt = Long.MIN_VALUE;
+      }
     }
     if (waiters > 0) {
       notifyAll();
@@ -355,7 +391,8 @@ final class PcieLink {
       graced = false;
       expiries = 0;
       lastProgress = now;
-      replayDeadline = replay.isEmpty() ? 0 : now + replayTimeout;
+      // the oldest frame left may leave later than now (a DMA channel's timeline): time it from then
+      replayDeadline = replay.isEmpty() ? 0 : Math.max(now, replay.sentAt(0)) + replayTimeout;
     }
     if (type == Peach2Dllp.NAK && state == State.ACTIVE) {
       replay(now);
@@ -499,6 +536,7 @@ final class PcieLink {
       counters.drop("link_down");
       f.release();
     }
+    pendingAt.clear();
     pendingTlps = 0;
     nextTransmitSeq = 0;
     ackdSeq = SEQ_MASK;
@@ -565,6 +603,7 @@ final class PcieLink {
     while ((f = pending.poll()) != null) {
       f.release();
     }
+    pendingAt.clear();
     notifyAll();
   }
 }

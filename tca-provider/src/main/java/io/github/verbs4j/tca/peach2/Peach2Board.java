@@ -243,6 +243,16 @@ public final class Peach2Board implements AutoCloseable {
    * @return TLPs emitted, or -1 if a frame was dropped (the link to the node is down)
    */
   long emit(long dst, ByteBuffer src, int srcIndex, int len, CRC32C crc) {
+    return emit(dst, src, srcIndex, len, crc, Long.MIN_VALUE);
+  }
+
+  /**
+   * Like {@link #emit(long, ByteBuffer, int, int, CRC32C)}, with the frames leaving at modelled
+   * time {@code sendTime} (a DMA channel's timeline; {@link Long#MIN_VALUE} = the clock's now).
+   *
+   * @return TLPs emitted, or -1 if a frame was dropped
+   */
+  long emit(long dst, ByteBuffer src, int srcIndex, int len, CRC32C crc, long sendTime) {
     int dstNode = window.nodeOf(dst);
     if (dstNode == nodeId) {
       landLocal(dst, src, srcIndex, len);
@@ -272,7 +282,7 @@ public final class Peach2Board implements AutoCloseable {
       Peach2Tlp.seal(f, LinkFrame.BODY_OFFSET, crc);
       awaitWritable(dstNode);
       int n = (int) Peach2Tlp.tlpCount(piece, params.tlpPayloadBytes());
-      if (!dataLink.transmit(dstNode, f, n)) {
+      if (!dataLink.transmit(dstNode, f, n, sendTime)) {
         return -1;
       }
       tlps += n;

@@ -70,6 +70,21 @@ public interface Peach2Link extends AutoCloseable {
   boolean transmit(int dstNode, ByteBuf frame, boolean unchecked);
 
   /**
+   * Sends a frame as if it left at modelled time {@code sendTimeNanos} (a DMA channel's own
+   * timeline), without moving the node's clock; {@link Long#MIN_VALUE} means now. By default the
+   * time is ignored.
+   *
+   * @param dstNode the destination node
+   * @param frame the frame
+   * @param unchecked see {@link #transmit(int, ByteBuf, boolean)}
+   * @param sendTimeNanos the modelled send time, or {@link Long#MIN_VALUE}
+   * @return false if it was dropped at once
+   */
+  default boolean transmit(int dstNode, ByteBuf frame, boolean unchecked, long sendTimeNanos) {
+    return transmit(dstNode, frame, unchecked);
+  }
+
+  /**
    * @return whether fault injection may corrupt frames sent from now on (once true, stays true); while
    *     false, frames may be sent unchecked
    */

@@ -116,6 +116,14 @@ final class ReplayBuffer {
     return totalTlps;
   }
 
+  /**
+   * @param k 0 = the oldest frame
+   * @return when that frame was first sent (modelled ns; a DMA channel may send ahead of the clock)
+   */
+  long sentAt(int k) {
+    return sentAt[(head + k) % frames.length];
+  }
+
   /** @return whether nothing is held */
   boolean isEmpty() {
     return size == 0;
