@@ -54,6 +54,11 @@ import org.slf4j.LoggerFactory;
  * buffer. Buffers from {@link #allocate(int)} are used in place; other buffers go through a
  * temporary registered bounce buffer.
  *
+ * <p><b>Waiting</b>: a wait polls the CQ (which also drives the provider), spinning and yielding
+ * in between by the runtime's {@code verbs.idle-strategy}, then blocks on the CQ's completion
+ * channel until the next completion ({@link CompletionWait}). The resources and their wiring are
+ * {@link Connections}.
+ *
  * <p>Not thread-safe; one thread drives it.
  */
 public final class VerbsCommunicator extends AbstractCommunicator {
@@ -98,7 +103,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   public static VerbsCommunicator open(MpConfig config) {
     Context ctx = Verbs.open();
     try {
-      return new VerbsCommunicator(ctx, true, config);
+      return create(ctx, true, config, IdleStrategyKey.of(VerbsConfig.load()), CompletionWait.MAX_BLOCK);
     } catch (RuntimeException e) {
       try {
         ctx.close();
@@ -118,7 +123,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
    * @return the communicator
    */
   public static VerbsCommunicator open(Context ctx, MpConfig config) {
-    return new VerbsCommunicator(ctx, false, config);
+    return create(ctx, false, config, IdleStrategyKey.of(VerbsConfig.load()), CompletionWait.MAX_BLOCK);
   }
 
   /**
@@ -131,27 +136,15 @@ public final class VerbsCommunicator extends AbstractCommunicator {
    * @return the communicator
    */
   static VerbsCommunicator open(Context ctx, MpConfig config, IdleStrategyKey.Backoff idle, Duration block) {
+    return create(ctx, false, config, idle, block);
+  }
+
+  private static VerbsCommunicator create(Context ctx, boolean ownsContext, MpConfig config,
+      IdleStrategyKey.Backoff idle, Duration block) {
     Job job = ctx.job();
     Connections conn = new Connections(ctx, job, config);
-    return new VerbsCommunicator(ctx, job, false, config, conn, new CompletionWait(conn.cq, conn.channel, idle, block));
-  }
-
-  private VerbsCommunicator(Context ctx, boolean ownsContext, MpConfig config) {
-    this(ctx, ctx.job(), ownsContext, config);
-  }
-
-  private VerbsCommunicator(Context ctx, Job job, boolean ownsContext, MpConfig config) {
-    this(ctx, job, ownsContext, config, IdleStrategyKey.of(VerbsConfig.load()));
-  }
-
-  private VerbsCommunicator(Context ctx, Job job, boolean ownsContext, MpConfig config, IdleStrategyKey.Backoff idle) {
-    this(ctx, job, ownsContext, config, new Connections(ctx, job, config), idle);
-  }
-
-  private VerbsCommunicator(Context ctx, Job job, boolean ownsContext, MpConfig config, Connections conn,
-      IdleStrategyKey.Backoff idle) {
-    this(ctx, job, ownsContext, config, conn,
-        new CompletionWait(conn.cq, conn.channel, idle, CompletionWait.MAX_BLOCK));
+    return new VerbsCommunicator(ctx, job, ownsContext, config, conn,
+        new CompletionWait(conn.cq, conn.channel, idle, block));
   }
 
   private VerbsCommunicator(Context ctx, Job job, boolean ownsContext, MpConfig config, Connections conn,
