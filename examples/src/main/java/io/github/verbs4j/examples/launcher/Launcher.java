@@ -1,5 +1,6 @@
 package io.github.verbs4j.examples.launcher;
 
+import io.github.verbs4j.verbs.spi.runtime.HostShare;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -203,6 +204,9 @@ public final class Launcher {
     }
     ProcessBuilder pb = new ProcessBuilder(command(rank)).directory(job.workDir().toFile());
     pb.redirectInput(ProcessBuilder.Redirect.PIPE);
+    // Every rank runs on this host: the runtime stops spinning when they outnumber the processors
+    // (a value the user set in the launcher's environment wins).
+    pb.environment().putIfAbsent(HostShare.LOCAL_RANKS_ENV, Integer.toString(job.ranks()));
     Process p;
     try {
       p = pb.start();

@@ -1,9 +1,11 @@
 package io.github.verbs4j.examples.mp;
 
-import io.github.verbs4j.examples.common.Backoff;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import org.agrona.concurrent.IdleStrategy;
 
 /**
  * Everything a communicator builds on point-to-point messages: argument checks, bounded waiting,
@@ -11,7 +13,9 @@ import java.time.Duration;
  * matching context, so they never match user messages.
  *
  * <p>An implementation moves messages ({@link #isend(ByteBuffer, int, int, int)}, {@link
- * #irecv(ByteBuffer, int, int, int)}) and makes progress ({@link #progress()}).
+ * #irecv(ByteBuffer, int, int, int)}) and makes progress ({@link #progress()}); between empty
+ * progress calls a wait idles with an Agrona {@link IdleStrategy} (by default the runtime's {@code
+ * verbs.idle-strategy} numbers, {@link IdleStrategyKey}).
  */
 public abstract class AbstractCommunicator implements Communicator {
   /** The matching context of user messages. */
@@ -25,17 +29,32 @@ public abstract class AbstractCommunicator implements Communicator {
   private final int rank;
   private final int size;
   private final Duration timeout;
-  private final Backoff backoff = Backoff.forLatency();
+  private final IdleStrategy idle;
 
   /**
+   * A communicator whose waits idle by the configured {@code verbs.idle-strategy} ({@link
+   * IdleStrategyKey#of(VerbsConfig)}: spins, yields, then parks).
+   *
    * @param rank this rank
    * @param size the number of ranks
    * @param timeout the longest wait for one request
    */
   protected AbstractCommunicator(int rank, int size, Duration timeout) {
+    this(rank, size, timeout, IdleStrategyKey.of(VerbsConfig.load()).newIdleStrategy());
+  }
+
+  /**
+   * @param rank this rank
+   * @param size the number of ranks
+   * @param timeout the longest wait for one request
+   * @param idle how a wait idles after a progress call that did nothing (its own instance: it has
+   *     state)
+   */
+  protected AbstractCommunicator(int rank, int size, Duration timeout, IdleStrategy idle) {
     this.rank = rank;
     this.size = size;
     this.timeout = timeout;
+    this.idle = idle;
   }
 
   /**
@@ -117,15 +136,15 @@ public abstract class AbstractCommunicator implements Communicator {
   public final Status wait(Request request) {
     if (!request.isDone()) {
       long deadline = System.nanoTime() + timeout.toNanos();
-      backoff.reset();
+      idle.reset();
       int idles = 0;
-      while (!request.isDone()) {
-        if (progress() > 0) {
-          backoff.reset();
-          continue;
+      while (true) {
+        int work = progress();
+        if (request.isDone()) {
+          break;
         }
-        backoff.idle();
-        if ((++idles & 0x3f) == 0 && System.nanoTime() - deadline > 0) {
+        idle.idle(work);
+        if (work == 0 && (++idles & 0x3f) == 0 && System.nanoTime() - deadline > 0) {
           throw new MpException("rank " + rank + ": " + request + " did not finish within " + timeout.toMillis()
               + " ms" + diagnostics());
         }

@@ -1,32 +1,28 @@
 package io.github.verbs4j.examples.mp;
 
-import io.github.verbs4j.examples.common.Backoff;
-import io.github.verbs4j.examples.common.JobChannel;
-import io.github.verbs4j.examples.common.RcAddress;
-import io.github.verbs4j.examples.common.RcConnector;
+import static io.github.verbs4j.examples.mp.Connections.RDMA_IN_FLIGHT;
+import static io.github.verbs4j.examples.mp.Connections.WR_RDMA;
+import static io.github.verbs4j.examples.mp.Connections.WR_RECV;
+import static io.github.verbs4j.examples.mp.Connections.WR_SEND;
+import static io.github.verbs4j.examples.mp.Connections.wrId;
+
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.CompletionQueue;
 import io.github.verbs4j.verbs.Context;
-import io.github.verbs4j.verbs.DeviceAttr;
 import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.MemoryRegion;
 import io.github.verbs4j.verbs.ProtectionDomain;
-import io.github.verbs4j.verbs.QpCap;
-import io.github.verbs4j.verbs.QpInitAttr;
-import io.github.verbs4j.verbs.QpType;
-import io.github.verbs4j.verbs.QueuePair;
-import io.github.verbs4j.verbs.RecvWr;
 import io.github.verbs4j.verbs.SendWr;
 import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.github.verbs4j.verbs.spi.DirectAddress;
+import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.ArrayDeque;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -34,8 +30,6 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,106 +54,26 @@ import org.slf4j.LoggerFactory;
  * buffer. Buffers from {@link #allocate(int)} are used in place; other buffers go through a
  * temporary registered bounce buffer.
  *
+ * <p><b>Waiting</b>: a wait polls the CQ (which also drives the provider), spinning and yielding
+ * in between by the runtime's {@code verbs.idle-strategy}, then blocks on the CQ's completion
+ * channel until the next completion ({@link CompletionWait}). The resources and their wiring are
+ * {@link Connections}.
+ *
  * <p>Not thread-safe; one thread drives it.
  */
 public final class VerbsCommunicator extends AbstractCommunicator {
   private static final Logger LOG = LoggerFactory.getLogger(VerbsCommunicator.class);
-  /** Communicators created per job so far: every rank numbers its communicators alike. */
-  private static final Map<Job, AtomicInteger> INSTANCES = java.util.Collections.synchronizedMap(
-      new java.util.WeakHashMap<>());
   private static final Set<Access> ALL_ACCESS =
       EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
-  /** RDMA operations one QP keeps posted at a time. */
-  private static final int RDMA_IN_FLIGHT = 8;
-  /**
-   * Local ACK timeout code of the ranks' QPs: 4.096 µs × 2^20 ≈ 4.3 s (Open MPI's openib default),
-   * not perftest's 67 ms. With retry count 7 a peer is declared lost after ~34 s without an ACK
-   * instead of ~0.5 s: four rank JVMs on two vCPUs under a build stalled that long now and then
-   * (RETRY_EXC_ERR in the four-rank Himeno test).
-   */
-  static final int QP_TIMEOUT = 20;
   private static final int POLL_BATCH = 32;
-  private static final int WR_RECV = 1;
-  private static final int WR_SEND = 2;
-  private static final int WR_RDMA = 3;
   /** How long close waits for its last sends to complete. */
-  private static final java.time.Duration QUIESCE = java.time.Duration.ofSeconds(5);
-
-  /** One peer: its QP, slot areas, credits and what waits to be sent to it. */
-  private static final class Peer {
-    final int rank;
-    final QueuePair qp;
-    final int recvBase;
-    final int sendBase;
-    final ArrayDeque<Integer> freeSendSlots = new ArrayDeque<>();
-    final ArrayDeque<Outgoing> pending = new ArrayDeque<>();
-    final ArrayDeque<Transfer> pendingRdma = new ArrayDeque<>();
-    int credits;
-    int owed;
-    int rdmaInFlight;
-
-    Peer(int rank, QueuePair qp, int recvBase, int sendBase) {
-      this.rank = rank;
-      this.qp = qp;
-      this.recvBase = recvBase;
-      this.sendBase = sendBase;
-    }
-  }
-
-  /** A message waiting for a credit or a send slot. */
-  private static final class Outgoing {
-    final int kind;
-    final int context;
-    final int tag;
-    final int length;
-    final int senderId;
-    final int receiverId;
-    final long addr;
-    final int rkey;
-    final Request eager;
-
-    Outgoing(int kind, int context, int tag, int length, int senderId, int receiverId, long addr, int rkey,
-        Request eager) {
-      this.kind = kind;
-      this.context = context;
-      this.tag = tag;
-      this.length = length;
-      this.senderId = senderId;
-      this.receiverId = receiverId;
-      this.addr = addr;
-      this.rkey = rkey;
-      this.eager = eager;
-    }
-  }
-
-  /** The RDMA side of one rendezvous message, at the sender or the receiver. */
-  private static final class Transfer {
-    final Request request;
-    final int peer;
-    final int tag;
-    final int length;
-    final boolean read;
-    MemoryRegion bounce;
-    long localAddr;
-    int lkey;
-    int rkey;
-    int remoteId;
-    long remoteAddr;
-    int remoteRkey;
-    boolean truncated;
-
-    Transfer(Request request, int peer, int tag, int length, boolean read) {
-      this.request = request;
-      this.peer = peer;
-      this.tag = tag;
-      this.length = length;
-      this.read = read;
-    }
-  }
+  private static final Duration QUIESCE = Duration.ofSeconds(5);
 
   private final Context ctx;
   private final boolean ownsContext;
   private final MpConfig config;
+  private final Connections conn;
+  private final CompletionWait waiter;
   private final ProtectionDomain pd;
   private final CompletionQueue cq;
   private final MemoryRegion slabMr;
@@ -174,7 +88,6 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   private final NavigableMap<Long, MemoryRegion> regions = new TreeMap<>();
   private final WorkCompletion[] wcs = WorkCompletion.array(POLL_BATCH);
   private final SendWr swr = new SendWr();
-  private final RecvWr rwr = new RecvWr();
   private int nextId = 1;
   private boolean closed;
   private boolean closing;
@@ -190,7 +103,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   public static VerbsCommunicator open(MpConfig config) {
     Context ctx = Verbs.open();
     try {
-      return new VerbsCommunicator(ctx, true, config);
+      return create(ctx, true, config, IdleStrategyKey.of(VerbsConfig.load()), CompletionWait.MAX_BLOCK);
     } catch (RuntimeException e) {
       try {
         ctx.close();
@@ -210,109 +123,48 @@ public final class VerbsCommunicator extends AbstractCommunicator {
    * @return the communicator
    */
   public static VerbsCommunicator open(Context ctx, MpConfig config) {
-    return new VerbsCommunicator(ctx, false, config);
+    return create(ctx, false, config, IdleStrategyKey.of(VerbsConfig.load()), CompletionWait.MAX_BLOCK);
   }
 
-  private VerbsCommunicator(Context ctx, boolean ownsContext, MpConfig config) {
-    this(ctx, ctx.job(), ownsContext, config);
+  /**
+   * {@link #open(Context, MpConfig)} with explicit idle numbers instead of {@code verbs.idle-strategy}'s.
+   *
+   * @param ctx the device
+   * @param config the settings
+   * @param idle spins and yields before a wait blocks on the completion channel
+   * @param block longest single block ({@link CompletionWait#MAX_BLOCK} normally)
+   * @return the communicator
+   */
+  static VerbsCommunicator open(Context ctx, MpConfig config, IdleStrategyKey.Backoff idle, Duration block) {
+    return create(ctx, false, config, idle, block);
   }
 
-  private VerbsCommunicator(Context ctx, Job job, boolean ownsContext, MpConfig config) {
-    super(job.rank(), job.size(), config.timeout());
+  private static VerbsCommunicator create(Context ctx, boolean ownsContext, MpConfig config,
+      IdleStrategyKey.Backoff idle, Duration block) {
+    Job job = ctx.job();
+    Connections conn = new Connections(ctx, job, config);
+    return new VerbsCommunicator(ctx, job, ownsContext, config, conn,
+        new CompletionWait(conn.cq, conn.channel, idle, block));
+  }
+
+  private VerbsCommunicator(Context ctx, Job job, boolean ownsContext, MpConfig config, Connections conn,
+      CompletionWait waiter) {
+    super(job.rank(), job.size(), config.timeout(), waiter);
     this.ctx = ctx;
     this.ownsContext = ownsContext;
     this.config = config;
-    int n = job.size();
-    DeviceAttr dev = ctx.queryDevice();
-    int others = Math.max(1, n - 1);
-    int s = Math.min(config.slots(), dev.maxQpWr() - RDMA_IN_FLIGHT);
-    s = Math.min(s, ((dev.maxCqe() - 1) / others - RDMA_IN_FLIGHT) / 2);
-    if (s < 2 * MpConfig.RESERVED_SLOTS) {
-      throw new IllegalStateException("device limits max_cqe=" + dev.maxCqe() + ", max_qp_wr=" + dev.maxQpWr()
-          + " leave fewer than " + 2 * MpConfig.RESERVED_SLOTS + " slots per peer for " + n + " ranks");
-    }
-    this.slots = s;
-    this.slotSize = (Wire.HEADER_LENGTH + config.eagerLimit() + 63) / 64 * 64;
-    this.creditThreshold = Math.max(1, (s - MpConfig.RESERVED_SLOTS) / 2);
-    List<AutoCloseable> created = new ArrayList<>();
-    try {
-      pd = ctx.allocPd();
-      created.add(pd);
-      cq = ctx.createCq(Math.max(1, others * (2 * s + RDMA_IN_FLIGHT)), null, 0);
-      created.add(cq);
-      slabMr = pd.allocateMemory(Math.max(64L, (long) (n - 1) * 2 * s * slotSize), EnumSet.of(Access.LOCAL_WRITE));
-      created.add(slabMr);
-      slab = slabMr.buffer().order(ByteOrder.LITTLE_ENDIAN);
-      peers = new Peer[n];
-      int outReads = Math.max(1, Math.min(16, Math.min(dev.maxQpRdAtom(), dev.maxQpInitRdAtom())));
-      QpCap cap = QpCap.builder().maxSendWr(s + RDMA_IN_FLIGHT).maxRecvWr(s).build();
-      int index = 0;
-      for (int r = 0; r < n; r++) {
-        if (r == rank()) {
-          continue;
-        }
-        QueuePair qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq).cap(cap).build());
-        created.add(qp);
-        Peer p = new Peer(r, qp, index * 2 * s * slotSize, (index * 2 + 1) * s * slotSize);
-        index++;
-        for (int slot = 0; slot < s; slot++) {
-          p.freeSendSlots.add(slot);
-        }
-        p.credits = s - MpConfig.RESERVED_SLOTS;
-        peers[r] = p;
-        RcConnector.toInit(qp);
-        for (int slot = 0; slot < s; slot++) {
-          postRecvSlot(p, slot);
-        }
-      }
-      int id = INSTANCES.computeIfAbsent(job, j -> new AtomicInteger()).getAndIncrement();
-      connect(new JobChannel(job, "mp/" + id, config.timeout()), outReads);
-    } catch (RuntimeException e) {
-      for (int i = created.size() - 1; i >= 0; i--) {
-        try {
-          created.get(i).close();
-        } catch (Exception c) {
-          e.addSuppressed(c);
-        }
-      }
-      throw e;
-    }
+    this.conn = conn;
+    this.waiter = waiter;
+    this.pd = conn.pd;
+    this.cq = conn.cq;
+    this.slabMr = conn.slabMr;
+    this.slab = conn.slab;
+    this.slots = conn.slots;
+    this.slotSize = conn.slotSize;
+    this.peers = conn.peers;
+    this.creditThreshold = Math.max(1, (slots - MpConfig.RESERVED_SLOTS) / 2);
     LOG.debug("rank {} of {}: communicator up ({} slots of {} bytes per peer, eager limit {}, rendezvous {})",
-        rank(), n, s, slotSize, config.eagerLimit(), config.rendezvous());
-  }
-
-  /** Publishes this rank's LID, PSN and QP numbers, reads everyone's, and brings every QP to RTS. */
-  private void connect(JobChannel ch, int outReads) {
-    int n = size();
-    int lid = ctx.queryPort(1).lid();
-    int mtu = ctx.queryPort(1).activeMtu().bytes();
-    int psn = ThreadLocalRandom.current().nextInt(1 << 24);
-    StringBuilder qpns = new StringBuilder();
-    for (int r = 0; r < n; r++) {
-      qpns.append(r == 0 ? "" : ":").append(peers[r] == null ? 0 : peers[r].qp.qpNum());
-    }
-    ch.publish("conn", lid + ";" + psn + ";" + mtu + ";" + outReads + ";" + qpns);
-    for (int r = 0; r < n; r++) {
-      if (peers[r] == null) {
-        continue;
-      }
-      String[] f = ch.lookup("conn", r).split(";");
-      int[] theirQpns = Arrays.stream(f[4].split(":")).mapToInt(Integer::parseInt).toArray();
-      RcAddress remote = new RcAddress(Integer.parseInt(f[0]), theirQpns[rank()], Integer.parseInt(f[1]), 0, 0,
-          Integer.parseInt(f[3]), Integer.parseInt(f[2]));
-      RcAddress local = new RcAddress(lid, peers[r].qp.qpNum(), psn, 0, 0, outReads, mtu);
-      RcConnector.connect(peers[r].qp, local, remote, Math.min(outReads, remote.outReads()), outReads, QP_TIMEOUT);
-    }
-    ch.barrier();
-  }
-
-  private static long wrId(int kind, int peer, int index) {
-    return (long) kind << 56 | (long) peer << 32 | (index & 0xffffffffL);
-  }
-
-  private void postRecvSlot(Peer p, int slot) {
-    rwr.wrId(wrId(WR_RECV, p.rank, slot)).sge(slabMr, p.recvBase + (long) slot * slotSize, slotSize);
-    p.qp.postRecv(rwr);
+        rank(), size(), slots, slotSize, config.eagerLimit(), config.rendezvous());
   }
 
   private void ensureUsable() {
@@ -343,6 +195,11 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   /** @return the settings */
   public MpConfig config() {
     return config;
+  }
+
+  /** @return how often a wait blocked on the completion channel and was woken by a completion */
+  long completionWakeups() {
+    return waiter.events();
   }
 
   @Override
@@ -485,14 +342,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       }
       r.complete(new Status(t.peer, t.tag, t.length));
     }
-    releaseBounce(t);
-  }
-
-  private static void releaseBounce(Transfer t) {
-    if (t.bounce != null) {
-      t.bounce.close();
-      t.bounce = null;
-    }
+    t.releaseBounce();
   }
 
   private void enqueue(Peer p, Outgoing o) {
@@ -616,7 +466,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       finishReceive(r);
       enqueue(p, new Outgoing(Wire.FIN, r.context, t.tag, t.length, t.remoteId, 0, 0, 0, null));
     } else {
-      releaseBounce(t);
+      t.releaseBounce();
       r.complete(new Status(t.peer, t.tag, t.length));
     }
   }
@@ -667,7 +517,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
           finishReceive(rendezvous.remove(receiverId));
         } else {
           Request r = rendezvous.remove(Wire.senderId(slab, at));
-          releaseBounce((Transfer) r.transfer);
+          ((Transfer) r.transfer).releaseBounce();
           r.complete(new Status(p.rank, r.tag, r.length));
         }
       }
@@ -679,7 +529,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
         throw broken;
       }
     }
-    postRecvSlot(p, slot);
+    conn.postRecvSlot(p, slot);
     if (kind != Wire.CREDIT) {
       p.owed++;
     }
@@ -719,12 +569,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       }
     }
     closed = true;
-    List<AutoCloseable> all = new ArrayList<>();
-    for (Peer p : peers) {
-      if (p != null) {
-        all.add(p.qp);
-      }
-    }
+    List<AutoCloseable> all = new ArrayList<>(conn.queuePairs());
     for (Request r : rendezvous.values()) {
       Transfer t = (Transfer) r.transfer;
       if (t != null && t.bounce != null) {
@@ -738,9 +583,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       }
     }
     all.addAll(regions.values());
-    all.add(slabMr);
-    all.add(cq);
-    all.add(pd);
+    all.addAll(conn.afterQueuePairs(waiter));
     if (ownsContext) {
       all.add(ctx);
     }
@@ -768,7 +611,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
    */
   private void quiesce() {
     long deadline = System.nanoTime() + QUIESCE.toNanos();
-    Backoff backoff = Backoff.forWaiting();
+    waiter.reset();
     while (true) {
       boolean idle = true;
       for (Peer p : peers) {
@@ -780,15 +623,14 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       if (idle) {
         return;
       }
-      if (progress() == 0) {
-        backoff.idle();
+      int work = progress();
+      waiter.idle(work);
+      if (work == 0) {
         if (System.nanoTime() - deadline > 0) {
           LOG.debug("rank {}: sends still outstanding at close after {} ms{}", rank(), QUIESCE.toMillis(),
               diagnostics());
           return;
         }
-      } else {
-        backoff.reset();
       }
     }
   }

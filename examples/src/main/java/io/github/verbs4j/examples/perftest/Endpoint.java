@@ -1,6 +1,5 @@
 package io.github.verbs4j.examples.perftest;
 
-import io.github.verbs4j.examples.common.Backoff;
 import io.github.verbs4j.examples.common.CompletionError;
 import io.github.verbs4j.examples.common.JobChannel;
 import io.github.verbs4j.examples.common.RcAddress;
@@ -21,6 +20,7 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.concurrent.ThreadLocalRandom;
+import org.agrona.concurrent.IdleStrategy;
 
 /**
  * One side of a perftest connection: a PD, a send CQ and a receive CQ, one RC QP, and one memory
@@ -42,8 +42,8 @@ final class Endpoint implements AutoCloseable {
   private final int mtu;
   private final Duration waitTimeout;
   private final WorkCompletion[] wcs;
-  private final Backoff backoff = Backoff.forLatency();
-  private final Backoff throughputBackoff = Backoff.forThroughput();
+  private final IdleStrategy backoff = LoopIdle.latency();
+  private final IdleStrategy throughputBackoff = LoopIdle.throughput();
   private RcAddress local;
   private RcAddress remote;
 
@@ -137,13 +137,13 @@ final class Endpoint implements AutoCloseable {
 
   /**
    * {@link #await} for a loop that keeps many WRs outstanding: waits with {@link
-   * Backoff#forThroughput()}, which parks sooner.
+   * LoopIdle#throughput()}, which parks sooner.
    */
   int awaitBatch(CompletionQueue cq, String side, long scnt, long ccnt) {
     return await(cq, side, scnt, ccnt, throughputBackoff);
   }
 
-  private int await(CompletionQueue cq, String side, long scnt, long ccnt, Backoff backoff) {
+  private int await(CompletionQueue cq, String side, long scnt, long ccnt, IdleStrategy backoff) {
     int n = cq.poll(wcs);
     if (n == 0) {
       long deadline = System.nanoTime() + waitTimeout.toNanos();

@@ -1,6 +1,5 @@
 package io.github.verbs4j.examples.perftest;
 
-import io.github.verbs4j.examples.common.Backoff;
 import io.github.verbs4j.fabric.netty.ReceiveTuning;
 import io.github.verbs4j.fabric.netty.Transports;
 import io.netty.bootstrap.Bootstrap;
@@ -25,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.agrona.concurrent.IdleStrategy;
 
 /**
  * The raw Netty baseline of {@link Compare}: the same payloads between the same two processes
@@ -195,7 +195,7 @@ final class RawNettyPeer implements AutoCloseable {
     client.expectCount(count);
     // The writability wait backs off like the bandwidth loops' completion wait (BwLoop): a spin
     // or a long run of yields here would take a vCPU from the event loops that move the bytes.
-    Backoff backoff = Backoff.forThroughput();
+    IdleStrategy backoff = LoopIdle.throughput();
     try {
       long unflushed = 0;
       for (int i = 0; i < iters; i++) {

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * it leaves work). When the members are idle it waits with the configured idle strategy, but it
  * never sleeps past a member's next deadline (it yields instead while one is near) and never while
  * a member has work queued: it announces that it sleeps, then checks, so a producer either sees the
- * announcement and unparks it ({@link #wake}) or its work is seen.
+ * announcement and unparks it ({@link #wake}) or its work is seen. On an oversubscribed host
+ * ({@link HostShare#oversubscribed()}) it parks until a near deadline instead of yielding towards it.
  */
 public final class EngineThread implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EngineThread.class);
@@ -212,6 +213,8 @@ public final class EngineThread implements AutoCloseable {
   private final class Gate implements IdleStrategy {
     private final IdleStrategy idle;
     private final long maxSleepNanos;
+    /** Yield towards a near deadline (cores to spare) or park until it (the host is oversubscribed). */
+    private final boolean yieldNearDeadline = !HostShare.current().oversubscribed();
 
     Gate(IdleStrategy idle, long maxSleepNanos) {
       this.idle = idle;
@@ -225,16 +228,23 @@ public final class EngineThread implements AutoCloseable {
         return;
       }
       long until = members.until;
-      if (until < maxSleepNanos) {
+      if (until < maxSleepNanos && yieldNearDeadline) {
         if (until > 0) {
           Thread.yield(); // a deadline is near: do not sleep past it
         }
         return;
       }
+      if (until <= 0) {
+        return;
+      }
       sleeping = true;
       try {
         if (!closing && !members.anyPending()) {
-          idle.idle(0);
+          if (until < maxSleepNanos) {
+            LockSupport.parkNanos(until); // oversubscribed: a near deadline is slept towards, not yielded to
+          } else {
+            idle.idle(0);
+          }
         }
       } finally {
         sleeping = false;
