@@ -1,12 +1,14 @@
 package io.github.verbs4j.examples.gmpi;
 
-import io.github.verbs4j.examples.common.Backoff;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import org.agrona.concurrent.IdleStrategy;
 
 /**
  * The two rings between the accelerator and the host daemon (seed 004 §3.2), in memory both sides
@@ -128,7 +130,7 @@ public final class AttributeRing {
   }
 
   private long claim(GmpiFunction f, Duration timeout) {
-    Backoff backoff = null;
+    IdleStrategy backoff = null;
     long deadline = 0;
     while (true) {
       long head = (long) WORD.getVolatile(requests, headOffset);
@@ -143,7 +145,7 @@ public final class AttributeRing {
       if ((header >>> 16) < ticket) { // still held by ticket - capacity: full
         fullWaits.incrementAndGet();
         if (backoff == null) {
-          backoff = Backoff.forLatency();
+          backoff = pollIdle();
           deadline = System.nanoTime() + timeout.toNanos();
         } else if (System.nanoTime() - deadline > 0) {
           throw new GmpiException(f.cName() + ": the request ring (" + capacity + " slots) stayed full for " + timeout
@@ -171,7 +173,7 @@ public final class AttributeRing {
     int base = slotOffset(ticket);
     long header = (long) WORD.getAcquire(answers, base);
     if (header >>> 16 != ticket || header == -1L) {
-      Backoff backoff = Backoff.forLatency();
+      IdleStrategy backoff = pollIdle();
       long deadline = System.nanoTime() + timeout.toNanos();
       while ((header = (long) WORD.getAcquire(answers, base)) == -1L || header >>> 16 != ticket) {
         if (System.nanoTime() - deadline > 0) {
@@ -241,5 +243,13 @@ public final class AttributeRing {
     }
     answerAt[(int) (ticket % capacity)] = readyAt;
     WORD.setRelease(answers, base, ticket << 16 | (long) n << 8 | code);
+  }
+
+  /** The runtime's {@code verbs.idle-strategy} numbers, read once (none spin on a crowded host). */
+  private static final IdleStrategyKey.Backoff POLL_IDLE = IdleStrategyKey.of(VerbsConfig.load());
+
+  /** @return a new wait for a poll loop that found nothing */
+  static IdleStrategy pollIdle() {
+    return POLL_IDLE.newIdleStrategy();
   }
 }

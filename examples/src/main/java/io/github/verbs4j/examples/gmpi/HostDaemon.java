@@ -1,6 +1,5 @@
 package io.github.verbs4j.examples.gmpi;
 
-import io.github.verbs4j.examples.common.Backoff;
 import io.github.verbs4j.examples.mp.ReduceOp;
 import io.github.verbs4j.examples.mp.Status;
 import java.nio.ByteBuffer;
@@ -8,6 +7,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,7 +87,7 @@ public final class HostDaemon implements AutoCloseable {
   }
 
   private void loop() {
-    Backoff backoff = Backoff.forLatency();
+    IdleStrategy backoff = AttributeRing.pollIdle();
     try {
       while (state == State.RUNNING) {
         long header = ring.poll(args);

@@ -53,12 +53,23 @@ final class InJvmRanks {
           throw e;
         }
       }
+      pool.shutdown();
+      closeAll(contexts);
       return out;
-    } finally {
+    } catch (Exception e) {
       pool.shutdownNow();
-      for (Context c : contexts) { // one after another, as InJvmJob does
-        c.close();
+      try {
+        closeAll(contexts);
+      } catch (RuntimeException closing) {
+        e.addSuppressed(closing); // a failed rank leaves objects open: report the failure, not that
       }
+      throw e;
+    }
+  }
+
+  private static void closeAll(List<Context> contexts) {
+    for (Context c : contexts) { // one after another, as InJvmJob does
+      c.close();
     }
   }
 }
