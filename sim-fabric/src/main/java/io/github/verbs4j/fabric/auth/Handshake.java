@@ -171,7 +171,7 @@ public final class Handshake {
 
   /** @return the node id the client claimed in its HELLO (server side, after {@link #challenge}) */
   public int clientNode() {
-    return hello[8] << 8 & 0xFF00 | hello[9] & 0xFF;
+    return hello[6] << 8 & 0xFF00 | hello[7] & 0xFF;
   }
 
   /**

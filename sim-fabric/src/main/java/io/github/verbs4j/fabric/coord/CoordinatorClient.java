@@ -125,17 +125,19 @@ public final class CoordinatorClient implements AutoCloseable {
     Exception last = null;
     long backoffMs = 10;
     JobSecret refused = null;
+    FabricException noSecret = null;
     while (true) {
       Socket s = new Socket();
       try {
         s.setTcpNoDelay(true);
         long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
-        s.connect(new InetSocketAddress(host, port), (int) Math.min(left, 5000));
-        JobSecret secret = secrets.get();
+        JobSecret secret = secrets.get(); // before connecting: a process without one knocks at nobody's door
+        noSecret = null;
         if (secret.equals(refused)) {
           throw new Handshake.AuthException(Handshake.Failure.BAD_PROOF, "coordinator " + host + ":" + port
               + " does not prove this process's job secret: it runs another job, or " + JobSecret.ENV + " differs");
         }
+        s.connect(new InetSocketAddress(host, port), (int) Math.min(left, 5000));
         s.setSoTimeout((int) Math.min(Math.max(left, 1000), 30_000));
         DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 8192));
         try {
@@ -152,13 +154,16 @@ public final class CoordinatorClient implements AutoCloseable {
       } catch (Handshake.AuthException e) {
         closeQuietly(s);
         throw e;
-      } catch (IOException | FabricException e) {
+      } catch (FabricException e) {
+        noSecret = e;
+        closeQuietly(s);
+      } catch (IOException e) {
         last = e;
         closeQuietly(s);
       }
       if (System.nanoTime() - deadline >= 0) {
-        if (last instanceof FabricException fe && !(last instanceof FabricTimeoutException)) {
-          throw fe;
+        if (noSecret != null) {
+          throw noSecret;
         }
         FabricTimeoutException t = new FabricTimeoutException("cannot reach coordinator verbs.coordinator=" + host + ":"
             + port + " within " + timeout + ": " + last.getMessage());
