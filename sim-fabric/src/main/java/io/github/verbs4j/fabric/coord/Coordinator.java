@@ -251,6 +251,11 @@ public final class Coordinator implements AutoCloseable {
     return secret;
   }
 
+  /** @return the 0600 file holding the job secret, for ranks on this host (deleted on close) */
+  public Path secretFile() {
+    return keyFile;
+  }
+
   /** @return connections closed because they did not prove the job secret */
   public long rejected() {
     return rejected.sum();
