@@ -43,6 +43,7 @@ public final class JobSecret {
   private JobSecret(byte[] bytes) {
     this.bytes = bytes.clone();
     this.key = new SecretKeySpec(this.bytes, "HmacSHA256");
+    mac(); // loads the JDK's crypto provider now, not in the middle of a handshake
   }
 
   /** @return a fresh random secret */

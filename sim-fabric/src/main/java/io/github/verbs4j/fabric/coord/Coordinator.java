@@ -100,7 +100,8 @@ public final class Coordinator implements AutoCloseable {
   private final class Conn implements Runnable {
     final Socket socket;
     final DataOutputStream out;
-    volatile long lastSeen = System.nanoTime();
+    final long accepted = System.nanoTime();
+    volatile long lastSeen = accepted;
     volatile int rank = -1;
     volatile boolean authenticated;
 
@@ -165,6 +166,7 @@ public final class Coordinator implements AutoCloseable {
         in.readFully(proof);
         h.verify(proof);
         socket.setSoTimeout(0);
+        lastSeen = System.nanoTime();
         authenticated = true;
         return true;
       } catch (Handshake.AuthException e) {
@@ -469,6 +471,13 @@ public final class Coordinator implements AutoCloseable {
       all = new ArrayList<>(conns);
     }
     for (Conn c : all) {
+      if (!c.authenticated) {
+        // The handshake has its own limit: a rank's fresh JVM may take a while to prove the secret.
+        if (now - c.accepted > AUTH_TIMEOUT.toNanos()) {
+          c.closeQuietly();
+        }
+        continue;
+      }
       if (now - c.lastSeen > peerTimeout.toNanos()) {
         c.closeQuietly();
         lost(c, "no heartbeat for " + peerTimeout.toMillis() + " ms");
