@@ -50,9 +50,7 @@ public enum DropReason {
    */
   SPOOFED_SOURCE("spoofed_source"),
   /** Receive side: the provider's cheap checks on arrival (length, header sanity) failed. */
-  MALFORMED("malformed"),
-  /** Receive side: the source already holds its share of the receiver's inbound queue. */
-  SOURCE_SHARE("source_share");
+  MALFORMED("malformed");
 
   private final String tag;
 
