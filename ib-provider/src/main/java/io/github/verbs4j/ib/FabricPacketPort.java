@@ -1,6 +1,7 @@
 package io.github.verbs4j.ib;
 
 import io.github.verbs4j.fabric.CallerProgress;
+import io.github.verbs4j.fabric.DropReason;
 import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.FrameHeader;
 import io.github.verbs4j.fabric.FrameReceiver;
@@ -9,7 +10,10 @@ import io.github.verbs4j.fabric.WritabilityListener;
 import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.time.NodeClock;
 import io.github.verbs4j.ib.engine.PacketPort;
+import io.github.verbs4j.ib.wire.Bth;
+import io.github.verbs4j.ib.wire.Icrc;
 import io.github.verbs4j.ib.wire.Lrh;
+import io.github.verbs4j.ib.wire.Opcode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.function.IntSupplier;
@@ -22,6 +26,11 @@ import java.util.function.IntSupplier;
  * <p>A frame that holds a packet sent without an ICRC ({@link Lrh#NO_ICRC}) carries the header flag
  * {@link FrameHeader#FLAG_UNCHECKED}: fault injection loses it rather than corrupt bytes no one
  * checks. The tag stays the provider's own.
+ *
+ * <p>A received frame passes cheap checks on arrival, before it is queued for the engine ({@link
+ * #wellFormed}); one that fails is dropped whole and counted in the fabric's {@code
+ * verbs4j.fabric.drops{reason=malformed}}, so a peer's garbage costs no engine queue slot. The
+ * ICRC, where packets carry one, is still checked by the engine.
  *
  * <p>Buffer ownership: {@link #transmit} hands the packet to {@link FabricNode#send}, which owns it
  * from then on; a received frame's payload is handed to the device, which releases it.
@@ -334,8 +343,55 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       return;
     }
     int src = header.src();
+    if (!wellFormed(payload, src, node.nodeId())) {
+      node.metrics().drop(DropReason.MALFORMED, payload.readableBytes());
+      payload.release();
+      return;
+    }
     // One packet or a train of them: the device splits it, also a frame that spans read buffers.
     r.onPacket(src, payload);
+  }
+
+  /**
+   * The checks a frame passes on arrival: its packets tile it exactly (each LRH packet length a
+   * multiple of 4, at least the smallest packet, within the frame); each LRH has link version 0,
+   * next header IBA local, this port's LID as DLID and the frame's fabric source (the authenticated
+   * peer) as SLID; each BTH has transport version 0, a known opcode, and a header, pad and payload
+   * that fit the packet length as the opcode says. Two 8-byte reads per packet; no CRC.
+   *
+   * @param f the frame's payload (not consumed)
+   * @param src the fabric's source node of the frame
+   * @param lid this port's LID
+   * @return true if well formed
+   */
+  static boolean wellFormed(ByteBuf f, int src, int lid) {
+    int at = f.readerIndex();
+    int end = f.writerIndex();
+    if (at >= end) {
+      return false;
+    }
+    while (at < end) {
+      int len = Lrh.trainPacketBytes(f, at, end);
+      if (len < 0 || (len & 3) != 0) {
+        return false;
+      }
+      long lrh = Lrh.word(f, at);
+      if (Lrh.lver(lrh) != Lrh.LVER || Lrh.lnh(lrh) != Lrh.LNH_IBA_LOCAL || Lrh.dlid(lrh) != lid || Lrh.slid(lrh) != src) {
+        return false;
+      }
+      long bth = Bth.word(f, at + Lrh.LENGTH);
+      Opcode op = Opcode.fromValue(Bth.opcode(bth));
+      if (Bth.tver(bth) != Bth.TVER || op == null) {
+        return false;
+      }
+      int pad = Bth.padCount(bth);
+      int payload = len - op.headerLength() - pad - Icrc.LENGTH;
+      if (payload < 0 || (payload > 0 && !op.is(Opcode.Flag.PAYLOAD)) || Bth.padFor(payload) != pad) {
+        return false;
+      }
+      at += len;
+    }
+    return true;
   }
 
   @Override

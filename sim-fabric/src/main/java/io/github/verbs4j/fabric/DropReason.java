@@ -43,7 +43,14 @@ public enum DropReason {
   /** Decoder: arrival time before send time. */
   BAD_TIME("bad_time"),
   /** Decoder: the connection closed in the middle of a frame. */
-  TRUNCATED("truncated");
+  TRUNCATED("truncated"),
+  /**
+   * Receive side: the frame's source node is neither the authenticated peer of the connection it
+   * came on nor a node that may relay it (an intermediate board of its route).
+   */
+  SPOOFED_SOURCE("spoofed_source"),
+  /** Receive side: the provider's cheap checks on arrival (length, header sanity) failed. */
+  MALFORMED("malformed");
 
   private final String tag;
 

@@ -24,6 +24,9 @@ import java.util.function.ToDoubleFunction;
  *       passed on, as an intermediate PEACH2 board does),
  *   <li>{@code verbs4j.fabric.drops} and {@code verbs4j.fabric.dropped.bytes} tagged {@code reason}
  *       ({@link DropReason#tag()}),
+ *   <li>{@code verbs4j.fabric.auth.rejected} tagged {@code reason} ({@link
+ *       io.github.verbs4j.fabric.auth.Handshake.Failure#tag()}): connections closed before their
+ *       first frame because they did not prove the job secret (netty),
  *   <li>{@code verbs4j.fabric.faults} tagged {@code kind} ({@link FaultAction#word()}),
  *   <li>{@code verbs4j.fabric.link.queue.depth}, {@code verbs4j.fabric.link.queueing.ns} tagged
  *       {@code link} (modelled, registered per link as links are used), and for netty {@code
@@ -44,6 +47,7 @@ public final class FabricMetrics {
   private final LongAdder framesForwarded = new LongAdder();
   private final LongAdder[] drops;
   private final LongAdder[] droppedBytes;
+  private final LongAdder[] rejected;
   /** Everything registered, removed again by {@link #close()}. */
   private final List<Meter> meters = new CopyOnWriteArrayList<>();
 
@@ -67,6 +71,12 @@ public final class FabricMetrics {
       droppedBytes[r.ordinal()] = new LongAdder();
       counter("verbs4j.fabric.drops", null, drops[r.ordinal()], tags.and("reason", r.tag()));
       counter("verbs4j.fabric.dropped.bytes", "bytes", droppedBytes[r.ordinal()], tags.and("reason", r.tag()));
+    }
+    io.github.verbs4j.fabric.auth.Handshake.Failure[] fs = io.github.verbs4j.fabric.auth.Handshake.Failure.values();
+    rejected = new LongAdder[fs.length];
+    for (io.github.verbs4j.fabric.auth.Handshake.Failure f : fs) {
+      rejected[f.ordinal()] = new LongAdder();
+      counter("verbs4j.fabric.auth.rejected", null, rejected[f.ordinal()], tags.and("reason", f.tag()));
     }
   }
 
@@ -190,6 +200,23 @@ public final class FabricMetrics {
    */
   public long droppedBytes(DropReason reason) {
     return droppedBytes[reason.ordinal()].sum();
+  }
+
+  /**
+   * Counts a connection closed before its first frame: it did not prove the job secret.
+   *
+   * @param why the handshake's failure
+   */
+  public void rejected(io.github.verbs4j.fabric.auth.Handshake.Failure why) {
+    rejected[why.ordinal()].increment();
+  }
+
+  /**
+   * @param why a failure
+   * @return connections rejected for it
+   */
+  public long rejectedConnections(io.github.verbs4j.fabric.auth.Handshake.Failure why) {
+    return rejected[why.ordinal()].sum();
   }
 
   /** @return frames dropped for any reason */

@@ -92,7 +92,7 @@ public final class FabricOptions {
   /** Netty listen port. */
   public static final Key PORT = key("verbs.fabric.port", "0", "netty: TCP port of the data listener; 0 = ephemeral");
   /** Directory for Unix domain sockets. */
-  public static final Key UDS_DIR = key("verbs.fabric.uds-dir", "", "netty: directory for Unix domain socket files; empty = java.io.tmpdir");
+  public static final Key UDS_DIR = key("verbs.fabric.uds-dir", "", "netty: parent of the private directory verbs4j-<user> (mode 0700) that holds the Unix domain socket files; empty = java.io.tmpdir");
   /** Heartbeat interval. */
   public static final Key HEARTBEAT_MS = key("verbs.fabric.heartbeat-ms", "200", "netty: heartbeat interval to the coordinator, ms");
   /** Peer timeout. */

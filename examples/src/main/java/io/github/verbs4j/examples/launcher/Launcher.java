@@ -1,5 +1,6 @@
 package io.github.verbs4j.examples.launcher;
 
+import io.github.verbs4j.fabric.auth.PrivateDir;
 import io.github.verbs4j.verbs.spi.runtime.HostShare;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -75,6 +76,7 @@ public final class Launcher {
   private final List<Thread> pumps = new ArrayList<>();
   private final BlockingQueue<Exit> exits = new LinkedBlockingQueue<>();
   private final Object printLock = new Object();
+  private final Map<String, String> environment = new LinkedHashMap<>();
   private volatile String stopReason;
 
   /**
@@ -89,6 +91,18 @@ public final class Launcher {
     this.job = job;
     this.out = out;
     this.err = err;
+  }
+
+  /**
+   * Adds an environment variable of every child, for what must not appear on a command line (the
+   * job secret, {@code VERBS4J_JOB_SECRET}: a command line is visible to every user of the host,
+   * a process's environment only to its owner). Call before {@link #run()}.
+   *
+   * @param key the variable
+   * @param value its value
+   */
+  public synchronized void environment(String key, String value) {
+    environment.put(key, value);
   }
 
   /** @return the command line of {@code rank}'s JVM */
@@ -204,6 +218,7 @@ public final class Launcher {
     }
     ProcessBuilder pb = new ProcessBuilder(command(rank)).directory(job.workDir().toFile());
     pb.redirectInput(ProcessBuilder.Redirect.PIPE);
+    pb.environment().putAll(environment);
     // Every rank runs on this host: the runtime stops spinning when they outnumber the processors
     // (a value the user set in the launcher's environment wins).
     pb.environment().putIfAbsent(HostShare.LOCAL_RANKS_ENV, Integer.toString(job.ranks()));
@@ -217,7 +232,19 @@ public final class Launcher {
     children.add(p);
     pumps.add(pump(rank, p.getInputStream(), out, "stdout"));
     pumps.add(pump(rank, p.getErrorStream(), err, "stderr"));
-    p.onExit().thenAccept(done -> exits.add(new Exit(rank, done.exitValue())));
+    p.onExit().thenAccept(done -> {
+      removeFilesOf(done.pid());
+      exits.add(new Exit(rank, done.exitValue()));
+    });
+  }
+
+  /** A rank that was killed cannot delete its socket files; the launcher does, as a Slurm epilog would. */
+  private static void removeFilesOf(long pid) {
+    try {
+      PrivateDir.removeFilesOf(PrivateDir.of(""), pid);
+    } catch (RuntimeException e) {
+      LOG.debug("cannot clean the files of pid {}: {}", pid, e.toString());
+    }
   }
 
   private Thread pump(int rank, InputStream in, PrintStream to, String name) {

@@ -1,5 +1,7 @@
 package io.github.verbs4j.examples.launcher;
 
+import io.github.verbs4j.fabric.auth.JobSecret;
+
 import io.github.verbs4j.examples.common.DurationConverter;
 import io.github.verbs4j.examples.common.ValidatesOptions;
 import io.github.verbs4j.verbs.config.VerbsConfig;
@@ -119,6 +121,7 @@ public final class RunCommand implements Callable<Integer> {
       job = new Launcher.Job(ranks, command(), props, jvmOptions, timeout, System.getProperty("java.class.path"),
           Path.of("").toAbsolutePath());
       Launcher launcher = new Launcher(job, System.out, System.err);
+      coord.secret().ifPresent(k -> launcher.environment(JobSecret.ENV, k.toHex()));
       Thread hook = new Thread(() -> launcher.stop("interrupted"), "verbs4j-run-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       try {

@@ -4,6 +4,9 @@ import static io.github.verbs4j.fabric.coord.CoordinatorProtocol.*;
 
 import io.github.verbs4j.fabric.FabricException;
 import io.github.verbs4j.fabric.NodeInfo;
+import io.github.verbs4j.fabric.auth.Handshake;
+import io.github.verbs4j.fabric.auth.JobSecret;
+import io.github.verbs4j.fabric.auth.PrivateDir;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -14,6 +17,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +44,14 @@ import org.slf4j.LoggerFactory;
  * size or topology, or a rank already taken, is refused with an error naming the value. One
  * reader thread per connection plus an acceptor and a watchdog thread, all daemons. Thread-safe.
  *
+ * <p>Every connection first proves the job's secret ({@link Handshake}, fixed-size messages read
+ * under {@link #AUTH_TIMEOUT}); one that does not is closed before any message is read, and counted
+ * in {@link #rejected()}. The secret is the one given, else {@link JobSecret#fromEnvironment}, else
+ * a fresh one; it is left in a 0600 file of the user's {@link PrivateDir} ({@code
+ * c-<port>-<pid>.key}) for ranks on this host, deleted on close. Messages are read as their bytes
+ * arrive (a declared length allocates nothing up front), at most {@link #MAX_CONNECTIONS}
+ * connections are open at once, and a connection silent for the peer timeout is closed.
+ *
  * <pre>{@code
  * try (Coordinator c = Coordinator.start("127.0.0.1", 0, Duration.ofMillis(3000))) {
  *   int port = c.port();   // hand to processes as verbs.coordinator=127.0.0.1:port
@@ -47,7 +61,15 @@ import org.slf4j.LoggerFactory;
 public final class Coordinator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
 
+  /** How long a new connection has to complete its handshake. */
+  public static final Duration AUTH_TIMEOUT = Duration.ofSeconds(10);
+  /** Most connections open at once (authenticated or not); more are closed at accept. */
+  public static final int MAX_CONNECTIONS = 4096;
+
   private final ServerSocket server;
+  private final JobSecret secret;
+  private final Path keyFile;
+  private final LongAdder rejected = new LongAdder();
   private final Duration peerTimeout;
   private final ScheduledExecutorService watchdog;
   private final Thread acceptor;
@@ -78,12 +100,14 @@ public final class Coordinator implements AutoCloseable {
   private final class Conn implements Runnable {
     final Socket socket;
     final DataOutputStream out;
-    volatile long lastSeen = System.nanoTime();
+    final long accepted = System.nanoTime();
+    volatile long lastSeen = accepted;
     volatile int rank = -1;
+    volatile boolean authenticated;
 
     Conn(Socket socket) throws IOException {
       this.socket = socket;
-      this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 8192));
+      this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 512));
     }
 
     void send(int op, long id, Body body) {
@@ -107,7 +131,10 @@ public final class Coordinator implements AutoCloseable {
 
     @Override
     public void run() {
-      try (DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 8192))) {
+      try (DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 512))) {
+        if (!authenticate(in)) {
+          return;
+        }
         while (!closed) {
           Message m = read(in);
           lastSeen = System.nanoTime();
@@ -122,10 +149,46 @@ public final class Coordinator implements AutoCloseable {
         lost(this, "connection closed");
       }
     }
+
+    /** Runs the server side of the handshake; false (counted, logged) if the peer fails it. */
+    private boolean authenticate(DataInputStream in) throws IOException {
+      Handshake h = Handshake.server(secret, Handshake.Kind.COORDINATOR);
+      try {
+        socket.setSoTimeout((int) AUTH_TIMEOUT.toMillis());
+        byte[] hello = new byte[Handshake.HELLO_LENGTH];
+        in.readFully(hello);
+        byte[] challenge = h.challenge(hello, 0, 0);
+        synchronized (out) {
+          out.write(challenge);
+          out.flush();
+        }
+        byte[] proof = new byte[Handshake.PROOF_LENGTH];
+        in.readFully(proof);
+        h.verify(proof);
+        socket.setSoTimeout(0);
+        lastSeen = System.nanoTime();
+        authenticated = true;
+        return true;
+      } catch (Handshake.AuthException e) {
+        reject(e.failure().tag(), e.getMessage());
+      } catch (java.net.SocketTimeoutException e) {
+        reject(Handshake.Failure.TIMEOUT.tag(), "no handshake within " + AUTH_TIMEOUT.toMillis() + " ms");
+      } catch (IOException e) {
+        reject(Handshake.Failure.CLOSED.tag(), e.toString());
+      }
+      return false;
+    }
+
+    private void reject(String why, String detail) {
+      rejected.increment();
+      LOG.warn("coordinator: refused connection from {}: {} ({})", socket.getRemoteSocketAddress(), why, detail);
+    }
   }
 
-  private Coordinator(ServerSocket server, Duration peerTimeout) {
+  private Coordinator(ServerSocket server, Duration peerTimeout, JobSecret secret, Path keyFile) {
     this.server = server;
+    this.secret = secret;
+    this.keyFile = keyFile;
     this.peerTimeout = peerTimeout;
     this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "verbs4j-coordinator-watchdog"));
     this.acceptor = daemon(this::acceptLoop, "verbs4j-coordinator-accept-" + server.getLocalPort());
@@ -138,7 +201,7 @@ public final class Coordinator implements AutoCloseable {
   }
 
   /**
-   * Starts a coordinator.
+   * Starts a coordinator with the secret of {@link JobSecret#fromEnvironment}, else a fresh one.
    *
    * @param host address to bind
    * @param port port to bind, 0 = ephemeral
@@ -147,11 +210,34 @@ public final class Coordinator implements AutoCloseable {
    * @throws FabricException naming host and port if it cannot bind
    */
   public static Coordinator start(String host, int port, Duration peerTimeout) {
+    return start(host, port, peerTimeout, JobSecret.fromEnvironment(System.getenv()).orElseGet(JobSecret::generate));
+  }
+
+  /**
+   * Starts a coordinator.
+   *
+   * @param host address to bind
+   * @param port port to bind, 0 = ephemeral
+   * @param peerTimeout a node silent this long is declared down (clients send heartbeats)
+   * @param secret the job secret every connection must prove
+   * @return the running coordinator
+   * @throws FabricException naming host and port if it cannot bind
+   */
+  public static Coordinator start(String host, int port, Duration peerTimeout, JobSecret secret) {
     try {
       ServerSocket s = new ServerSocket();
       s.setReuseAddress(true);
       s.bind(new InetSocketAddress(InetAddress.getByName(host), port), 128);
-      Coordinator c = new Coordinator(s, peerTimeout);
+      Path dir = PrivateDir.of("");
+      PrivateDir.cleanStale(dir);
+      Path key = PrivateDir.coordinatorKey(dir, s.getLocalPort());
+      try {
+        secret.write(key);
+      } catch (FabricException e) {
+        s.close();
+        throw e;
+      }
+      Coordinator c = new Coordinator(s, peerTimeout, secret, key);
       c.acceptor.start();
       long period = Math.max(10, peerTimeout.toMillis() / 4);
       c.watchdog.scheduleAtFixedRate(c::checkLiveness, period, period, TimeUnit.MILLISECONDS);
@@ -160,6 +246,21 @@ public final class Coordinator implements AutoCloseable {
     } catch (IOException e) {
       throw new FabricException("coordinator cannot bind host=" + host + " port=" + port + ": " + e.getMessage(), e);
     }
+  }
+
+  /** @return the job secret every connection proves (a launcher hands it to its ranks) */
+  public JobSecret secret() {
+    return secret;
+  }
+
+  /** @return the 0600 file holding the job secret, for ranks on this host (deleted on close) */
+  public Path secretFile() {
+    return keyFile;
+  }
+
+  /** @return connections closed because they did not prove the job secret */
+  public long rejected() {
+    return rejected.sum();
   }
 
   /** @return the bound port */
@@ -182,6 +283,12 @@ public final class Coordinator implements AutoCloseable {
           if (closed) {
             s.close();
             return;
+          }
+          if (conns.size() >= MAX_CONNECTIONS) {
+            rejected.increment();
+            LOG.warn("coordinator: {} connections open, refusing {}", conns.size(), s.getRemoteSocketAddress());
+            s.close();
+            continue;
           }
           conns.add(c);
         }
@@ -364,10 +471,17 @@ public final class Coordinator implements AutoCloseable {
       all = new ArrayList<>(conns);
     }
     for (Conn c : all) {
+      if (!c.authenticated) {
+        // The handshake has its own limit: a rank's fresh JVM may take a while to prove the secret.
+        if (now - c.accepted > AUTH_TIMEOUT.toNanos()) {
+          c.closeQuietly();
+        }
+        continue;
+      }
       if (now - c.lastSeen > peerTimeout.toNanos()) {
         c.closeQuietly();
         lost(c, "no heartbeat for " + peerTimeout.toMillis() + " ms");
-      } else {
+      } else if (c.authenticated) {
         c.send(HEARTBEAT, 0, null);
       }
     }
@@ -392,6 +506,11 @@ public final class Coordinator implements AutoCloseable {
     }
     for (Conn c : all) {
       c.closeQuietly();
+    }
+    try {
+      Files.deleteIfExists(keyFile);
+    } catch (IOException e) {
+      LOG.warn("coordinator: cannot delete {}: {}", keyFile, e.toString());
     }
   }
 }

@@ -6,6 +6,8 @@ import io.github.verbs4j.fabric.FabricException;
 import io.github.verbs4j.fabric.FabricTimeoutException;
 import io.github.verbs4j.fabric.NodeDirectory;
 import io.github.verbs4j.fabric.NodeInfo;
+import io.github.verbs4j.fabric.auth.Handshake;
+import io.github.verbs4j.fabric.auth.JobSecret;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -25,6 +27,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +60,7 @@ public final class CoordinatorClient implements AutoCloseable {
   public record Welcome(int nodeId, int size, String topology) {}
 
   private final Socket socket;
+  private final JobSecret secret;
   private final DataOutputStream out;
   private final Events events;
   private final String where;
@@ -67,12 +71,13 @@ public final class CoordinatorClient implements AutoCloseable {
   private volatile boolean closed;
   private volatile Throwable lostCause;
 
-  private CoordinatorClient(Socket socket, Events events, String where, Duration heartbeatPeriod) throws IOException {
+  private CoordinatorClient(Socket socket, JobSecret secret, DataInputStream in, Events events, String where,
+      Duration heartbeatPeriod) throws IOException {
     this.socket = socket;
+    this.secret = secret;
     this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 8192));
     this.events = events;
     this.where = where;
-    DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 8192));
     this.reader = new Thread(() -> readLoop(in), "verbs4j-coordinator-client-" + socket.getLocalPort());
     reader.setDaemon(true);
     this.heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -85,7 +90,8 @@ public final class CoordinatorClient implements AutoCloseable {
   }
 
   /**
-   * Connects, retrying while the coordinator is not yet listening.
+   * Connects with the job secret of {@link JobSecret#forCoordinator}, retrying while the
+   * coordinator is not yet listening.
    *
    * @param host coordinator host
    * @param port coordinator port
@@ -96,27 +102,69 @@ public final class CoordinatorClient implements AutoCloseable {
    * @throws FabricTimeoutException naming the address if it cannot connect in time
    */
   public static CoordinatorClient connect(String host, int port, Duration timeout, Duration heartbeatPeriod, Events events) {
+    return connect(host, port, timeout, heartbeatPeriod, events, () -> JobSecret.forCoordinator(System.getenv(), port));
+  }
+
+  /**
+   * Connects and proves the job secret ({@link Handshake}), retrying while the coordinator is not
+   * yet listening or its secret is not yet to be found.
+   *
+   * @param host coordinator host
+   * @param port coordinator port
+   * @param timeout how long to keep trying
+   * @param heartbeatPeriod heartbeat interval
+   * @param events where events go
+   * @param secrets gives the job secret; asked again on each attempt
+   * @return the connected client
+   * @throws FabricTimeoutException naming the address if it cannot connect in time
+   * @throws Handshake.AuthException if the coordinator does not prove the same secret
+   */
+  public static CoordinatorClient connect(String host, int port, Duration timeout, Duration heartbeatPeriod, Events events,
+      Supplier<JobSecret> secrets) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    IOException last = null;
+    Exception last = null;
     long backoffMs = 10;
+    JobSecret refused = null;
+    FabricException noSecret = null;
     while (true) {
       Socket s = new Socket();
       try {
         s.setTcpNoDelay(true);
         long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+        JobSecret secret = secrets.get(); // before connecting: a process without one knocks at nobody's door
+        noSecret = null;
+        if (secret.equals(refused)) {
+          throw new Handshake.AuthException(Handshake.Failure.BAD_PROOF, "coordinator " + host + ":" + port
+              + " does not prove this process's job secret: it runs another job, or " + JobSecret.ENV + " differs");
+        }
         s.connect(new InetSocketAddress(host, port), (int) Math.min(left, 5000));
-        CoordinatorClient c = new CoordinatorClient(s, events, host + ":" + port, heartbeatPeriod);
+        s.setSoTimeout((int) Math.min(Math.max(left, 1000), 30_000));
+        DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 8192));
+        try {
+          authenticate(s, in, secret);
+        } catch (Handshake.AuthException e) {
+          // A coordinator's secret file may have been replaced since it was read: try once more.
+          refused = secret;
+          throw new IOException(e.getMessage(), e);
+        }
+        s.setSoTimeout(0);
+        CoordinatorClient c = new CoordinatorClient(s, secret, in, events, host + ":" + port, heartbeatPeriod);
         c.reader.start();
         return c;
+      } catch (Handshake.AuthException e) {
+        closeQuietly(s);
+        throw e;
+      } catch (FabricException e) {
+        noSecret = e;
+        closeQuietly(s);
       } catch (IOException e) {
         last = e;
-        try {
-          s.close();
-        } catch (IOException ignored) {
-          // never connected
-        }
+        closeQuietly(s);
       }
       if (System.nanoTime() - deadline >= 0) {
+        if (noSecret != null) {
+          throw noSecret;
+        }
         FabricTimeoutException t = new FabricTimeoutException("cannot reach coordinator verbs.coordinator=" + host + ":"
             + port + " within " + timeout + ": " + last.getMessage());
         t.initCause(last);
@@ -130,6 +178,30 @@ public final class CoordinatorClient implements AutoCloseable {
       }
       backoffMs = Math.min(200, backoffMs * 2);
     }
+  }
+
+  private static void closeQuietly(Socket s) {
+    try {
+      s.close();
+    } catch (IOException ignored) {
+      // never connected
+    }
+  }
+
+  private static void authenticate(Socket s, DataInputStream in, JobSecret secret) throws IOException {
+    Handshake h = Handshake.client(secret, Handshake.Kind.COORDINATOR, 0, 0);
+    java.io.OutputStream o = s.getOutputStream();
+    o.write(h.hello());
+    o.flush();
+    byte[] challenge = new byte[Handshake.CHALLENGE_LENGTH];
+    in.readFully(challenge);
+    o.write(h.answer(challenge));
+    o.flush();
+  }
+
+  /** @return the job secret this client proved to the coordinator */
+  public JobSecret secret() {
+    return secret;
   }
 
   private void send(int op, long id, Body body) {

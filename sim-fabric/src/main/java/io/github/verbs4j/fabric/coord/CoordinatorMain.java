@@ -12,7 +12,10 @@ import org.slf4j.LoggerFactory;
  * java -cp sim-fabric.jar:... io.github.verbs4j.fabric.coord.CoordinatorMain --port 7000 [--host 0.0.0.0] [--peer-timeout-ms 3000]
  * </pre>
  *
- * Processes then use {@code verbs.coordinator=<host>:7000}. Logs through SLF4J.
+ * Processes then use {@code verbs.coordinator=<host>:7000}. The job secret is {@code
+ * VERBS4J_JOB_SECRET} or {@code VERBS4J_JOB_SECRET_FILE} if set, else a fresh one; it is left in a
+ * 0600 file of the user's private directory, where ranks on this host find it; ranks on other hosts
+ * need a copy of that file named by {@code VERBS4J_JOB_SECRET_FILE}. Logs through SLF4J.
  */
 public final class CoordinatorMain {
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorMain.class);
@@ -44,7 +47,8 @@ public final class CoordinatorMain {
     }
     Coordinator c = Coordinator.start(host, port, Duration.ofMillis(timeoutMs));
     Runtime.getRuntime().addShutdownHook(new Thread(c::close, "verbs4j-coordinator-shutdown"));
-    LOG.info("verbs4j coordinator serving on {}:{} (use verbs.coordinator=<this host>:{})", host, c.port(), c.port());
+    LOG.info("verbs4j coordinator serving on {}:{} (use verbs.coordinator=<this host>:{}); job secret in {} "
+        + "(ranks on other hosts: copy it, mode 0600, and set VERBS4J_JOB_SECRET_FILE)", host, c.port(), c.port(), c.secretFile());
     new CountDownLatch(1).await();
   }
 }

@@ -97,8 +97,7 @@ public final class CoordinatorProtocol {
     if (len < 10 || len > MAX_MESSAGE) {
       throw new IOException("coordinator message length=" + len + " outside [10, " + MAX_MESSAGE + "]");
     }
-    byte[] b = new byte[len];
-    in.readFully(b);
+    byte[] b = readGrowing(in, len);
     int version = b[0] & 0xFF;
     if (version != VERSION) {
       throw new IOException("coordinator message version=" + version + ", expected " + VERSION);
@@ -109,6 +108,26 @@ public final class CoordinatorProtocol {
       id = id << 8 | (b[i] & 0xFF);
     }
     return new Message(b[1] & 0xFF, id, body);
+  }
+
+  /**
+   * Reads {@code len} bytes into an array that grows as they arrive (at most twice what has
+   * arrived), so a declared length costs nothing until the bytes are really sent.
+   */
+  static byte[] readGrowing(DataInputStream in, int len) throws IOException {
+    byte[] b = new byte[Math.min(len, 4096)];
+    int have = 0;
+    while (have < len) {
+      if (have == b.length) {
+        b = java.util.Arrays.copyOf(b, (int) Math.min(len, 2L * b.length));
+      }
+      int n = in.read(b, have, b.length - have);
+      if (n < 0) {
+        throw new EOFException("coordinator message ended after " + have + " of " + len + " bytes");
+      }
+      have += n;
+    }
+    return b;
   }
 
   /** Builds a message body. */
@@ -151,8 +170,6 @@ public final class CoordinatorProtocol {
     if (n < 0 || n > MAX_MESSAGE) {
       throw new IOException("byte array length=" + n + " outside [0, " + MAX_MESSAGE + "]");
     }
-    byte[] b = new byte[n];
-    in.readFully(b);
-    return b;
+    return readGrowing(in, n);
   }
 }

@@ -71,7 +71,8 @@ public final class LocalFabric implements AutoCloseable {
   private final String sharedName;
   private volatile LocalNode[] nodes = new LocalNode[1];
   private boolean[] linkBound = new boolean[0];
-  private int count;
+  private int count; // the largest node id added
+  private int declaredSize; // verbs.size of the ranked nodes; 0 until one joins
   private volatile boolean closed;
 
   private LocalFabric(FabricOptions options, MeterRegistry registry, String sharedName) {
@@ -166,8 +167,24 @@ public final class LocalFabric implements AutoCloseable {
         f = new LocalFabric(options, registry, name);
         SHARED.put(name, f);
       }
-      return f.addNode();
+      return f.addNode(options);
     }
+  }
+
+  /**
+   * Adds the node a process's options describe. With {@code verbs.rank} set: node id {@code rank +
+   * 1}, and the job's size is {@code verbs.size} (fixed by the first ranked node, as the netty
+   * coordinator does), so barriers wait for every rank whatever order they open in. Without: as
+   * {@link #addNode()}.
+   *
+   * @param o the node's options
+   * @return the node
+   * @throws IllegalArgumentException naming the value if the rank is taken by an open node or the
+   *     size differs from the job's
+   * @throws IllegalStateException if the fabric is closed or the topology is full
+   */
+  public LocalNode addNode(FabricOptions o) {
+    return "-1".equals(o.get(FabricOptions.RANK)) ? addNode() : add(o.rank() + 1, o.size());
   }
 
   /**
@@ -178,26 +195,51 @@ public final class LocalFabric implements AutoCloseable {
    * @throws IllegalStateException if the fabric is closed or the topology is full
    */
   public LocalNode addNode() {
+    return add(0, 0);
+  }
+
+  private String name() {
+    return sharedName != null ? "'" + sharedName + "'" : "(private)";
+  }
+
+  /**
+   * @param wantId the node id of a ranked node, 0 for the next free one
+   * @param size the ranked node's job size, 0 if unranked
+   */
+  private LocalNode add(int wantId, int size) {
     LocalNode n;
     LocalNode[] others;
     synchronized (this) {
       if (closed) {
         throw new IllegalStateException("local fabric is closed");
       }
-      int id = count + 1;
+      if (size > 0) {
+        if (declaredSize == 0) {
+          declaredSize = size;
+        } else if (size != declaredSize) {
+          throw new IllegalArgumentException("verbs.size=" + size + " differs from the size " + declaredSize
+              + " of local fabric " + name());
+        }
+      }
+      int id = wantId > 0 ? wantId : count + 1;
       if (id > topology.maxNodes()) {
         throw new IllegalStateException("topology " + topology.spec() + " holds " + topology.maxNodes()
             + " nodes; cannot add node " + id);
       }
-      n = new LocalNode(this, id);
+      LocalNode old = node(id);
+      if (old != null && old.isOpen()) {
+        throw new IllegalArgumentException("verbs.rank=" + (id - 1) + " already joined local fabric " + name()
+            + " (node " + id + " is open)");
+      }
+      n = new LocalNode(this, id, Math.max(Math.max(count, id), declaredSize));
       LocalNode[] a = Arrays.copyOf(nodes, Math.max(nodes.length, id + 1));
       a[id] = n;
       nodes = a;
-      count = id;
+      count = Math.max(count, id);
       bindLinks();
       others = a;
     }
-    coordinator.setSize(count);
+    coordinator.setSize(size());
     for (LocalNode o : others) {
       if (o != null && o != n && o.isOpen()) {
         o.firePeer(n.nodeId(), true);
@@ -239,7 +281,7 @@ public final class LocalFabric implements AutoCloseable {
   }
 
   synchronized int size() {
-    return count;
+    return Math.max(count, declaredSize);
   }
 
   NodeDirectory directory() {

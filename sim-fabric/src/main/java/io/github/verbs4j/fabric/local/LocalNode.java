@@ -40,7 +40,7 @@ public final class LocalNode extends AbstractFabricNode<LocalNode> {
   private final int lowWater;
   private volatile boolean congested;
 
-  LocalNode(LocalFabric fabric, int id) {
+  LocalNode(LocalFabric fabric, int id, int nodes) {
     super(fabric.options, fabric.metrics, fabric.faults);
     this.fabric = fabric;
     this.highWater = fabric.queueCapacity * 3 / 4;
@@ -59,7 +59,7 @@ public final class LocalNode extends AbstractFabricNode<LocalNode> {
       }
     }
     this.job = new LocalJob(this, fabric.coordinator);
-    attach(id, fabric.topology, fabric.model, id);
+    attach(id, fabric.topology, fabric.model, nodes);
   }
 
   @Override

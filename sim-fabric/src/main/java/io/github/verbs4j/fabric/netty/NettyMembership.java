@@ -6,6 +6,8 @@ import io.github.verbs4j.fabric.FabricTimeoutException;
 import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.fabric.NodeDirectory;
 import io.github.verbs4j.fabric.NodeInfo;
+import io.github.verbs4j.fabric.auth.JobSecret;
+import io.github.verbs4j.fabric.auth.PrivateDir;
 import io.github.verbs4j.fabric.coord.Coordinator;
 import io.github.verbs4j.fabric.coord.CoordinatorClient;
 import io.github.verbs4j.fabric.topo.TopologySpec;
@@ -54,6 +56,7 @@ final class NettyMembership implements CoordinatorClient.Events {
   private Path udsPath;
   private Coordinator embedded;
   private CoordinatorClient client;
+  private JobSecret secret; // proved to the coordinator; every data connection proves it too
   private JobChannel job; // set by join, before the node is handed out
   private volatile NodeDirectory directory = new NodeDirectory(List.of());
   private volatile Peer[] peers = new Peer[0];
@@ -64,6 +67,14 @@ final class NettyMembership implements CoordinatorClient.Events {
     this.transports = transports;
     this.group = group;
     this.highWater = (int) options.getLong(FabricOptions.HIGH_WATER);
+  }
+
+  private static final io.netty.util.AttributeKey<ChannelFuture> AUTHENTICATED =
+      io.netty.util.AttributeKey.valueOf("verbs4j.authenticated");
+
+  /** @return the job secret, once {@link #hello} has proved it to the coordinator */
+  JobSecret secret() {
+    return secret;
   }
 
   private static String hostName() {
@@ -100,15 +111,22 @@ final class NettyMembership implements CoordinatorClient.Events {
     }
     int coordPort = ca.port();
     if (ca.embedded() && options.rank() == 0) {
-      embedded = Coordinator.start(ca.host(), ca.port(), Duration.ofMillis(options.getLong(FabricOptions.PEER_TIMEOUT_MS)));
+      // This rank starts the job: the secret handed to it, else a fresh one the coordinator leaves
+      // in the private directory for the other ranks on this host.
+      embedded = Coordinator.start(ca.host(), ca.port(), Duration.ofMillis(options.getLong(FabricOptions.PEER_TIMEOUT_MS)),
+          JobSecret.fromEnvironment(System.getenv()).orElseGet(JobSecret::generate));
       coordPort = embedded.port();
     } else if (ca.port() == 0) {
       throw new IllegalArgumentException("verbs.coordinator=" + coordSpec + ": rank " + options.rank()
           + " cannot find an embedded coordinator on an ephemeral port; give a port");
     }
-    String address = listen();
+    int port = coordPort;
+    Coordinator own = embedded;
     client = CoordinatorClient.connect(ca.host(), coordPort, left(deadline),
-        Duration.ofMillis(options.getLong(FabricOptions.HEARTBEAT_MS)), this);
+        Duration.ofMillis(options.getLong(FabricOptions.HEARTBEAT_MS)), this,
+        () -> own != null ? own.secret() : JobSecret.forCoordinator(System.getenv(), port));
+    secret = client.secret();
+    String address = listen();
     job = new NettyJob(node, client, Duration.ofMillis(options.getLong(FabricOptions.JOIN_TIMEOUT_MS)));
     CoordinatorClient.Welcome w = client.hello(options.rank(), options.size(), address, host,
         TopologySpec.parse(options.get(FabricOptions.TOPOLOGY)).toString(), left(deadline));
@@ -163,10 +181,9 @@ final class NettyMembership implements CoordinatorClient.Events {
     addr.append("tcp:").append(bindHost).append(':').append(((InetSocketAddress) t.localAddress()).getPort());
     boolean uds = "uds".equals(transport) || ("auto".equals(transport) && transports.epoll());
     if (uds) {
-      String dir = options.get(FabricOptions.UDS_DIR);
-      Path d = Path.of(dir.isEmpty() ? System.getProperty("java.io.tmpdir") : dir);
-      udsPath = d.resolve("verbs4j-" + ProcessHandle.current().pid() + "-" + options.rank() + "-"
-          + Integer.toHexString(ThreadLocalRandom.current().nextInt()) + ".sock");
+      Path d = PrivateDir.of(options.get(FabricOptions.UDS_DIR));
+      PrivateDir.cleanStale(d);
+      udsPath = PrivateDir.socketPath(d, options.rank());
       try {
         Files.deleteIfExists(udsPath);
       } catch (IOException e) {
@@ -211,7 +228,7 @@ final class NettyMembership implements CoordinatorClient.Events {
         @Override
         protected void initChannel(Channel ch) {
           configure(ch);
-          node.initOutbound(ch, n.nodeId());
+          ch.attr(AUTHENTICATED).set(node.initOutbound(ch, n.nodeId()));
         }
       });
       ChannelFuture f;
@@ -235,6 +252,14 @@ final class NettyMembership implements CoordinatorClient.Events {
       }
       if (!f.isSuccess()) {
         throw new FabricException("connect to node " + targets.get(i).id + " failed: " + f.cause(), f.cause());
+      }
+      ChannelFuture auth = f.channel().attr(AUTHENTICATED).get();
+      if (!auth.awaitUninterruptibly(left(deadline).toMillis())) {
+        throw new FabricTimeoutException("handshake with node " + targets.get(i).id + " timed out");
+      }
+      if (!auth.isSuccess()) {
+        throw new FabricException("handshake with node " + targets.get(i).id + " failed: " + auth.cause().getMessage(),
+            auth.cause());
       }
       // Set here, not in a listener: listeners may run after await returns, and open() must
       // return with every peer connected.

@@ -155,17 +155,30 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
         transports.name(), options.size() - 1);
   }
 
-  /** A connection this node accepted: frames from a peer. */
+  /**
+   * A connection this node accepted: the handshake first; once the peer has proved the job secret,
+   * frames from that peer.
+   */
   void initInbound(Channel ch) {
-    FrameDecoder decoder = new FrameDecoder(options.mtu(), metrics, this::nodeId);
-    ReceiveTuning.apply(ch, decoder, FrameHeader.LENGTH + options.mtu());
-    ch.pipeline().addLast("decoder", decoder);
-    ch.pipeline().addLast("dispatch", new Dispatcher());
+    ch.pipeline().addLast("auth", new AuthHandlers.Server(members.secret(), options.rank() + 1, options.size(), metrics,
+        peer -> {
+          FrameDecoder decoder = new FrameDecoder(options.mtu(), metrics, this::nodeId);
+          ReceiveTuning.apply(ch, decoder, FrameHeader.LENGTH + options.mtu());
+          ch.pipeline().addLast("decoder", decoder);
+          ch.pipeline().addLast("dispatch", new Dispatcher(peer));
+        }));
   }
 
-  /** This node's connection to a peer: back-pressure events and errors. */
-  void initOutbound(Channel ch, int peer) {
+  /**
+   * This node's connection to a peer: the handshake, then back-pressure events and errors.
+   *
+   * @return completed once the peer has proved the job secret
+   */
+  io.netty.channel.ChannelFuture initOutbound(Channel ch, int peer) {
+    io.netty.channel.ChannelPromise authenticated = ch.newPromise();
+    ch.pipeline().addLast("auth", new AuthHandlers.Client(members.secret(), options.rank() + 1, peer, authenticated));
     ch.pipeline().addLast("outbound", new Outbound(peer));
+    return authenticated;
   }
 
   /** A peer went down (membership): its held frame is dropped and the listeners hear it, on the loop. */
@@ -176,13 +189,28 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     });
   }
 
-  /** Receives frames on accepted connections. */
+  /**
+   * Receives frames on an accepted connection from one authenticated peer. A frame's source is
+   * that peer, or a node whose frames the peer may relay (it is on the frame's route): anything
+   * else is dropped as {@link DropReason#SPOOFED_SOURCE}.
+   */
   private final class Dispatcher extends ChannelInboundHandlerAdapter {
+    private final int peer;
+
+    Dispatcher(int peer) {
+      this.peer = peer;
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       ByteBuf frame = (ByteBuf) msg;
       int r = frame.readerIndex();
       header.decode(frame, r);
+      if (header.src() != peer && (router == null || !router.mayRelay(peer, header.src(), header.dst()))) {
+        metrics.drop(DropReason.SPOOFED_SOURCE, header.length());
+        frame.release();
+        return;
+      }
       if (receivedOverDownLink(frame)) {
         return;
       }

@@ -29,6 +29,8 @@ final class TransitRouter {
   private final int self;
   private final int size;
   private final int[] linkOwner;
+  private final int[] linkFrom;
+  private final int[] linkTo;
 
   /**
    * @param topology the job's topology
@@ -54,7 +56,11 @@ final class TransitRouter {
       maxLink = Math.max(maxLink, l.id());
     }
     int[] owners = new int[maxLink + 1];
+    linkFrom = new int[maxLink + 1];
+    linkTo = new int[maxLink + 1];
     for (Link l : links) {
+      linkFrom[l.id()] = l.from();
+      linkTo[l.id()] = l.to();
       // The transmitter sees all of a link's traffic; a switch (node 0) has no process, but all
       // traffic on its link to a node goes to that node.
       int o = l.from() != 0 ? l.from() : l.to();
@@ -104,6 +110,30 @@ final class TransitRouter {
    */
   int nextNode(Route route, int done) {
     return done == route.hops() ? route.dst() : owner(route.link(done));
+  }
+
+  /**
+   * Whether {@code peer} may hand this process a frame from {@code src} to {@code dst}: it is a node
+   * of the route between them (an intermediate board that stores and forwards, or the holder of a
+   * frame whose next link's process is down).
+   *
+   * @param peer the authenticated peer of the connection the frame came on
+   * @param src the frame's source node
+   * @param dst its destination node
+   * @return true if the peer is on the route
+   */
+  boolean mayRelay(int peer, int src, int dst) {
+    if (src < 1 || src > size || dst < 1 || dst > size || src == dst) {
+      return false;
+    }
+    Route route = topology.route(src, dst);
+    for (int i = 0; i < route.hops(); i++) {
+      int l = route.link(i);
+      if (l < linkFrom.length && (linkFrom[l] == peer || linkTo[l] == peer)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

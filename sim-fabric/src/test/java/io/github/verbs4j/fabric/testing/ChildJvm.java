@@ -50,6 +50,7 @@ public final class ChildJvm implements AutoCloseable {
     private final Map<String, String> properties = new LinkedHashMap<>();
     private final List<String> jvmArgs = new ArrayList<>();
     private final List<String> args = new ArrayList<>();
+    private final Map<String, String> env = new LinkedHashMap<>();
     private String name;
     private Path logDir = Path.of("target", "child-jvms");
     private boolean fastStartup = true;
@@ -84,6 +85,16 @@ public final class ChildJvm implements AutoCloseable {
      */
     public Builder properties(Map<String, String> props) {
       properties.putAll(props);
+      return this;
+    }
+
+    /**
+     * @param key an environment variable of the child
+     * @param value its value
+     * @return this
+     */
+    public Builder env(String key, String value) {
+      env.put(key, value);
       return this;
     }
 
@@ -150,6 +161,7 @@ public final class ChildJvm implements AutoCloseable {
         Files.createDirectories(logDir);
         Path log = logDir.resolve(name + ".log");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().putAll(env);
         return new ChildJvm(pb.start(), log, name);
       } catch (IOException e) {
         throw new UncheckedIOException("cannot start child JVM " + name + ": " + cmd, e);
@@ -208,6 +220,12 @@ public final class ChildJvm implements AutoCloseable {
   /** Kills the child with SIGKILL (as {@code kill -9}), without waiting. */
   public void kill9() {
     process.destroyForcibly();
+    process.onExit().thenRun(() -> removeFiles(process.pid()));
+  }
+
+  /** A killed process cannot delete its socket and secret files: its parent does, as a launcher would. */
+  private static void removeFiles(long pid) {
+    io.github.verbs4j.fabric.auth.PrivateDir.removeFilesOf(io.github.verbs4j.fabric.auth.PrivateDir.of(""), pid);
   }
 
   /** Kills the child and its descendants (SIGKILL) and waits up to 10 s for them to go. Idempotent. */
@@ -223,7 +241,9 @@ public final class ChildJvm implements AutoCloseable {
     }
     for (ProcessHandle h : all) {
       h.onExit().completeOnTimeout(h, 5, TimeUnit.SECONDS).join();
+      removeFiles(h.pid());
     }
+    removeFiles(process.pid());
   }
 
   @Override
