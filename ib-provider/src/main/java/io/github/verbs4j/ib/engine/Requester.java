@@ -14,6 +14,7 @@ import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.spi.LateTimeout;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
@@ -63,10 +64,8 @@ final class Requester {
   private int pktsSinceAckReq;
   int retryLeft;
   /**
-   * Late timeouts left before they spend {@code retry_cnt} again: a local ACK timer that the engine
-   * ran a whole timeout (and a scheduling period) after its deadline says the host did not run us
-   * (nor, likely, the peer on it), not that a packet was lost. Reset with the retry counts on
-   * progress.
+   * Late timeouts left before they spend {@code retry_cnt} again ({@link LateTimeout}); reset with
+   * the retry counts on progress.
    */
   int lateLeft;
   int rnrLeft;
@@ -100,7 +99,7 @@ final class Requester {
     blocked = false;
     pktsSinceAckReq = 0;
     retryLeft = qp.retryCnt;
-    lateLeft = LATE_TIMEOUTS;
+    lateLeft = LateTimeout.BUDGET;
     rnrLeft = qp.rnrRetry;
     retransmitArmed = false;
     peerDead = qp.type != QpType.DCI && dev.params.failFastOnPeerDown && qp.dlid != 0 && dev.isDead(qp.dlid);
@@ -111,7 +110,7 @@ final class Requester {
   /** RTS to RTS / SQD to RTS: counts and limits may have changed. */
   void attributesChanged() {
     retryLeft = qp.retryCnt;
-    lateLeft = LATE_TIMEOUTS;
+    lateLeft = LateTimeout.BUDGET;
     rnrLeft = qp.rnrRetry;
   }
 
@@ -238,13 +237,6 @@ final class Requester {
     return sent;
   }
 
-  /** Late timeouts a requester may take per point of progress without spending {@code retry_cnt}. */
-  static final int LATE_TIMEOUTS = 8;
-  /**
-   * The least lateness that counts as a busy host: beyond Linux CFS's scheduling period on a
-   * loaded machine (~24 ms), so ordinary wake-up jitter on short timeouts still spends retries.
-   */
-  private static final long LATE_FLOOR_NANOS = 25_000_000L;
   private static final int GO = 0;
   private static final int STOP = 1;
   private static final int SKIP = 2;
@@ -526,7 +518,7 @@ final class Requester {
    */
   void acknowledged(int compPsn, long now) {
     retryLeft = qp.retryCnt;
-    lateLeft = LATE_TIMEOUTS;
+    lateLeft = LateTimeout.BUDGET;
     rnrLeft = qp.rnrRetry;
     switch (recovery) {
       case NAK_RETRIED -> {
@@ -668,8 +660,7 @@ final class Requester {
       fired = true;
       if (outstanding() && recovery != Recovery.RNR_WAIT) {
         dev.counters.inc(IbCounters.Counter.TIMEOUTS);
-        long lateness = now - retransmitDeadline;
-        qp.completer.timeout(now, lateness >= qp.timeoutNanos && lateness >= LATE_FLOOR_NANOS);
+        qp.completer.timeout(now, LateTimeout.isLate(now - retransmitDeadline, qp.timeoutNanos));
       }
     }
     return fired;

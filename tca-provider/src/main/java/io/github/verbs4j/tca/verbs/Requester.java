@@ -8,6 +8,7 @@ import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.spi.LateTimeout;
 import io.github.verbs4j.verbs.spi.RnrTimer;
 import java.nio.ByteBuffer;
 
@@ -63,6 +64,8 @@ final class Requester {
   private long rnrUntil;
   private int rnrCount;
   private int timeouts;
+  /** Late timeouts left before they count again ({@link LateTimeout}); reset with {@link #timeouts}. */
+  private int lateLeft = LateTimeout.BUDGET;
   private long lastProgress;
   private boolean notifyDrain;
   private boolean drainRaised;
@@ -156,6 +159,7 @@ final class Requester {
       if (qp.head == next && !w.restarted) {
         lastProgress = now; // the timer starts with the first outstanding WQE
         timeouts = 0;
+        lateLeft = LateTimeout.BUDGET;
       }
       start(w);
       next++;
@@ -184,19 +188,27 @@ final class Requester {
     if (now - lastProgress < t) {
       return false;
     }
+    boolean late = LateTimeout.isLate(now - lastProgress - t, t) && lateLeft > 0;
     lastProgress = now;
     SendWqe w = qp.slot(qp.head);
     if (!qp.reliable()) {
       finish(w, WcStatus.SUCCESS); // UC: the target never answered the RTS; the message is lost, as UC loses it
       return true;
     }
-    timeouts++;
     ctx.counters().timeouts(1);
+    if (late) {
+      lateLeft--;
+      ctx.counters().lateTimeouts(1);
+    } else {
+      timeouts++;
+    }
     if (timeouts > retryCnt) {
       finish(w, WcStatus.RETRY_EXC_ERR);
       return true;
     }
-    ctx.counters().transportRetries(1); // RNR NAKs never get here: they stop this timer
+    if (!late) {
+      ctx.counters().transportRetries(1); // RNR NAKs never get here: they stop this timer
+    }
     // go back: the oldest unfinished WQE and everything after it go out again with the same PSNs
     for (long i = qp.head; i < next; i++) {
       SendWqe o = qp.slot(i);
@@ -452,6 +464,7 @@ final class Requester {
   private void progressMade(long now) {
     lastProgress = now;
     timeouts = 0;
+    lateLeft = LateTimeout.BUDGET;
   }
 
   /** WQEs before {@code psn} (and at it, if {@code inclusive}) that wait only for an ACK are done. */

@@ -23,6 +23,7 @@ final class TcaCounters implements AutoCloseable {
   private final List<Meter> meters = new ArrayList<>();
   private final LongAdder flushes = new LongAdder();
   private final LongAdder timeouts = new LongAdder();
+  private final LongAdder lateTimeouts = new LongAdder();
   private final LongAdder retransmits = new LongAdder();
   private final LongAdder rendezvous = new LongAdder();
   private final LongAdder dropped = new LongAdder();
@@ -44,6 +45,8 @@ final class TcaCounters implements AutoCloseable {
     this.node = Integer.toString(nodeId);
     counter("flushes", "work requests completed with WR_FLUSH_ERR", flushes);
     counter("timeouts", "local ACK timer expiries without progress", timeouts);
+    counter("timeouts.late", "local ACK timer expiries seen a whole timeout late (a busy host): no retry spent",
+        lateTimeouts);
     counter("retransmits", "messages sent again after a local ACK timeout", retransmits);
     counter("rendezvous", "messages moved by RTS/CTS/FIN with a direct DMA write", rendezvous);
     counter("drops", "packets dropped by a responder (bad state, source or QP)", dropped);
@@ -97,6 +100,10 @@ final class TcaCounters implements AutoCloseable {
 
   void timeouts(long n) {
     timeouts.add(n);
+  }
+
+  void lateTimeouts(long n) {
+    lateTimeouts.add(n);
   }
 
   void retransmits(long n) {
