@@ -102,7 +102,7 @@ public final class EngineQp {
     this.responder = type == QpType.DCT || type == QpType.DCI ? null : new Responder(this, false);
     this.dctContexts = type == QpType.DCT ? new LongObjectHashMap<>() : null;
     this.mtu = dev.params.portMtu;
-    this.maxDestRdAtomic = type == QpType.DCT ? dev.params.maxQpRdAtom : 0;
+    this.maxDestRdAtomic = type == QpType.DCT ? dev.params.device.maxQpRdAtom() : 0;
   }
 
   /** @return the QP number */

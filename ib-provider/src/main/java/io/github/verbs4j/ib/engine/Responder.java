@@ -133,7 +133,7 @@ final class Responder {
     dropMsg = false;
     haveRecv = false;
     recvOffset = 0;
-    cache.reset(dc ? dev.params.maxQpRdAtom : qp.maxDestRdAtomic);
+    cache.reset(dc ? dev.params.device.maxQpRdAtom() : qp.maxDestRdAtomic);
   }
 
   /**

@@ -553,6 +553,7 @@ public abstract class AbstractQueuePair implements QueuePair {
       srq.qps.remove(this);
     }
     pd.children.remove(this);
+    pd.context.qps.release();
   }
 
   /** Provider: stops processing for this QP and releases its resources. Called once. */

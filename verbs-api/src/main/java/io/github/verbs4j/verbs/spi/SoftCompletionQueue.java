@@ -216,6 +216,6 @@ public class SoftCompletionQueue implements io.github.verbs4j.verbs.CompletionQu
     if (channel != null) {
       channel.cqs.remove(this);
     }
-    context.children.remove(this);
+    context.cqClosed(this);
   }
 }

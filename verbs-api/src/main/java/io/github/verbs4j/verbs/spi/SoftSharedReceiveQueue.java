@@ -114,5 +114,6 @@ public class SoftSharedReceiveQueue extends ReceiveQueue implements SharedReceiv
     qps.checkEmpty("SRQ " + srqNum);
     closed = true;
     pd.children.remove(this);
+    pd.context.srqs.release();
   }
 }
