@@ -15,6 +15,7 @@ import io.github.verbs4j.verbs.DeviceOptions;
 import io.github.verbs4j.verbs.Errno;
 import io.github.verbs4j.verbs.VerbsException;
 import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.github.verbs4j.verbs.spi.KeyTable;
 import io.github.verbs4j.verbs.spi.sim.CoordinatorJob;
 import io.github.verbs4j.verbs.spi.sim.SimProvider;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -105,7 +106,7 @@ public final class TcaProvider extends SimProvider {
         .maxSgeRd(32)
         .maxCq(65536)
         .maxCqe(c.getInt(TcaConfig.MAX_CQE))
-        .maxMr(1 << 16)
+        .maxMr(KeyTable.MAX_ENTRIES - 1) // what the context's key table holds
         .maxPd(1 << 14)
         .maxQpRdAtom(maxRd)
         .maxQpInitRdAtom(maxRd)

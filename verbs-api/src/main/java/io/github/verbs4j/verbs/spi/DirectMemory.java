@@ -29,8 +29,11 @@ public final class DirectMemory {
    *     give it
    */
   public static ByteBuffer allocate(int length) {
-    long used = POOL == null ? 0 : POOL.getMemoryUsed();
-    long free = LIMIT - used;
+    return allocate(length, LIMIT - (POOL == null ? 0 : POOL.getMemoryUsed()));
+  }
+
+  /** {@link #allocate(int)} with {@code free} bytes left under the limit. */
+  static ByteBuffer allocate(int length, long free) {
     if (length > free) {
       throw noMemory(length, "direct memory limit " + LIMIT + " bytes, " + Math.max(0, free) + " free");
     }
