@@ -8,7 +8,7 @@ import java.util.Map;
 public class IbLocalResourceLimitTest extends ResourceLimitConformance {
   @Override
   protected KitEnvironment environment() {
-    return IbKit.LOCAL;
+    return guarded(IbKit.LOCAL);
   }
 
   @Override

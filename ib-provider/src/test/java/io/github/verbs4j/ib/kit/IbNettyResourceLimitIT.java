@@ -8,7 +8,7 @@ import java.util.Map;
 public class IbNettyResourceLimitIT extends ResourceLimitConformance {
   @Override
   protected KitEnvironment environment() {
-    return IbKit.NETTY_2PROC;
+    return guarded(IbKit.NETTY_2PROC);
   }
 
   @Override

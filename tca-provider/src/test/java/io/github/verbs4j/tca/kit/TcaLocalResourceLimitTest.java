@@ -8,7 +8,7 @@ import java.util.Map;
 public class TcaLocalResourceLimitTest extends ResourceLimitConformance {
   @Override
   protected KitEnvironment environment() {
-    return TcaKit.LOCAL;
+    return guarded(TcaKit.LOCAL);
   }
 
   @Override

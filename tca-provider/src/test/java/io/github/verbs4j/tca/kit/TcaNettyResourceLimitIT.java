@@ -8,7 +8,7 @@ import java.util.Map;
 public class TcaNettyResourceLimitIT extends ResourceLimitConformance {
   @Override
   protected KitEnvironment environment() {
-    return TcaKit.NETTY_2PROC;
+    return guarded(TcaKit.NETTY_2PROC);
   }
 
   @Override

@@ -15,6 +15,7 @@ import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.SrqAttr;
 import io.github.verbs4j.verbs.VerbsException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -30,13 +31,27 @@ import org.junit.jupiter.api.Test;
  * after one object is destroyed another can be created. QPs run against a lowered {@code max_qp}
  * ({@link #maxQpSettings}); the other limits are filled as the device reports them, up to {@value
  * #MOST} objects (a larger limit skips its scenario). Subclass it and return your {@link
- * KitEnvironment}; see {@link AbstractConformance}.
+ * KitEnvironment} through {@link #guarded}; see {@link AbstractConformance}.
  */
 public abstract class ResourceLimitConformance extends AbstractConformance {
   /** The largest limit a scenario fills. */
   static final int MOST = 1 << 16;
   /** The {@code max_qp} the QP scenario sets. */
   static final int SMALL_MAX_QP = 8;
+  /** The least hang guard: see {@link #guarded}. */
+  public static final Duration GUARD = Duration.ofMinutes(5);
+
+  /**
+   * {@code env} with a hang guard of at least {@link #GUARD}: filling a limit of 65,535 regions
+   * takes tens of seconds on a loaded two-core machine (each registration is published in the
+   * context's copy-on-write region directory). Still a bound, not a speed assertion.
+   *
+   * @param env the provider's environment
+   * @return the same environment with the longer guard
+   */
+  protected static KitEnvironment guarded(KitEnvironment env) {
+    return new GuardedEnvironment(env, GUARD);
+  }
 
   /**
    * The provider's settings for a device with {@code max_qp = n}.
