@@ -2,10 +2,14 @@ package io.github.verbs4j.examples;
 
 import io.github.verbs4j.examples.common.CompletionError;
 import io.github.verbs4j.examples.common.WaitTimeoutException;
+import io.github.verbs4j.examples.gmpi.GmpiArgsCommand;
+import io.github.verbs4j.examples.gmpi.GmpiHimenoCommand;
+import io.github.verbs4j.examples.gmpi.GmpiPingPongCommand;
 import io.github.verbs4j.examples.himeno.HimenoCommand;
 import io.github.verbs4j.examples.launcher.ParentWatch;
 import io.github.verbs4j.examples.launcher.ProbeCommand;
 import io.github.verbs4j.examples.launcher.RunCommand;
+import io.github.verbs4j.examples.memmodel.MemoryModelCommand;
 import io.github.verbs4j.examples.perftest.AtomicLat;
 import io.github.verbs4j.examples.perftest.Compare;
 import io.github.verbs4j.examples.perftest.Demo;
@@ -38,7 +42,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "verbs4j", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = "verbs4j: the launcher, perftest-style benchmarks and Himeno over the verbs4j simulated fabric.",
     subcommands = {RunCommand.class, Demo.class, SendLat.class, WriteLat.class, ReadLat.class, AtomicLat.class, SendBw.class,
-        WriteBw.class, ReadBw.class, Compare.class, HimenoCommand.class, PlotCommand.class, ProbeCommand.class, HelpCommand.class})
+        WriteBw.class, ReadBw.class, Compare.class, HimenoCommand.class, GmpiArgsCommand.class,
+        GmpiPingPongCommand.class, GmpiHimenoCommand.class, PlotCommand.class, MemoryModelCommand.class,
+        ProbeCommand.class, HelpCommand.class})
 public final class Main implements Runnable {
   @Spec
   CommandSpec spec;

@@ -28,7 +28,7 @@ class MainTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"run", "send_lat", "write_lat", "read_lat", "atomic_lat", "send_bw", "write_bw", "read_bw",
-      "himeno", "plot", "probe"})
+      "himeno", "plot", "memory-model", "probe"})
   void everyCommandHasHelp(String name) {
     assertEquals(0, execute(name, "--help"), err.toString());
     assertTrue(out.toString().startsWith("Usage: verbs4j " + name), out.toString());
@@ -70,6 +70,8 @@ class MainTest {
         Arguments.of(List.of("run", "-n", "2", "--timeout", "-5s", "probe"), "--timeout"),
         Arguments.of(List.of("run", "-n", "2", "nosuch"), "PROGRAM 'nosuch'"),
         Arguments.of(List.of("run", "-n", "2", "plot"), "PROGRAM 'plot'"),
+        Arguments.of(List.of("run", "-n", "2", "memory-model"), "PROGRAM 'memory-model'"),
+        Arguments.of(List.of("memory-model", "--gamma=0"), "--gamma=0"),
         Arguments.of(List.of("run", "-n", "2", "send_lat", "--iters=2"), "--iters=2"),
         Arguments.of(List.of("run", "-n", "2", "himeno", "--size", "giant"), "--size"),
         Arguments.of(List.of("plot", "x.csv"), "--output"));

@@ -48,6 +48,7 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
     this.engine = new IbDevice(port, params);
     this.metrics = metricsOrNull != null ? metricsOrNull
         : new IbMetrics(registry, engine.counters(), device.name(), port.localLid());
+    metrics.memory(memoryAccount());
     this.job = job;
     engine.start();
     // No event at open: libibverbs raises port events only when a port changes state. The port

@@ -1,6 +1,8 @@
 package io.github.verbs4j.ib;
 
 import io.github.verbs4j.ib.engine.IbCounters;
+import io.github.verbs4j.verbs.spi.MemoryAccount;
+import io.github.verbs4j.verbs.spi.MemoryComponent;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -14,7 +16,9 @@ import java.util.function.ToDoubleFunction;
  * The device's Micrometer meters: a function counter per {@link IbCounters.Counter} (retransmits,
  * RNR NAKs, duplicates, flushes, CRC drops, drops by reason, packets and bytes), and the {@code
  * verbs4j.ib.memory.bytes} gauge of every QP, CQ, SRQ and MR (tag {@code object}), removed when the
- * object is closed. Every meter carries {@code device} and {@code lid} tags.
+ * object is closed; and the {@code verbs4j.memory.bytes} family (tag {@code component}) of the context's
+ * modelled HCA + driver footprint ({@link MemoryAccount}). Every meter carries {@code device} and
+ * {@code lid} tags.
  */
 final class IbMetrics implements AutoCloseable {
   /** The memory gauge's name. */
@@ -55,6 +59,21 @@ final class IbMetrics implements AutoCloseable {
       meters.add(m);
     }
     return m;
+  }
+
+  /**
+   * Registers the {@code verbs4j.memory.bytes} gauge of every component of a context's account.
+   *
+   * @param account the account
+   */
+  void memory(MemoryAccount account) {
+    for (MemoryComponent c : MemoryComponent.values()) {
+      Meter m = Gauge.builder(MemoryAccount.METER, account, a -> a.bytes(c)).tags(tags).tag("component", c.tag())
+          .baseUnit("bytes").description("modelled HCA + driver bytes of the live objects").register(registry);
+      synchronized (meters) {
+        meters.add(m);
+      }
+    }
   }
 
   void remove(Meter m) {

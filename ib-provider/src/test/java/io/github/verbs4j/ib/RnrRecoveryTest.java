@@ -315,4 +315,64 @@ class RnrRecoveryTest {
     assertEquals(0, qp.query().rqPsn());
     sentPsns();
   }
+
+  // ------------------------------------------------------------------ local ACK timeouts
+
+  /** timeout code 18 of {@link #rc}: 4.096 us * 2^18. */
+  private static final long TIMEOUT_NANOS = 4096L << 18;
+
+  @Test
+  void onTimeTimeoutsSpendRetryCntAndEndInRetryExceeded() {
+    start();
+    QueuePair qp = rc(10, 100, 2, 7);
+    MemoryRegion m = mr(64);
+    qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16));
+    assertEquals(List.of(10), sentPsns());
+    for (int retry = 1; retry <= 2; retry++) {
+      port.advance(TIMEOUT_NANOS);
+      assertEquals(List.of(10), sentPsns(), "retry " + retry + " resends the SEND");
+      assertEquals(retry, counter(Counter.TRANSPORT_RETRIES));
+    }
+    port.advance(TIMEOUT_NANOS);
+    WorkCompletion[] wc = polled();
+    assertEquals(1, wc.length);
+    assertEquals(WcStatus.RETRY_EXC_ERR, wc[0].status());
+    assertEquals(0, counter(Counter.LATE_TIMEOUTS));
+  }
+
+  @Test
+  void timeoutsTheEngineRanAWholeTimeoutLateSpendNoRetryUntilTheirBudgetIsGone() {
+    start();
+    QueuePair qp = rc(10, 100, 1, 7);
+    MemoryRegion m = mr(64);
+    qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16));
+    qp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16));
+    assertEquals(List.of(10, 11), sentPsns());
+    for (int i = 1; i <= 8; i++) {
+      port.advance(3 * TIMEOUT_NANOS); // the host ran nothing for three timeouts
+      assertEquals(List.of(10, 11), sentPsns(), "late timeout " + i + " resends");
+    }
+    assertEquals(8, counter(Counter.LATE_TIMEOUTS));
+    assertEquals(0, counter(Counter.TRANSPORT_RETRIES), "a busy host is not a lost packet");
+    assertEquals(QpState.RTS, qp.state());
+    inject(qp, ack(10)); // progress restores the budget
+    assertEquals(1, polled().length);
+    port.advance(3 * TIMEOUT_NANOS);
+    assertEquals(List.of(11), sentPsns());
+    assertEquals(9, counter(Counter.LATE_TIMEOUTS));
+    assertEquals(0, counter(Counter.TRANSPORT_RETRIES));
+    for (int i = 0; i < 7; i++) {
+      port.advance(3 * TIMEOUT_NANOS);
+      sentPsns();
+    }
+    assertEquals(16, counter(Counter.LATE_TIMEOUTS));
+    port.advance(3 * TIMEOUT_NANOS); // budget gone: a retry
+    assertEquals(List.of(11), sentPsns());
+    assertEquals(1, counter(Counter.TRANSPORT_RETRIES));
+    port.advance(3 * TIMEOUT_NANOS);
+    WorkCompletion[] wc = polled();
+    assertEquals(1, wc.length);
+    assertEquals(WcStatus.RETRY_EXC_ERR, wc[0].status());
+    assertEquals(2, wc[0].wrId());
+  }
 }

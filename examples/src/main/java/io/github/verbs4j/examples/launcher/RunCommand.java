@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
         "Example: verbs4j run -n 2 send_lat -a --max-size 65536"})
 public final class RunCommand implements Callable<Integer> {
   /** Programs {@code run} will not start as ranks. */
-  static final Set<String> NOT_PROGRAMS = Set.of("run", "help", "plot");
+  static final Set<String> NOT_PROGRAMS = Set.of("run", "help", "plot", "memory-model");
   /** The most processes one launcher starts. */
   static final int MAX_RANKS = 256;
 

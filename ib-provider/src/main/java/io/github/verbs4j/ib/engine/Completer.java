@@ -83,9 +83,23 @@ final class Completer {
     return n;
   }
 
-  /** The retransmit timer expired with PSNs outstanding. */
-  void timeout(long now) {
+  /**
+   * The retransmit timer expired with PSNs outstanding.
+   *
+   * @param late whether the engine ran it a whole timeout after its deadline: the host was too busy
+   *     to run us, so the resend spends no retry while {@link Requester#lateLeft} lasts
+   */
+  void timeout(long now, boolean late) {
     Requester r = qp.requester;
+    if (sq.head() == sq.tail()) {
+      return; // flushed meanwhile: nothing left to resend or fail
+    }
+    if (late && r.lateLeft > 0 && !r.peerDead) {
+      r.lateLeft--;
+      dev.counters.inc(IbCounters.Counter.LATE_TIMEOUTS);
+      r.timeoutRetry();
+      return;
+    }
     if (r.retryLeft <= 0) {
       // IBA 9.7.5.2.7 (C9-140): retry_cnt exhausted.
       SendWqe head = sq.slot(sq.head());

@@ -26,6 +26,8 @@ public final class IbCounters {
     RETRANSMITTED_PACKETS("verbs4j.ib.retransmitted.packets", null, null),
     /** Local ACK timeouts that fired with packets outstanding. */
     TIMEOUTS("verbs4j.ib.timeouts", null, null),
+    /** Local ACK timeouts the engine ran a whole timeout late (a busy host): resent, no retry spent. */
+    LATE_TIMEOUTS("verbs4j.ib.timeouts.late", null, null),
     /**
      * Transport retries: each {@code retry_cnt} a requester spent (a local ACK timeout, a PSN
      * sequence error NAK, a lost READ or atomic response). RNR retries are not among them.

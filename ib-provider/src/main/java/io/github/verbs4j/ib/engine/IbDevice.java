@@ -386,6 +386,9 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
       work++;
     }
     if (timers.due(t)) {
+      // A response already queued is not lost: read what arrived before judging a timeout, so a
+      // busy host (a receive budget spent, an engine run late) never declares a live peer dead.
+      work += receiveQueued(t);
       work += timers.runTimers(t);
     }
     work += progressDirty(t);
@@ -394,6 +397,23 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     }
     scheduleWake(t);
     return work;
+  }
+
+  /** Receives the frames queued now (a bounded count: later arrivals wait for the next cycle). */
+  private int receiveQueued(long t) {
+    int received = 0;
+    for (int n = inbound.size(); n > 0; n--) {
+      ByteBuf b = inbound.poll();
+      if (b == null) {
+        break;
+      }
+      try {
+        received += frames.receiveFrame(b, t);
+      } finally {
+        b.release();
+      }
+    }
+    return received;
   }
 
   /**

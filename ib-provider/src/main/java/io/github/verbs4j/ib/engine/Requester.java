@@ -62,11 +62,18 @@ final class Requester {
   private boolean blocked;
   private int pktsSinceAckReq;
   int retryLeft;
+  /**
+   * Late timeouts left before they spend {@code retry_cnt} again: a local ACK timer that the engine
+   * ran a whole timeout (and a scheduling period) after its deadline says the host did not run us
+   * (nor, likely, the peer on it), not that a packet was lost. Reset with the retry counts on
+   * progress.
+   */
+  int lateLeft;
   int rnrLeft;
   private boolean retransmitArmed;
   private long retransmitDeadline;
   private long rnrDeadline;
-  private boolean peerDead;
+  boolean peerDead;
   private boolean moreToSend;
   // DC connection epoch.
   private boolean dcConnected;
@@ -93,6 +100,7 @@ final class Requester {
     blocked = false;
     pktsSinceAckReq = 0;
     retryLeft = qp.retryCnt;
+    lateLeft = LATE_TIMEOUTS;
     rnrLeft = qp.rnrRetry;
     retransmitArmed = false;
     peerDead = qp.type != QpType.DCI && dev.params.failFastOnPeerDown && qp.dlid != 0 && dev.isDead(qp.dlid);
@@ -103,6 +111,7 @@ final class Requester {
   /** RTS to RTS / SQD to RTS: counts and limits may have changed. */
   void attributesChanged() {
     retryLeft = qp.retryCnt;
+    lateLeft = LATE_TIMEOUTS;
     rnrLeft = qp.rnrRetry;
   }
 
@@ -229,6 +238,13 @@ final class Requester {
     return sent;
   }
 
+  /** Late timeouts a requester may take per point of progress without spending {@code retry_cnt}. */
+  static final int LATE_TIMEOUTS = 8;
+  /**
+   * The least lateness that counts as a busy host: beyond Linux CFS's scheduling period on a
+   * loaded machine (~24 ms), so ordinary wake-up jitter on short timeouts still spends retries.
+   */
+  private static final long LATE_FLOOR_NANOS = 25_000_000L;
   private static final int GO = 0;
   private static final int STOP = 1;
   private static final int SKIP = 2;
@@ -510,6 +526,7 @@ final class Requester {
    */
   void acknowledged(int compPsn, long now) {
     retryLeft = qp.retryCnt;
+    lateLeft = LATE_TIMEOUTS;
     rnrLeft = qp.rnrRetry;
     switch (recovery) {
       case NAK_RETRIED -> {
@@ -545,6 +562,7 @@ final class Requester {
     }
     if (peerDead) {
       retryLeft = 0;
+      lateLeft = 0;
     }
     if (outstanding() && qp.timeoutNanos > 0) {
       armRetransmit(now);
@@ -645,7 +663,8 @@ final class Requester {
       fired = true;
       if (outstanding() && recovery != Recovery.RNR_WAIT) {
         dev.counters.inc(IbCounters.Counter.TIMEOUTS);
-        qp.completer.timeout(now);
+        long lateness = now - retransmitDeadline;
+        qp.completer.timeout(now, lateness >= qp.timeoutNanos && lateness >= LATE_FLOOR_NANOS);
       }
     }
     return fired;
@@ -659,6 +678,7 @@ final class Requester {
     }
     peerDead = true;
     retryLeft = 0;
+    lateLeft = 0;
     rnrLeft = 0;
     if (outstanding() && !retransmitArmed && qp.timeoutNanos > 0) {
       armRetransmit(now);

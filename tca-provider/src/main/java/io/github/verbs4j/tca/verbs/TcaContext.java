@@ -63,6 +63,7 @@ final class TcaContext extends AbstractContext {
     this.params = board.params();
     this.job = job;
     this.counters = new TcaCounters(registry, board.nodeId());
+    counters.memory(memoryAccount());
     this.eagerMax = config.getInt(TcaConfig.EAGER_MAX);
     TcaMallocPool pool = board.hostPool();
     int nodes = board.window().nodes();

@@ -1,6 +1,8 @@
 package io.github.verbs4j.tca.verbs;
 
 import io.github.verbs4j.verbs.PortCounter;
+import io.github.verbs4j.verbs.spi.MemoryAccount;
+import io.github.verbs4j.verbs.spi.MemoryComponent;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -73,6 +75,20 @@ final class TcaCounters implements AutoCloseable {
   void gauge(String name, String doc, Supplier<Number> value) {
     meters.add(Gauge.builder("verbs4j.tca.verbs." + name, value).description(doc).tag("node", node)
         .register(registry));
+  }
+
+  /**
+   * Registers the {@code verbs4j.memory.bytes} gauge (tags {@code node}, {@code component}) of every
+   * component of the context's modelled HCA + driver footprint; removed with the counters.
+   *
+   * @param account the context's account
+   */
+  void memory(MemoryAccount account) {
+    for (MemoryComponent c : MemoryComponent.values()) {
+      meters.add(Gauge.builder(MemoryAccount.METER, account, a -> a.bytes(c)).baseUnit("bytes")
+          .description("modelled HCA + driver bytes of the live objects").tag("node", node).tag("component", c.tag())
+          .register(registry));
+    }
   }
 
   void flushes(long n) {

@@ -42,6 +42,7 @@ public abstract class AbstractContext implements Context {
   private final ObjectLimit cqs;
   final ObjectLimit qps;
   final ObjectLimit srqs;
+  private final MemoryAccount memory = new MemoryAccount();
   private volatile boolean closed;
 
   /**
@@ -57,6 +58,17 @@ public abstract class AbstractContext implements Context {
     this.cqs = new ObjectLimit("max_cq", "CQs", attr.maxCq());
     this.qps = new ObjectLimit("max_qp", "QPs", attr.maxQp());
     this.srqs = new ObjectLimit("max_srq", "SRQs", attr.maxSrq());
+    memory.add(this, MemoryComponent.CONTEXT, HcaFootprint.context());
+  }
+
+  /**
+   * The modelled HCA + driver footprint of this context and its live objects, which providers
+   * publish as the {@code verbs4j.memory.bytes} meter family.
+   *
+   * @return the account
+   */
+  public MemoryAccount memoryAccount() {
+    return memory;
   }
 
   /** @return the configuration this context was opened with */
@@ -137,6 +149,7 @@ public abstract class AbstractContext implements Context {
       throw e;
     }
     children.add(pd, "PD " + pd.handle());
+    memory.add(pd, MemoryComponent.PD, HcaFootprint.pd());
     return pd;
   }
 
@@ -189,6 +202,7 @@ public abstract class AbstractContext implements Context {
       throw e;
     }
     children.add(cq, "CQ");
+    memory.add(cq, MemoryComponent.CQ, HcaFootprint.cq(cqe));
     if (ch != null) {
       ch.cqs.add(cq, "CQ");
     }
@@ -209,6 +223,7 @@ public abstract class AbstractContext implements Context {
   void pdClosed(AbstractProtectionDomain pd) {
     pds.release();
     children.remove(pd);
+    memory.release(pd);
   }
 
   void cqClosed(SoftCompletionQueue cq) {
@@ -275,6 +290,7 @@ public abstract class AbstractContext implements Context {
     children.checkEmpty("context " + device.name());
     closed = true;
     closeDevice();
+    memory.release(this);
   }
 
   /** Releases the device's resources (engine threads, fabric node). Called once. */

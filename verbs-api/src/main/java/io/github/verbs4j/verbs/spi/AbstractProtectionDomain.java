@@ -149,6 +149,7 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
   private SoftMemoryRegion track(SoftMemoryRegion mr) {
     mr.keys(context.memoryKeys().insert(mr, context.queryDevice().maxMr()));
     children.add(mr, "MR lkey=0x" + Integer.toHexString(mr.lkey()));
+    context.memoryAccount().add(mr, MemoryComponent.MR, HcaFootprint.mr());
     return mr;
   }
 
@@ -191,6 +192,7 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
   void mrClosed(SoftMemoryRegion mr, KeyTable.Keys keys) {
     context.memoryKeys().remove(keys);
     children.remove(mr);
+    context.memoryAccount().release(mr);
   }
 
   /**
@@ -248,6 +250,7 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
       throw e;
     }
     children.add(qp, type + " QP 0x" + Integer.toHexString(qp.qpNum()));
+    context.memoryAccount().add(qp, HcaFootprint.componentOf(type), HcaFootprint.qp(type, qp.cap(), attr.srq() != null));
     qp.attachUsers();
     return qp;
   }
@@ -290,6 +293,7 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
       throw e;
     }
     children.add(srq, "SRQ " + srq.srqNum());
+    context.memoryAccount().add(srq, MemoryComponent.SRQ, HcaFootprint.srq(attr.maxWr(), attr.maxSge()));
     return srq;
   }
 
@@ -318,6 +322,7 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
     }
     SoftAddressHandle ah = new SoftAddressHandle(this, attr);
     children.add(ah, "AH dlid=" + attr.dlid());
+    context.memoryAccount().add(ah, MemoryComponent.AH, HcaFootprint.ah());
     return ah;
   }
 

@@ -554,6 +554,7 @@ public abstract class AbstractQueuePair implements QueuePair {
     }
     pd.children.remove(this);
     pd.context.qps.release();
+    pd.softContext().memoryAccount().release(this);
   }
 
   /** Provider: stops processing for this QP and releases its resources. Called once. */

@@ -35,6 +35,7 @@ public final class SoftAddressHandle implements AddressHandle {
     if (!closed) {
       closed = true;
       pd.children.remove(this);
+      pd.softContext().memoryAccount().release(this);
     }
   }
 }

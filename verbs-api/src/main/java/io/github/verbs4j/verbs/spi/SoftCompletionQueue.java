@@ -188,6 +188,7 @@ public class SoftCompletionQueue implements io.github.verbs4j.verbs.CompletionQu
     }
     ring = next;
     capacity = cqe;
+    context.memoryAccount().add(this, MemoryComponent.CQ, HcaFootprint.cq(cqe));
     head = 0;
     tail = pending;
   }
@@ -217,5 +218,6 @@ public class SoftCompletionQueue implements io.github.verbs4j.verbs.CompletionQu
       channel.cqs.remove(this);
     }
     context.cqClosed(this);
+    context.memoryAccount().release(this);
   }
 }

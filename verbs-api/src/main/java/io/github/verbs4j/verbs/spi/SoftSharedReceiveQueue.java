@@ -115,5 +115,6 @@ public class SoftSharedReceiveQueue extends ReceiveQueue implements SharedReceiv
     closed = true;
     pd.children.remove(this);
     pd.context.srqs.release();
+    pd.softContext().memoryAccount().release(this);
   }
 }
