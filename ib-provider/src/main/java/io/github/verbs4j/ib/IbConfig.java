@@ -6,27 +6,25 @@ import io.github.verbs4j.verbs.config.ConfigKey;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
 import io.github.verbs4j.verbs.spi.runtime.Threading;
-import java.util.ArrayList;
-import java.util.Collections;
+import io.github.verbs4j.verbs.spi.sim.ProviderKeys;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
  * The {@code verbs.ib.*} configuration keys, each next to its default and one line of doc, and
- * their translation into {@link IbParams}. {@link #keys()} also lists the fabric's own keys (as
+ * their translation into {@link IbParams}. {@link #KEYS} also lists the fabric's own keys (as
  * {@link ConfigKey}s validated by sim-fabric), so {@code Verbs.open} validates the whole
- * configuration once.
+ * configuration once. The device limits' defaults are {@link IbParams#DEVICE}'s.
  */
 public final class IbConfig {
-  private static final List<ConfigKey> OWN = new ArrayList<>();
+  /** The provider's keys, then the fabric's (added at the end of this class). */
+  public static final ProviderKeys KEYS = new ProviderKeys();
   /** The engine's defaults: the keys' defaults are read from them, so the two cannot drift. */
   private static final IbParams D = IbParams.defaults();
 
   private static ConfigKey add(ConfigKey k) {
-    OWN.add(k);
-    return k;
+    return KEYS.add(k);
   }
 
   /** Port MTU. */
@@ -84,49 +82,30 @@ public final class IbConfig {
   public static final ConfigKey MODEL_DMA_MB_S = add(ConfigKey.longRange("verbs.ib.model.dma-mb-s", 25_000,
       "modelled DMA bandwidth between host memory and HCA, MB/s (verbs.time=modelled)", 1, 1_000_000_000));
   /** Max QPs. */
-  public static final ConfigKey MAX_QP = add(ConfigKey.longRange("verbs.ib.max-qp", 16384,
+  public static final ConfigKey MAX_QP = add(ConfigKey.longRange("verbs.ib.max-qp", D.device.maxQp(),
       "device limit max_qp", 1, 1 << 20));
   /** Max WRs per queue. */
-  public static final ConfigKey MAX_QP_WR = add(ConfigKey.longRange("verbs.ib.max-qp-wr", 16384,
+  public static final ConfigKey MAX_QP_WR = add(ConfigKey.longRange("verbs.ib.max-qp-wr", D.device.maxQpWr(),
       "device limit max_qp_wr (send and receive queue depth)", 1, 1 << 20));
   /** Max CQ entries. */
-  public static final ConfigKey MAX_CQE = add(ConfigKey.longRange("verbs.ib.max-cqe", 65536,
+  public static final ConfigKey MAX_CQE = add(ConfigKey.longRange("verbs.ib.max-cqe", D.device.maxCqe(),
       "device limit max_cqe (each entry is preallocated)", 1, 1 << 22));
   /** Max inline. */
-  public static final ConfigKey MAX_INLINE = add(ConfigKey.longRange("verbs.ib.max-inline-data", 256,
+  public static final ConfigKey MAX_INLINE = add(ConfigKey.longRange("verbs.ib.max-inline-data", D.device.maxInlineData(),
       "device limit on max_inline_data", 0, 1 << 16));
   /** Max rd/atomic. */
-  public static final ConfigKey MAX_RD_ATOMIC = add(ConfigKey.longRange("verbs.ib.max-rd-atomic", 16,
+  public static final ConfigKey MAX_RD_ATOMIC = add(ConfigKey.longRange("verbs.ib.max-rd-atomic", D.device.maxQpRdAtom(),
       "device limits max_qp_rd_atom and max_qp_init_rd_atom (replay cache entries per QP)", 1, 255));
   /** Job namespace. */
   public static final ConfigKey JOB = add(ConfigKey.string("verbs.ib.job", "",
       "namespace prefixed to Job keys and barrier names, so several jobs can share one coordinator"));
 
-  private static final List<ConfigKey> ALL;
-
   static {
-    List<ConfigKey> all = new ArrayList<>(OWN);
-    for (FabricOptions.Key k : FabricOptions.ownKeys()) {
-      all.add(new ConfigKey(k.name(), k.defaultValue(), k.description(), IbConfig::checkFabricKey));
-    }
-    ALL = Collections.unmodifiableList(all);
+    KEYS.bridge(FabricOptions.ownKeys().stream().map(k -> new ConfigKey(k.name(), k.defaultValue(), k.description(),
+        (n, v) -> FabricOptions.from(Map.of(n, v), Map.of()))).toList());
   }
 
   private IbConfig() {}
-
-  private static void checkFabricKey(String key, String value) {
-    FabricOptions.from(Map.of(key, value), Map.of());
-  }
-
-  /** @return every key the ib provider accepts beyond the core keys: its own, then the fabric's */
-  public static List<ConfigKey> keys() {
-    return ALL;
-  }
-
-  /** @return the {@code verbs.ib.*} keys */
-  public static List<ConfigKey> ibKeys() {
-    return Collections.unmodifiableList(OWN);
-  }
 
   /**
    * @param c a validated configuration
@@ -143,7 +122,6 @@ public final class IbConfig {
    * @return the parameters
    */
   public static IbParams params(VerbsConfig c) {
-    int maxRd = c.getInt(MAX_RD_ATOMIC);
     IdleStrategyKey.Backoff idle = IdleStrategyKey.of(c);
     return IbParams.builder()
         .idleSpins(idle.spins())
@@ -164,12 +142,8 @@ public final class IbConfig {
         .failFastOnPeerDown(c.getBoolean(FAIL_FAST))
         .modelPacketNanos(c.isSet(MODEL_PACKET_NS) ? c.getLong(MODEL_PACKET_NS) : profile(c).packetNs())
         .modelDmaMbPerSec(c.isSet(MODEL_DMA_MB_S) ? c.getLong(MODEL_DMA_MB_S) : profile(c).dmaMbs())
-        .maxQp(c.getInt(MAX_QP))
-        .maxQpWr(c.getInt(MAX_QP_WR))
-        .maxCqe(c.getInt(MAX_CQE))
-        .maxInlineData(c.getInt(MAX_INLINE))
-        .maxQpRdAtom(maxRd)
-        .maxQpInitRdAtom(maxRd)
+        .device(IbParams.device(c.getInt(MAX_QP), c.getInt(MAX_QP_WR), c.getInt(MAX_CQE), c.getInt(MAX_INLINE),
+            c.getInt(MAX_RD_ATOMIC)))
         .build();
   }
 
@@ -185,23 +159,12 @@ public final class IbConfig {
    * @return fabric settings for {@link FabricOptions#from(Map, Map)}
    */
   public static Map<String, String> fabricSettings(VerbsConfig c) {
-    Map<String, String> m = new LinkedHashMap<>();
+    Map<String, String> defaults = new LinkedHashMap<>();
     IbProfile profile = profile(c);
     if (profile != IbProfile.DEFAULT) {
-      m.putAll(profile.linkSettings()); // a verbs.link.* key set below still wins
+      defaults.putAll(profile.linkSettings()); // a verbs.link.* key the user set still wins
     }
-    m.put(FabricOptions.PROGRESS.name(), Threading.of(c).fabricProgress());
-    for (ConfigKey k : VerbsConfig.CORE_KEYS) {
-      if (c.isSet(k)) {
-        m.put(k.name(), c.get(k));
-      }
-    }
-    for (FabricOptions.Key fk : FabricOptions.keys()) {
-      ConfigKey k = ConfigKey.string(fk.name(), fk.defaultValue(), fk.description());
-      if (c.isSet(k)) {
-        m.put(k.name(), c.get(k));
-      }
-    }
-    return m;
+    defaults.put(FabricOptions.PROGRESS.name(), Threading.of(c).fabricProgress());
+    return KEYS.fabricSettings(c, defaults);
   }
 }

@@ -14,7 +14,7 @@ class IbDocsTest {
   @Test
   void configTableMatchesIbConfig() {
     Map<String, String> expected = new LinkedHashMap<>();
-    for (ConfigKey k : IbConfig.ibKeys()) {
+    for (ConfigKey k : IbConfig.KEYS.own()) {
       expected.put(k.name(), k.defaultValue());
     }
     assertEquals(expected, DocTables.keyDefaults(Path.of("..", "docs", "ib-provider.md"), "verbs.ib."));

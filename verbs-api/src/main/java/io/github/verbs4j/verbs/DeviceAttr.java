@@ -5,8 +5,10 @@ import java.util.Set;
 
 /**
  * Device attributes and limits ({@code struct ibv_device_attr}), returned by {@link
- * Context#queryDevice()}. Every limit is one the provider enforces: asking for more fails with
- * {@link Errno#EINVAL} naming the limit.
+ * Context#queryDevice()}. Every limit is one the provider enforces: asking for a larger object
+ * (queue depth, SGEs, CQ entries, region length) fails with {@link Errno#EINVAL} naming the limit,
+ * and creating one object more than {@code max_qp}, {@code max_cq}, {@code max_mr}, {@code max_srq}
+ * or {@code max_pd} allow fails with {@link Errno#ENOMEM} naming it.
  *
  * @param fwVer firmware version string
  * @param nodeGuid node GUID
@@ -98,6 +100,20 @@ public record DeviceAttr(String fwVer, long nodeGuid, long sysImageGuid, long ma
    */
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * These attributes on another node: a device's limits are declared once, its GUID is known when
+   * it joins the fabric.
+   *
+   * @param guid the node GUID
+   * @return a copy with {@code nodeGuid} set
+   */
+  public DeviceAttr withNodeGuid(long guid) {
+    return new DeviceAttr(fwVer, guid, sysImageGuid, maxMrSize, pageSizeCap, vendorId, vendorPartId, hwVer, maxQp,
+        maxQpWr, deviceCapFlags, maxSge, maxSgeRd, maxCq, maxCqe, maxMr, maxPd, maxQpRdAtom, maxQpInitRdAtom,
+        maxResRdAtom, atomicCap, maxSrq, maxSrqWr, maxSrqSge, maxAh, maxInlineData, maxPkeys, physPortCnt,
+        numCompVectors, capabilities, requiresLosslessFabric);
   }
 
   /** Builds {@link DeviceAttr} by name. */

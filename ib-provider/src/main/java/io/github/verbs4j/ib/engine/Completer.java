@@ -3,13 +3,13 @@ package io.github.verbs4j.ib.engine;
 import io.github.verbs4j.ib.wire.Aeth;
 import io.github.verbs4j.ib.wire.Opcode.Flag;
 import io.github.verbs4j.ib.wire.Opcode.Op;
-import io.github.verbs4j.ib.wire.Psn;
 import io.github.verbs4j.verbs.spi.RnrTimer;
 import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import io.github.verbs4j.verbs.spi.wire.Psn;
 import java.nio.ByteBuffer;
 
 /**

@@ -1,6 +1,5 @@
 package io.github.verbs4j.ib.engine;
 
-import io.github.verbs4j.ib.wire.Psn;
 import io.github.verbs4j.verbs.spi.RnrTimer;
 import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.QpAttr;
@@ -17,6 +16,7 @@ import io.github.verbs4j.verbs.spi.ReceiveQueue;
 import io.github.verbs4j.verbs.spi.RecvWqe;
 import io.github.verbs4j.verbs.spi.SoftCompletionQueue;
 import io.github.verbs4j.verbs.spi.SoftSharedReceiveQueue;
+import io.github.verbs4j.verbs.spi.wire.Psn;
 import io.netty.util.collection.LongObjectHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -102,7 +102,7 @@ public final class EngineQp {
     this.responder = type == QpType.DCT || type == QpType.DCI ? null : new Responder(this, false);
     this.dctContexts = type == QpType.DCT ? new LongObjectHashMap<>() : null;
     this.mtu = dev.params.portMtu;
-    this.maxDestRdAtomic = type == QpType.DCT ? dev.params.maxQpRdAtom : 0;
+    this.maxDestRdAtomic = type == QpType.DCT ? dev.params.device.maxQpRdAtom() : 0;
   }
 
   /** @return the QP number */

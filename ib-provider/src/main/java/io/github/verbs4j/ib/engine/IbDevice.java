@@ -4,8 +4,10 @@ import io.github.verbs4j.ib.wire.Bth;
 import io.github.verbs4j.ib.wire.Icrc;
 import io.github.verbs4j.ib.wire.Opcode;
 import io.github.verbs4j.ib.wire.Opcode.Transport;
+import io.github.verbs4j.verbs.Errno;
 import io.github.verbs4j.verbs.QpCap;
 import io.github.verbs4j.verbs.QpType;
+import io.github.verbs4j.verbs.VerbsException;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
 import io.github.verbs4j.verbs.spi.ReceiveQueue;
@@ -101,9 +103,9 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     this.port = port;
     this.params = params;
     this.inbound = PlatformDependent.newFixedMpscQueue(Math.max(2, params.inboundQueue));
-    this.doorbells = PlatformDependent.newFixedMpscQueue(Math.max(64, params.maxQp));
-    this.table = new AtomicReferenceArray<>(params.maxQp);
-    this.reserved = new boolean[params.maxQp];
+    this.doorbells = PlatformDependent.newFixedMpscQueue(Math.max(64, params.device.maxQp()));
+    this.table = new AtomicReferenceArray<>(params.device.maxQp());
+    this.reserved = new boolean[params.device.maxQp()];
     this.tx = new Transmitter(port, params, counters);
     this.frames = new FrameSplitter(this, counters);
     // An ACK hold ends at a wall-time whim (which thread runs the cycle, when the caller goes
@@ -154,7 +156,8 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
    * Reserves a QP number.
    *
    * @return the QP number
-   * @throws IllegalStateException if {@code maxQp} QPs exist
+   * @throws VerbsException ENOMEM if {@code max_qp} QPs exist (the SPI counts QPs first, so only a
+   *     QP created around it gets here)
    */
   public synchronized int allocateQpn() {
     int n = reserved.length;
@@ -166,7 +169,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
         return FIRST_QPN + idx;
       }
     }
-    throw new IllegalStateException("max_qp=" + n + " QPs exist");
+    throw new VerbsException(Errno.ENOMEM, "max_qp=" + n + " QPs are already allocated");
   }
 
   /** @param qpn a number from {@link #allocateQpn} that will not be attached after all */

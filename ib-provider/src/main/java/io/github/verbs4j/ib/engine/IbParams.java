@@ -1,6 +1,11 @@
 package io.github.verbs4j.ib.engine;
 
+import io.github.verbs4j.verbs.AtomicCap;
+import io.github.verbs4j.verbs.Capability;
+import io.github.verbs4j.verbs.DeviceAttr;
+import io.github.verbs4j.verbs.DeviceCap;
 import io.github.verbs4j.verbs.spi.runtime.Threading;
+import java.util.EnumSet;
 import java.util.Objects;
 
 /**
@@ -25,39 +30,16 @@ public final class IbParams {
     OFF
   }
 
-  // Device limits (ibv_device_attr).
-  /** Most QPs. */
-  public final int maxQp;
-  /** Most WRs per send or receive queue. */
-  public final int maxQpWr;
-  /** Most SGEs per WR. */
-  public final int maxSge;
-  /** Most CQs. */
-  public final int maxCq;
-  /** Most entries per CQ. */
-  public final int maxCqe;
-  /** Most memory regions. */
-  public final int maxMr;
-  /** Largest memory region in bytes. */
-  public final long maxMrSize;
-  /** Most PDs. */
-  public final int maxPd;
-  /** Most outstanding READ/atomic requests a QP answers (max_dest_rd_atomic bound). */
-  public final int maxQpRdAtom;
-  /** Most outstanding READ/atomic requests a QP initiates (max_rd_atomic bound). */
-  public final int maxQpInitRdAtom;
-  /** Most SRQs. */
-  public final int maxSrq;
-  /** Most WRs per SRQ. */
-  public final int maxSrqWr;
-  /** Most SGEs per SRQ WR. */
-  public final int maxSrqSge;
-  /** Most address handles. */
-  public final int maxAh;
-  /** Largest inline send. */
-  public final int maxInlineData;
-  /** Completion vectors. */
-  public final int numCompVectors;
+  /** The HCA's system image GUID; a node's GUID adds its LID. */
+  public static final long GUID = 0x0200_5e1b_0000_0001L;
+  /** The HCA's attributes with the default limits. */
+  public static final DeviceAttr DEVICE = device(16384, 16384, 65536, 256, 16);
+
+  /**
+   * The device attributes and limits {@code queryDevice()} reports and object creation enforces
+   * (the node GUID is the system image GUID until the device joins the fabric).
+   */
+  public final DeviceAttr device;
   /** The port's MTU in bytes (256..4096): max and active MTU, and the UD MTU. */
   public final int portMtu;
 
@@ -106,22 +88,7 @@ public final class IbParams {
   public final long modelDmaMbPerSec;
 
   private IbParams(Builder b) {
-    maxQp = b.maxQp;
-    maxQpWr = b.maxQpWr;
-    maxSge = b.maxSge;
-    maxCq = b.maxCq;
-    maxCqe = b.maxCqe;
-    maxMr = b.maxMr;
-    maxMrSize = b.maxMrSize;
-    maxPd = b.maxPd;
-    maxQpRdAtom = b.maxQpRdAtom;
-    maxQpInitRdAtom = b.maxQpInitRdAtom;
-    maxSrq = b.maxSrq;
-    maxSrqWr = b.maxSrqWr;
-    maxSrqSge = b.maxSrqSge;
-    maxAh = b.maxAh;
-    maxInlineData = b.maxInlineData;
-    numCompVectors = b.numCompVectors;
+    device = b.device;
     portMtu = b.portMtu;
     threading = b.threading;
     maxUnackedPsns = b.maxUnackedPsns;
@@ -142,6 +109,52 @@ public final class IbParams {
     modelDmaMbPerSec = b.modelDmaMbPerSec;
   }
 
+  /**
+   * The HCA's attributes with the limits a user may configure (the {@code verbs.ib.max-*} keys);
+   * every other limit is fixed here.
+   *
+   * @param maxQp max_qp
+   * @param maxQpWr max_qp_wr
+   * @param maxCqe max_cqe
+   * @param maxInlineData max_inline_data
+   * @param maxRdAtomic max_qp_rd_atom and max_qp_init_rd_atom (replay cache entries per QP)
+   * @return the attributes
+   */
+  public static DeviceAttr device(int maxQp, int maxQpWr, int maxCqe, int maxInlineData, int maxRdAtomic) {
+    return DeviceAttr.builder()
+        .fwVer("verbs4j-ib 0.1.0")
+        .nodeGuid(GUID)
+        .sysImageGuid(GUID)
+        .maxMrSize(Integer.MAX_VALUE)
+        .vendorId(0x5e1b)
+        .vendorPartId(1)
+        .hwVer(1)
+        .maxQp(maxQp)
+        .maxQpWr(maxQpWr)
+        .deviceCapFlags(EnumSet.of(DeviceCap.RC_RNR_NAK_GEN, DeviceCap.CURR_QP_STATE_MOD, DeviceCap.PORT_ACTIVE_EVENT,
+            DeviceCap.SYS_IMAGE_GUID, DeviceCap.SRQ_RESIZE, DeviceCap.BAD_QKEY_CNTR))
+        .maxSge(32)
+        .maxSgeRd(32)
+        .maxCq(16384)
+        .maxCqe(maxCqe)
+        .maxMr(65534)
+        .maxPd(65536)
+        .maxQpRdAtom(maxRdAtomic)
+        .maxQpInitRdAtom(maxRdAtomic)
+        .maxResRdAtom(maxQp * maxRdAtomic)
+        .atomicCap(AtomicCap.HCA)
+        .maxSrq(4096)
+        .maxSrqWr(16384)
+        .maxSrqSge(32)
+        .maxAh(65536)
+        .maxInlineData(maxInlineData)
+        .numCompVectors(4)
+        .capabilities(EnumSet.of(Capability.DC, Capability.SRQ_RESIZE, Capability.NATIVE_READ,
+            Capability.NATIVE_ATOMIC))
+        .requiresLosslessFabric(false) // RC recovers by itself: PSNs, ACK/NAK, retransmission
+        .build();
+  }
+
   /** @return a builder with the defaults */
   public static Builder builder() {
     return new Builder();
@@ -155,22 +168,7 @@ public final class IbParams {
   /** @return a builder starting from these values */
   public Builder toBuilder() {
     Builder b = new Builder();
-    b.maxQp = maxQp;
-    b.maxQpWr = maxQpWr;
-    b.maxSge = maxSge;
-    b.maxCq = maxCq;
-    b.maxCqe = maxCqe;
-    b.maxMr = maxMr;
-    b.maxMrSize = maxMrSize;
-    b.maxPd = maxPd;
-    b.maxQpRdAtom = maxQpRdAtom;
-    b.maxQpInitRdAtom = maxQpInitRdAtom;
-    b.maxSrq = maxSrq;
-    b.maxSrqWr = maxSrqWr;
-    b.maxSrqSge = maxSrqSge;
-    b.maxAh = maxAh;
-    b.maxInlineData = maxInlineData;
-    b.numCompVectors = numCompVectors;
+    b.device = device;
     b.portMtu = portMtu;
     b.threading = threading;
     b.maxUnackedPsns = maxUnackedPsns;
@@ -194,11 +192,7 @@ public final class IbParams {
 
   @Override
   public String toString() {
-    return "IbParams{maxQp=" + maxQp + ", maxQpWr=" + maxQpWr + ", maxSge=" + maxSge + ", maxCq=" + maxCq
-        + ", maxCqe=" + maxCqe + ", maxMr=" + maxMr + ", maxMrSize=" + maxMrSize + ", maxPd=" + maxPd
-        + ", maxQpRdAtom=" + maxQpRdAtom + ", maxQpInitRdAtom=" + maxQpInitRdAtom + ", maxSrq=" + maxSrq
-        + ", maxSrqWr=" + maxSrqWr + ", maxSrqSge=" + maxSrqSge + ", maxAh=" + maxAh + ", maxInlineData="
-        + maxInlineData + ", numCompVectors=" + numCompVectors + ", portMtu=" + portMtu + ", threading=" + threading
+    return "IbParams{device=" + device + ", portMtu=" + portMtu + ", threading=" + threading
         + ", maxUnackedPsns=" + maxUnackedPsns + ", ackReqEvery=" + ackReqEvery + ", ackDelayNanos=" + ackDelayNanos + ", requesterBudget="
         + requesterBudget + ", responderBudget=" + responderBudget + ", receiveBudget=" + receiveBudget
         + ", inboundQueue=" + inboundQueue + ", icrc=" + icrc + ", dctContexts=" + dctContexts
@@ -209,24 +203,8 @@ public final class IbParams {
 
   /** Builds {@link IbParams}; every setter is named after its field. */
   public static final class Builder {
-    private int maxQp = 16384;
-    private int maxQpWr = 16384;
-    private int maxSge = 32;
-    private int maxCq = 16384;
-    private int maxCqe = 65536;
-    private int maxMr = 65534;
-    private long maxMrSize = Integer.MAX_VALUE;
-    private int maxPd = 65536;
-    private int maxQpRdAtom = 16;
-    private int maxQpInitRdAtom = 16;
-    private int maxSrq = 4096;
-    private int maxSrqWr = 16384;
-    private int maxSrqSge = 32;
-    private int maxAh = 65536;
-    private int maxInlineData = 256;
-    private int numCompVectors = 4;
+    private DeviceAttr device = DEVICE;
     private int portMtu = 4096;
-    private Threading threading = Threading.DEDICATED;
     private int maxUnackedPsns = 1024;
     private int ackReqEvery = 256;
     private long ackDelayNanos = 10_000;
@@ -234,6 +212,7 @@ public final class IbParams {
     private int responderBudget = 32;
     private int receiveBudget = 256;
     private int inboundQueue = 65536;
+    private Threading threading = Threading.DEDICATED;
     private IcrcMode icrc = IcrcMode.AUTO;
     private int dctContexts = 1024;
     private boolean failFastOnPeerDown = true;
@@ -245,102 +224,6 @@ public final class IbParams {
     private long modelDmaMbPerSec = 25_000;
 
     private Builder() {}
-
-    /** @param v value @return this */
-    public Builder maxQp(int v) {
-      maxQp = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder maxQpWr(int v) {
-      maxQpWr = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder maxSge(int v) {
-      maxSge = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder maxCq(int v) {
-      maxCq = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder maxCqe(int v) {
-      maxCqe = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder maxMr(int v) {
-      maxMr = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder maxMrSize(long v) {
-      maxMrSize = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder maxPd(int v) {
-      maxPd = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder maxQpRdAtom(int v) {
-      maxQpRdAtom = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder maxQpInitRdAtom(int v) {
-      maxQpInitRdAtom = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder maxSrq(int v) {
-      maxSrq = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder maxSrqWr(int v) {
-      maxSrqWr = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder maxSrqSge(int v) {
-      maxSrqSge = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder maxAh(int v) {
-      maxAh = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder maxInlineData(int v) {
-      maxInlineData = v;
-      return this;
-    }
-
-    /** @param v value @return this */
-    public Builder numCompVectors(int v) {
-      numCompVectors = v;
-      return this;
-    }
 
     /** @param v port MTU in bytes, one of 256, 512, 1024, 2048, 4096 @return this */
     public Builder portMtu(int v) {
@@ -453,13 +336,23 @@ public final class IbParams {
       return this;
     }
 
+    /**
+     * @param v the device attributes and limits (a template: the node GUID is set when the device
+     *     joins the fabric)
+     * @return this
+     */
+    public Builder device(DeviceAttr v) {
+      device = Objects.requireNonNull(v, "device");
+      return this;
+    }
+
     /** @return the parameters */
     public IbParams build() {
       if (maxUnackedPsns < 1 || maxUnackedPsns >= (1 << 22)) {
         throw new IllegalArgumentException("maxUnackedPsns=" + maxUnackedPsns + " is outside [1, 2^22)");
       }
-      if (maxMr > 65534) {
-        throw new IllegalArgumentException("maxMr=" + maxMr + " exceeds the key table's 65534 entries");
+      if (device.maxMr() > 65534) {
+        throw new IllegalArgumentException("max_mr=" + device.maxMr() + " exceeds the key table's 65534 entries");
       }
       return new IbParams(this);
     }

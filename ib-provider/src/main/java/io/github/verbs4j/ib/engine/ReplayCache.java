@@ -1,6 +1,6 @@
 package io.github.verbs4j.ib.engine;
 
-import io.github.verbs4j.ib.wire.Psn;
+import io.github.verbs4j.verbs.spi.wire.Psn;
 
 /**
  * A responder's READ/atomic replay cache (rxe's {@code resp_res} ring; IBTA C9-148..151): {@code

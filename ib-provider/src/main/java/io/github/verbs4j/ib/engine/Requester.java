@@ -8,7 +8,6 @@ import io.github.verbs4j.ib.wire.ImmDt;
 import io.github.verbs4j.ib.wire.Opcode;
 import io.github.verbs4j.ib.wire.Opcode.Op;
 import io.github.verbs4j.ib.wire.Opcode.Transport;
-import io.github.verbs4j.ib.wire.Psn;
 import io.github.verbs4j.ib.wire.Reth;
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.QpType;
@@ -16,6 +15,7 @@ import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WrOpcode;
 import io.github.verbs4j.verbs.spi.LateTimeout;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import io.github.verbs4j.verbs.spi.wire.Psn;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 

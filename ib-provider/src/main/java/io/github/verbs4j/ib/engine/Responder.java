@@ -7,7 +7,6 @@ import io.github.verbs4j.ib.wire.Opcode;
 import io.github.verbs4j.ib.wire.Opcode.Flag;
 import io.github.verbs4j.ib.wire.Opcode.Op;
 import io.github.verbs4j.ib.wire.Opcode.Transport;
-import io.github.verbs4j.ib.wire.Psn;
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.QpState;
@@ -18,6 +17,8 @@ import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
 import io.github.verbs4j.verbs.spi.RecvWqe;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import io.github.verbs4j.verbs.spi.wire.Grh;
+import io.github.verbs4j.verbs.spi.wire.Psn;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -68,7 +69,7 @@ final class Responder {
   }
 
   /** Bytes of a UD receive buffer reserved for the GRH (ibv_post_recv(3)). */
-  static final int GRH_LENGTH = 40;
+  static final int GRH_LENGTH = Grh.LENGTH;
   private static final int SEQ_NONE = 0;
   private static final int SEQ_SEND = 1;
   private static final int SEQ_WRITE = 2;
@@ -132,7 +133,7 @@ final class Responder {
     dropMsg = false;
     haveRecv = false;
     recvOffset = 0;
-    cache.reset(dc ? dev.params.maxQpRdAtom : qp.maxDestRdAtomic);
+    cache.reset(dc ? dev.params.device.maxQpRdAtom() : qp.maxDestRdAtomic);
   }
 
   /**

@@ -6,11 +6,11 @@ import io.github.verbs4j.ib.wire.HeaderType;
 import io.github.verbs4j.ib.wire.Opcode;
 import io.github.verbs4j.ib.wire.Opcode.Op;
 import io.github.verbs4j.ib.wire.Opcode.Transport;
-import io.github.verbs4j.ib.wire.Psn;
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import io.github.verbs4j.verbs.spi.wire.Psn;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 

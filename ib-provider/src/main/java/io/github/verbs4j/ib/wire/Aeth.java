@@ -1,6 +1,7 @@
 package io.github.verbs4j.ib.wire;
 
 import io.github.verbs4j.verbs.spi.RnrTimer;
+import io.github.verbs4j.verbs.spi.wire.Psn;
 import io.netty.buffer.ByteBuf;
 
 /**

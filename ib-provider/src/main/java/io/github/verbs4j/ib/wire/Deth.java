@@ -1,5 +1,6 @@
 package io.github.verbs4j.ib.wire;
 
+import io.github.verbs4j.verbs.spi.wire.Psn;
 import io.netty.buffer.ByteBuf;
 
 /**

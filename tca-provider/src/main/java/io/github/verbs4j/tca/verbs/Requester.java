@@ -10,6 +10,7 @@ import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
 import io.github.verbs4j.verbs.spi.LateTimeout;
 import io.github.verbs4j.verbs.spi.RnrTimer;
+import io.github.verbs4j.verbs.spi.wire.Psn;
 import java.nio.ByteBuffer;
 
 /**

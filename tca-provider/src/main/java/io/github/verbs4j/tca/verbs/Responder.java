@@ -11,6 +11,8 @@ import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.spi.RecvWqe;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import io.github.verbs4j.verbs.spi.wire.Grh;
+import io.github.verbs4j.verbs.spi.wire.Psn;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.slf4j.Logger;
@@ -28,7 +30,7 @@ import org.slf4j.LoggerFactory;
  */
 final class Responder {
   private static final Logger LOG = LoggerFactory.getLogger(Responder.class);
-  private static final int GRH = 40;
+  private static final int GRH = Grh.LENGTH;
 
   private final TcaQueuePair qp;
   private final TcaContext ctx;

@@ -5,23 +5,20 @@ import io.github.verbs4j.tca.peach2.Peach2Params;
 import io.github.verbs4j.verbs.config.ConfigKey;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.github.verbs4j.verbs.spi.runtime.Threading;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.List;
+import io.github.verbs4j.verbs.spi.sim.ProviderKeys;
 import java.util.Map;
 
 /**
  * The {@code verbs.tca.*} configuration keys, each next to its default and one line of doc. {@link
- * #keys()} also lists the fabric's own keys, so {@code Verbs.open} validates the whole
+ * #KEYS} also lists the fabric's own keys, so {@code Verbs.open} validates the whole
  * configuration once.
  */
 public final class TcaConfig {
-  private static final List<ConfigKey> OWN = new ArrayList<>();
+  /** The provider's keys, then the fabric's (added at the end of this class). */
+  public static final ProviderKeys KEYS = new ProviderKeys();
 
   private static ConfigKey add(ConfigKey k) {
-    OWN.add(k);
-    return k;
+    return KEYS.add(k);
   }
 
   /** Job namespace. */
@@ -59,31 +56,12 @@ public final class TcaConfig {
   public static final ConfigKey MAX_RD_ATOMIC = add(ConfigKey.longRange("verbs.tca.max-rd-atomic", 16,
       "device limits max_qp_rd_atom and max_qp_init_rd_atom (outstanding READ/atomic requests per QP)", 1, 255));
 
-  private static final List<ConfigKey> ALL;
-
   static {
-    List<ConfigKey> all = new ArrayList<>(OWN);
-    for (FabricOptions.Key k : FabricOptions.ownKeys()) {
-      all.add(new ConfigKey(k.name(), k.defaultValue(), k.description(), TcaConfig::checkFabricKey));
-    }
-    ALL = Collections.unmodifiableList(all);
+    KEYS.bridge(FabricOptions.ownKeys().stream().map(k -> new ConfigKey(k.name(), k.defaultValue(), k.description(),
+        (n, v) -> FabricOptions.from(Map.of(n, v), Map.of()))).toList());
   }
 
   private TcaConfig() {}
-
-  private static void checkFabricKey(String key, String value) {
-    FabricOptions.from(Map.of(key, value), Map.of());
-  }
-
-  /** @return every key the tca provider accepts beyond the core keys: its own, then the fabric's */
-  public static List<ConfigKey> keys() {
-    return ALL;
-  }
-
-  /** @return the {@code verbs.tca.*} keys */
-  public static List<ConfigKey> tcaKeys() {
-    return Collections.unmodifiableList(OWN);
-  }
 
   /**
    * The board parameters a configuration asks for.
@@ -104,19 +82,6 @@ public final class TcaConfig {
    * @return explicit fabric settings (the PEACH2 defaults are added by {@code FabricLink.open})
    */
   public static Map<String, String> fabricSettings(VerbsConfig c) {
-    Map<String, String> m = new LinkedHashMap<>();
-    m.put(FabricOptions.PROGRESS.name(), Threading.of(c).fabricProgress());
-    for (ConfigKey k : VerbsConfig.CORE_KEYS) {
-      if (c.isSet(k)) {
-        m.put(k.name(), c.get(k));
-      }
-    }
-    for (FabricOptions.Key fk : FabricOptions.keys()) {
-      ConfigKey k = ConfigKey.string(fk.name(), fk.defaultValue(), fk.description());
-      if (c.isSet(k)) {
-        m.put(k.name(), c.get(k));
-      }
-    }
-    return m;
+    return KEYS.fabricSettings(c, Map.of(FabricOptions.PROGRESS.name(), Threading.of(c).fabricProgress()));
   }
 }

@@ -1,27 +1,26 @@
 package io.github.verbs4j.tca.verbs;
 
 import io.github.verbs4j.fabric.FabricException;
+import io.github.verbs4j.fabric.FabricTimeoutException;
 import io.github.verbs4j.tca.peach2.FabricLink;
+import io.github.verbs4j.tca.peach2.ManagementPort;
 import io.github.verbs4j.tca.peach2.Peach2Board;
 import io.github.verbs4j.tca.peach2.Peach2Params;
 import io.github.verbs4j.verbs.AtomicCap;
 import io.github.verbs4j.verbs.Capability;
 import io.github.verbs4j.verbs.Context;
-import io.github.verbs4j.verbs.Device;
 import io.github.verbs4j.verbs.DeviceAttr;
 import io.github.verbs4j.verbs.DeviceCap;
 import io.github.verbs4j.verbs.DeviceOptions;
 import io.github.verbs4j.verbs.Errno;
-import io.github.verbs4j.verbs.NodeType;
-import io.github.verbs4j.verbs.TransportType;
 import io.github.verbs4j.verbs.VerbsException;
-import io.github.verbs4j.verbs.config.ConfigKey;
 import io.github.verbs4j.verbs.config.VerbsConfig;
-import io.github.verbs4j.verbs.spi.VerbsProvider;
+import io.github.verbs4j.verbs.spi.KeyTable;
+import io.github.verbs4j.verbs.spi.sim.CoordinatorJob;
+import io.github.verbs4j.verbs.spi.sim.SimProvider;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.util.EnumSet;
-import java.util.List;
 
 /**
  * The {@code tca} provider: TCA Verbs (seed 000) on an emulated PEACH2 board (seed 001), one
@@ -36,7 +35,7 @@ import java.util.List;
  * }
  * }</pre>
  */
-public final class TcaProvider implements VerbsProvider {
+public final class TcaProvider extends SimProvider {
   /** The provider name. */
   public static final String NAME = "tca";
   /** The device name. */
@@ -44,38 +43,20 @@ public final class TcaProvider implements VerbsProvider {
   /** The device's GUID (a locally administered EUI-64). */
   public static final long GUID = 0x0200_7ca0_0000_0001L;
 
-  @Override
-  public String name() {
-    return NAME;
+  /** The provider, as {@code ServiceLoader} creates it. */
+  public TcaProvider() {
+    super(NAME, DEVICE, GUID, TcaConfig.KEYS);
   }
 
   @Override
-  public List<ConfigKey> configKeys() {
-    return TcaConfig.keys();
-  }
-
-  @Override
-  public List<Device> devices(VerbsConfig config) {
-    return List.of(device());
-  }
-
-  private static Device device() {
-    return new Device(DEVICE, NAME, NodeType.CA, TransportType.IB, GUID);
-  }
-
-  @Override
-  public Context open(String deviceName, VerbsConfig config, DeviceOptions options) {
-    if (!deviceName.isEmpty() && !deviceName.equals(DEVICE)) {
-      throw new VerbsException(Errno.ENODEV, "verbs.device=" + deviceName + ": provider tca has only " + DEVICE);
-    }
+  protected Context openDevice(VerbsConfig config, DeviceOptions options) {
     Peach2Params params = TcaConfig.params(config);
     MeterRegistry registry = options.get(MeterRegistry.class).orElse(Metrics.globalRegistry);
     FabricLink link;
     try {
       link = FabricLink.open(TcaConfig.fabricSettings(config), config.environment(), params, registry);
     } catch (FabricException e) {
-      throw new VerbsException(Errno.EIO, "cannot join the fabric (verbs.fabric=" + config.get(VerbsConfig.FABRIC)
-          + "): " + e.getMessage(), -1, e);
+      throw joinFailure(config, e);
     } catch (IllegalArgumentException e) {
       throw new VerbsException(Errno.EINVAL, e.getMessage(), -1, e);
     }
@@ -83,7 +64,9 @@ public final class TcaProvider implements VerbsProvider {
     try {
       board = new Peach2Board(link, params, registry, config.getLong(TcaConfig.POOL_MB) << 20,
           config.getLong(TcaConfig.DEVICE_POOL_MB) << 20);
-      TcaJob job = new TcaJob(board.management(), config.get(TcaConfig.JOB));
+      ManagementPort mp = board.management();
+      CoordinatorJob job = new CoordinatorJob(new CoordinatorJob.Store(mp.rank(), mp.size(), mp::put, mp::get,
+          mp::barrier), config.get(TcaConfig.JOB), FabricException.class, FabricTimeoutException.class);
       return new TcaContext(device(), config, deviceAttr(config, board.nodeId()), board, job, registry);
     } catch (RuntimeException e) {
       if (board != null) {
@@ -123,7 +106,7 @@ public final class TcaProvider implements VerbsProvider {
         .maxSgeRd(32)
         .maxCq(65536)
         .maxCqe(c.getInt(TcaConfig.MAX_CQE))
-        .maxMr(1 << 16)
+        .maxMr(KeyTable.MAX_ENTRIES - 1) // what the context's key table holds
         .maxPd(1 << 14)
         .maxQpRdAtom(maxRd)
         .maxQpInitRdAtom(maxRd)

@@ -37,7 +37,11 @@ public abstract class AbstractContext implements Context {
   private final RegionDirectory regions = new RegionDirectory();
   private final AtomicInteger nextPd = new AtomicInteger(1);
   private final AtomicInteger nextSrq = new AtomicInteger(1);
-  private final AtomicInteger openPds = new AtomicInteger();
+  /** Device-wide object counts against {@code max_pd}, {@code max_cq}, {@code max_qp}, {@code max_srq}. */
+  private final ObjectLimit pds;
+  private final ObjectLimit cqs;
+  final ObjectLimit qps;
+  final ObjectLimit srqs;
   private final MemoryAccount memory = new MemoryAccount();
   private volatile boolean closed;
 
@@ -50,6 +54,10 @@ public abstract class AbstractContext implements Context {
     this.device = device;
     this.config = config;
     this.attr = attr;
+    this.pds = new ObjectLimit("max_pd", "protection domains", attr.maxPd());
+    this.cqs = new ObjectLimit("max_cq", "CQs", attr.maxCq());
+    this.qps = new ObjectLimit("max_qp", "QPs", attr.maxQp());
+    this.srqs = new ObjectLimit("max_srq", "SRQs", attr.maxSrq());
     memory.add(this, MemoryComponent.CONTEXT, HcaFootprint.context());
   }
 
@@ -132,15 +140,12 @@ public abstract class AbstractContext implements Context {
   @Override
   public ProtectionDomain allocPd() {
     ensureOpen();
-    if (openPds.incrementAndGet() > attr.maxPd()) {
-      openPds.decrementAndGet();
-      throw new VerbsException(Errno.ENOMEM, "max_pd=" + attr.maxPd() + " protection domains are already allocated");
-    }
+    pds.acquire();
     AbstractProtectionDomain pd;
     try {
       pd = newPd(nextPd.getAndIncrement());
     } catch (RuntimeException e) {
-      openPds.decrementAndGet();
+      pds.release();
       throw e;
     }
     children.add(pd, "PD " + pd.handle());
@@ -188,7 +193,14 @@ public abstract class AbstractContext implements Context {
       }
       ch = (SoftCompletionChannel) channel;
     }
-    SoftCompletionQueue cq = newCq(cqe, ch);
+    cqs.acquire();
+    SoftCompletionQueue cq;
+    try {
+      cq = newCq(cqe, ch);
+    } catch (RuntimeException e) {
+      cqs.release();
+      throw e;
+    }
     children.add(cq, "CQ");
     memory.add(cq, MemoryComponent.CQ, HcaFootprint.cq(cqe));
     if (ch != null) {
@@ -209,9 +221,14 @@ public abstract class AbstractContext implements Context {
   }
 
   void pdClosed(AbstractProtectionDomain pd) {
-    openPds.decrementAndGet();
+    pds.release();
     children.remove(pd);
     memory.release(pd);
+  }
+
+  void cqClosed(SoftCompletionQueue cq) {
+    cqs.release();
+    children.remove(cq);
   }
 
   /** @return the next SRQ number */

@@ -126,7 +126,12 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
       throw new VerbsException(Errno.EOPNOTSUPP, "kind=DEVICE: this device has no DEVICE_MEMORY capability");
     }
     int mask = checkAccess(access);
-    ByteBuffer memory = allocate((int) length, kind);
+    ByteBuffer memory;
+    try {
+      memory = allocate((int) length, kind);
+    } catch (OutOfMemoryError e) { // last resort: a provider's pool could not grow
+      throw DirectMemory.noMemory(length, e.getMessage());
+    }
     return track(newMr(memory, addressOf(memory), mask, kind));
   }
 
@@ -149,14 +154,16 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
   }
 
   /**
-   * Allocates memory for {@link #allocateMemory}. Default: a zeroed direct buffer.
+   * Allocates memory for {@link #allocateMemory}. Default: a zeroed direct buffer, if the JVM's
+   * direct memory limit leaves room for it ({@link DirectMemory}).
    *
    * @param length bytes
    * @param kind host or device
    * @return the memory
+   * @throws VerbsException ENOMEM if there is not enough memory
    */
   protected ByteBuffer allocate(int length, MemoryKind kind) {
-    return ByteBuffer.allocateDirect(length);
+    return DirectMemory.allocate(length);
   }
 
   /**
@@ -234,7 +241,14 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
         throw VerbsException.invalid("qp_type=" + type + " cannot use an SRQ");
       }
     }
-    AbstractQueuePair qp = newQp(attr);
+    context.qps.acquire();
+    AbstractQueuePair qp;
+    try {
+      qp = newQp(attr);
+    } catch (RuntimeException e) {
+      context.qps.release();
+      throw e;
+    }
     children.add(qp, type + " QP 0x" + Integer.toHexString(qp.qpNum()));
     context.memoryAccount().add(qp, HcaFootprint.componentOf(type), HcaFootprint.qp(type, qp.cap(), attr.srq() != null));
     qp.attachUsers();
@@ -270,7 +284,14 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
     DeviceAttr dev = context.queryDevice();
     checkRange("max_wr", attr.maxWr(), 1, dev.maxSrqWr(), "max_srq_wr");
     checkRange("max_sge", attr.maxSge(), 1, dev.maxSrqSge(), "max_srq_sge");
-    SoftSharedReceiveQueue srq = newSrq(attr, context.nextSrqNum());
+    context.srqs.acquire();
+    SoftSharedReceiveQueue srq;
+    try {
+      srq = newSrq(attr, context.nextSrqNum());
+    } catch (RuntimeException e) {
+      context.srqs.release();
+      throw e;
+    }
     children.add(srq, "SRQ " + srq.srqNum());
     context.memoryAccount().add(srq, MemoryComponent.SRQ, HcaFootprint.srq(attr.maxWr(), attr.maxSge()));
     return srq;

@@ -553,6 +553,7 @@ public abstract class AbstractQueuePair implements QueuePair {
       srq.qps.remove(this);
     }
     pd.children.remove(this);
+    pd.context.qps.release();
     pd.softContext().memoryAccount().release(this);
   }
 

@@ -217,7 +217,7 @@ public class SoftCompletionQueue implements io.github.verbs4j.verbs.CompletionQu
     if (channel != null) {
       channel.cqs.remove(this);
     }
-    context.children.remove(this);
+    context.cqClosed(this);
     context.memoryAccount().release(this);
   }
 }

@@ -114,6 +114,7 @@ public class SoftSharedReceiveQueue extends ReceiveQueue implements SharedReceiv
     qps.checkEmpty("SRQ " + srqNum);
     closed = true;
     pd.children.remove(this);
+    pd.context.srqs.release();
     pd.softContext().memoryAccount().release(this);
   }
 }

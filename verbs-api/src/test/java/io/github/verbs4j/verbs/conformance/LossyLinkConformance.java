@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.github.verbs4j.verbs.Access;
-import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.DeviceAttr;
 import io.github.verbs4j.verbs.MemoryRegion;
 import io.github.verbs4j.verbs.Mtu;
@@ -17,13 +16,11 @@ import io.github.verbs4j.verbs.WcOpcode;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
-import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.nio.ByteOrder;
 import java.util.BitSet;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Assumptions;
@@ -83,42 +80,7 @@ public abstract class LossyLinkConformance extends AbstractConformance {
    * @return the same environment with the longer guard
    */
   protected static KitEnvironment guarded(KitEnvironment env) {
-    return new KitEnvironment() {
-      @Override
-      public String name() {
-        return env.name();
-      }
-
-      @Override
-      public VerbsConfig config(int rank, int size, String jobId) {
-        return env.config(rank, size, jobId);
-      }
-
-      @Override
-      public boolean peersInProcesses() {
-        return env.peersInProcesses();
-      }
-
-      @Override
-      public Duration timeout() {
-        return env.timeout().compareTo(GUARD) > 0 ? env.timeout() : GUARD;
-      }
-
-      @Override
-      public Map<String, String> childSystemProperties(String jobId) {
-        return env.childSystemProperties(jobId);
-      }
-
-      @Override
-      public LinkControl linkControl(Context ctx) {
-        return env.linkControl(ctx);
-      }
-
-      @Override
-      public List<String> childJvmOptions() {
-        return env.childJvmOptions();
-      }
-    };
+    return new GuardedEnvironment(env, GUARD);
   }
 
   /** The work request {@code i}: 0 SEND, 1 WRITE, 2 READ of what 1 wrote, 3 FETCH_ADD; then again. */

@@ -1,9 +1,10 @@
-package io.github.verbs4j.ib.wire;
+package io.github.verbs4j.verbs.spi.wire;
 
 /**
  * 24-bit packet sequence number arithmetic (IBTA 9.7.1). PSNs wrap at 2^24; two PSNs are compared
  * by the sign of their difference shifted into the top of a 32-bit int, which is valid while they
- * are less than 2^23 apart (rxe's {@code psn_compare}). Never compare raw PSNs with {@code <}.
+ * are less than 2^23 apart (rxe's {@code psn_compare}). Never compare raw PSNs with {@code <}. Both
+ * simulated devices number with it: the ib provider per packet, the tca provider per message.
  */
 public final class Psn {
   /** The 24 bits a PSN occupies. */
@@ -22,6 +23,17 @@ public final class Psn {
    */
   public static int compare(int a, int b) {
     return (a - b) << 8;
+  }
+
+  /**
+   * The signed distance between two PSNs.
+   *
+   * @param a a PSN
+   * @param b a PSN
+   * @return {@code a - b} as a signed 24-bit number: negative if {@code a} is before {@code b}
+   */
+  public static int diff(int a, int b) {
+    return ((a - b) << 8) >> 8;
   }
 
   /**

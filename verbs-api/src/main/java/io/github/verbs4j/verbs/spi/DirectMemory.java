@@ -1,0 +1,77 @@
+package io.github.verbs4j.verbs.spi;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
+import io.github.verbs4j.verbs.Errno;
+import io.github.verbs4j.verbs.VerbsException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+
+/**
+ * Direct buffers whose size a caller chose ({@code allocateMemory}): the size is checked against
+ * what the JVM's direct memory limit still allows before anything is reserved, so an oversized
+ * request fails with ENOMEM instead of an {@link OutOfMemoryError} that reaches the application
+ * (and, on the way, makes the JDK run a full GC and sleep). The limit is {@code
+ * -XX:MaxDirectMemorySize}, by default the heap's maximum.
+ */
+public final class DirectMemory {
+  private static final long LIMIT = maxDirectMemory();
+  private static final BufferPoolMXBean POOL = directPool();
+
+  private DirectMemory() {}
+
+  /**
+   * Allocates a zeroed direct buffer.
+   *
+   * @param length bytes
+   * @return the buffer
+   * @throws VerbsException ENOMEM naming the length and what the limit leaves, if the JVM cannot
+   *     give it
+   */
+  public static ByteBuffer allocate(int length) {
+    return allocate(length, LIMIT - (POOL == null ? 0 : POOL.getMemoryUsed()));
+  }
+
+  /** {@link #allocate(int)} with {@code free} bytes left under the limit. */
+  static ByteBuffer allocate(int length, long free) {
+    if (length > free) {
+      throw noMemory(length, "direct memory limit " + LIMIT + " bytes, " + Math.max(0, free) + " free");
+    }
+    try {
+      return ByteBuffer.allocateDirect(length);
+    } catch (OutOfMemoryError e) {
+      throw noMemory(length, e.getMessage());
+    }
+  }
+
+  /**
+   * The error for an allocation the JVM refused.
+   *
+   * @param length the requested bytes
+   * @param why the JVM's or the pool's reason
+   * @return ENOMEM naming the length
+   */
+  public static VerbsException noMemory(long length, String why) {
+    return new VerbsException(Errno.ENOMEM, "length=" + length + ": cannot allocate (" + why + ")");
+  }
+
+  private static long maxDirectMemory() {
+    long heap = Runtime.getRuntime().maxMemory();
+    try {
+      HotSpotDiagnosticMXBean hs = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+      long v = hs == null ? 0 : Long.parseLong(hs.getVMOption("MaxDirectMemorySize").getValue());
+      return v > 0 ? v : heap;
+    } catch (RuntimeException | LinkageError e) {
+      return heap; // not HotSpot: the JDK's own default
+    }
+  }
+
+  private static BufferPoolMXBean directPool() {
+    for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+      if (b.getName().equals("direct")) {
+        return b;
+      }
+    }
+    return null;
+  }
+}
