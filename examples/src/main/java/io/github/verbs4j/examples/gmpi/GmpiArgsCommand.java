@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -35,9 +36,8 @@ public final class GmpiArgsCommand implements Callable<Integer>, ValidatesOption
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--profile", paramLabel = "NAME", defaultValue = "both",
-      description = "Cost profile: paper, h200 or both (default: ${DEFAULT-VALUE}).")
-  String profile;
+  @Mixin
+  ProfileOption profile;
 
   @Option(names = "--iters", paramLabel = "N", defaultValue = "2000",
       description = "Round trips per argument count for the wall-clock column (default: ${DEFAULT-VALUE}).")
@@ -53,11 +53,7 @@ public final class GmpiArgsCommand implements Callable<Integer>, ValidatesOption
     if (iters < 1) {
       throw new ParameterException(spec.commandLine(), "--iters=" + iters + " must be at least 1");
     }
-    try {
-      profiles(profile);
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), "--profile=" + profile + " must be paper, h200 or both");
-    }
+    profile.costs(spec);
     if (plot != null && !plot.toString().endsWith(".png")) {
       throw new ParameterException(spec.commandLine(), "--plot=" + plot + " must end in .png");
     }
@@ -93,7 +89,7 @@ public final class GmpiArgsCommand implements Callable<Integer>, ValidatesOption
   void run(Context ctx) {
     List<GmpiCharts.Series> series = new ArrayList<>();
     double[] xs = Arrays.stream(COUNTS).asDoubleStream().toArray();
-    for (AcceleratorCosts costs : profiles(profile)) {
+    for (AcceleratorCosts costs : profile.costs(spec)) {
       long[] modelledRoundTrip = new long[COUNTS.length];
       long[] wall = new long[COUNTS.length];
       try (GmpiNode node = GmpiNode.open(ctx, null, costs, 1024, 1, Duration.ofSeconds(30))) {

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -44,9 +45,8 @@ public final class GmpiHimenoCommand implements Callable<Integer>, ValidatesOpti
       description = "Jacobi iterations per run, at least 2 (default: ${DEFAULT-VALUE}).")
   int iterations;
 
-  @Option(names = "--profile", paramLabel = "NAME", defaultValue = "both",
-      description = "Cost profile: paper, h200 or both (default: ${DEFAULT-VALUE}).")
-  String profile;
+  @Mixin
+  ProfileOption profile;
 
   @Option(names = "--check", description = "Rank 0 also runs the serial reference and compares the residual.")
   boolean check;
@@ -62,11 +62,7 @@ public final class GmpiHimenoCommand implements Callable<Integer>, ValidatesOpti
     if (iterations < 2) {
       throw new ParameterException(spec.commandLine(), "--iterations=" + iterations + " must be at least 2");
     }
-    try {
-      GmpiArgsCommand.profiles(profile);
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), "--profile=" + profile + " must be paper, h200 or both");
-    }
+    profile.costs(spec);
   }
 
   @Override
@@ -91,7 +87,7 @@ public final class GmpiHimenoCommand implements Callable<Integer>, ValidatesOpti
   float run(Context ctx, Communicator comm, String where) {
     int[] dims = Decomposition.dims(comm.size());
     float gosa = 0;
-    for (AcceleratorCosts costs : GmpiArgsCommand.profiles(profile)) {
+    for (AcceleratorCosts costs : profile.costs(spec)) {
       comm.barrier();
       GmpiHimeno.Result host = GmpiHimeno.hostDriven(ctx, comm, costs, size, dims[0], dims[1], iterations, timeout);
       comm.barrier();

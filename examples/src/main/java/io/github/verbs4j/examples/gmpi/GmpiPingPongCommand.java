@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -45,9 +46,8 @@ public final class GmpiPingPongCommand implements Callable<Integer>, ValidatesOp
       description = "Iterations per size and variant, at least 2 (default: ${DEFAULT-VALUE}).")
   int iters;
 
-  @Option(names = "--profile", paramLabel = "NAME", defaultValue = "both",
-      description = "Cost profile: paper, h200 or both (default: ${DEFAULT-VALUE}).")
-  String profile;
+  @Mixin
+  ProfileOption profile;
 
   @Option(names = "--mp-timeout", paramLabel = "DURATION", defaultValue = "120s", converter = DurationConverter.class,
       description = "Longest wait for one message or GMPI call (default: ${DEFAULT-VALUE}).")
@@ -69,11 +69,7 @@ public final class GmpiPingPongCommand implements Callable<Integer>, ValidatesOp
         throw new ParameterException(spec.commandLine(), "--sizes: " + s + " must be between 1 and 67108864");
       }
     }
-    try {
-      GmpiArgsCommand.profiles(profile);
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), "--profile=" + profile + " must be paper, h200 or both");
-    }
+    profile.costs(spec);
     if (plot != null && !plot.toString().endsWith(".png")) {
       throw new ParameterException(spec.commandLine(), "--plot=" + plot + " must end in .png");
     }
@@ -110,7 +106,7 @@ public final class GmpiPingPongCommand implements Callable<Integer>, ValidatesOp
   void run(Context ctx, Communicator comm, String where) {
     List<GmpiCharts.Series> series = new ArrayList<>();
     double[] xs = Arrays.stream(sizes).asDoubleStream().toArray();
-    for (AcceleratorCosts costs : GmpiArgsCommand.profiles(profile)) {
+    for (AcceleratorCosts costs : profile.costs(spec)) {
       double[] ratios = new double[sizes.length];
       int index = 0;
       if (comm.rank() == 0) {
