@@ -17,14 +17,16 @@ import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.nio.ByteOrder;
+import java.time.Duration;
 import java.util.BitSet;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * RC over a lossy fabric (issue #22 item 4): with 5 % of the frames dropped, 1 % duplicated and 1 %
@@ -94,6 +96,7 @@ public abstract class LossyLinkConformance extends AbstractConformance {
 
   /** Mixed traffic under faults: everything exactly once, byte-exact, FETCH_ADD results distinct. */
   @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES) // beyond the build's 120 s default: the run's own guard is GUARD
   public void mixedTrafficOverLinksThatDropDuplicateAndCorruptFramesIsExactlyOnceAndByteExact() {
     twoSided("mixedTrafficOverLinksThatDropDuplicateAndCorruptFramesIsExactlyOnceAndByteExactBody", FAULTS);
   }
