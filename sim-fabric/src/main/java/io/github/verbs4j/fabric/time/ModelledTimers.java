@@ -60,6 +60,8 @@ public final class ModelledTimers {
   private final AtomicInteger poked = new AtomicInteger();
   private final AtomicInteger cancelled = new AtomicInteger();
   private volatile long nextDeadline = Long.MAX_VALUE;
+  /** Timers scheduled from another thread, not yet queued on the fabric thread. */
+  private final AtomicInteger handedOff = new AtomicInteger();
 
   /**
    * @param clock the node's modelled clock
@@ -110,6 +112,7 @@ public final class ModelledTimers {
     @Override
     public void run() {
       enqueue(this);
+      handedOff.decrementAndGet();
     }
 
     @Override
@@ -143,7 +146,13 @@ public final class ModelledTimers {
     if (loop.inEventLoop()) {
       enqueue(e);
     } else {
-      loop.execute(e);
+      handedOff.incrementAndGet();
+      try {
+        loop.execute(e);
+      } catch (RuntimeException rejected) {
+        handedOff.decrementAndGet(); // the loop is shut down: the timer never runs
+        throw rejected;
+      }
     }
     return e;
   }
@@ -268,11 +277,12 @@ public final class ModelledTimers {
   }
 
   /**
-   * @return the earliest deadline queued (cancelled timers may be counted until purged), or {@link
-   *     Long#MAX_VALUE}; any thread
+   * @return the earliest deadline queued (cancelled timers may be counted until purged), {@link
+   *     Long#MIN_VALUE} while a timer scheduled from another thread is still on its way to the queue
+   *     (its deadline may be earlier than any other node's), or {@link Long#MAX_VALUE}; any thread
    */
   public long nextDeadline() {
-    return nextDeadline;
+    return handedOff.get() > 0 ? Long.MIN_VALUE : nextDeadline;
   }
 
   /** @return timers queued (cancelled ones not yet purged included); fabric thread or tests */
