@@ -96,6 +96,16 @@ public final class IbProvider implements VerbsProvider {
    * @param lid the port LID (part of the node GUID)
    * @return the attributes
    */
+  /** @return what the device offers; SRQ_STOP_RESEND only when verbs.ib.srq-flow-control=stop-resend */
+  static EnumSet<Capability> capabilities(IbParams p) {
+    EnumSet<Capability> c = EnumSet.of(Capability.DC, Capability.SRQ_RESIZE, Capability.NATIVE_READ,
+        Capability.NATIVE_ATOMIC);
+    if (p.srqFlow.stopResend()) {
+      c.add(Capability.SRQ_STOP_RESEND);
+    }
+    return c;
+  }
+
   static DeviceAttr deviceAttr(IbParams p, int lid) {
     return DeviceAttr.builder()
         .fwVer("verbs4j-ib 0.1.0")
@@ -128,8 +138,7 @@ public final class IbProvider implements VerbsProvider {
         .maxPkeys(1)
         .physPortCnt(1)
         .numCompVectors(p.numCompVectors)
-        .capabilities(EnumSet.of(Capability.DC, Capability.SRQ_RESIZE, Capability.NATIVE_READ,
-            Capability.NATIVE_ATOMIC))
+        .capabilities(capabilities(p))
         .requiresLosslessFabric(false) // RC recovers by itself: PSNs, ACK/NAK, retransmission
         .build();
   }

@@ -99,6 +99,9 @@ public final class IbParams {
   /** Idle strategy: longest park, ns. */
   public final long idleMaxParkNanos;
 
+  /** SRQ flow control when an SRQ runs dry: RNR NAK or seed-002 stop/resend, and its table. */
+  public final SrqFlowParams srqFlow;
+
   // Model (used only when the port clock is modelled).
   /** Modelled HCA processing cost per packet sent or received, ns. */
   public final long modelPacketNanos;
@@ -140,6 +143,7 @@ public final class IbParams {
     idleMaxParkNanos = b.idleMaxParkNanos;
     modelPacketNanos = b.modelPacketNanos;
     modelDmaMbPerSec = b.modelDmaMbPerSec;
+    srqFlow = b.srqFlow;
   }
 
   /** @return a builder with the defaults */
@@ -189,6 +193,7 @@ public final class IbParams {
     b.idleMaxParkNanos = idleMaxParkNanos;
     b.modelPacketNanos = modelPacketNanos;
     b.modelDmaMbPerSec = modelDmaMbPerSec;
+    b.srqFlow = srqFlow;
     return b;
   }
 
@@ -204,7 +209,7 @@ public final class IbParams {
         + ", inboundQueue=" + inboundQueue + ", icrc=" + icrc + ", dctContexts=" + dctContexts
         + ", failFastOnPeerDown=" + failFastOnPeerDown + ", idle=" + idleSpins + "/" + idleYields + "/"
         + idleMinParkNanos + ".." + idleMaxParkNanos + "ns, modelPacketNanos=" + modelPacketNanos
-        + ", modelDmaMbPerSec=" + modelDmaMbPerSec + '}';
+        + ", modelDmaMbPerSec=" + modelDmaMbPerSec + ", srqFlow=" + srqFlow + '}';
   }
 
   /** Builds {@link IbParams}; every setter is named after its field. */
@@ -243,6 +248,7 @@ public final class IbParams {
     private long idleMaxParkNanos = 1_000_000;
     private long modelPacketNanos = 100;
     private long modelDmaMbPerSec = 25_000;
+    private SrqFlowParams srqFlow = SrqFlowParams.DEFAULT;
 
     private Builder() {}
 
@@ -450,6 +456,12 @@ public final class IbParams {
     /** @param v value @return this */
     public Builder modelDmaMbPerSec(long v) {
       modelDmaMbPerSec = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder srqFlow(SrqFlowParams v) {
+      srqFlow = Objects.requireNonNull(v, "srqFlow");
       return this;
     }
 
