@@ -423,4 +423,75 @@ class SrqStopResendTest {
     assertEquals(retryCnt, counter(Counter.TRANSPORT_RETRIES));
     assertEquals(1, ctx.queryPortCounters(1).get(PortCounter.RETRY_EXCEEDED_ERR));
   }
+
+  // ------------------------------------------------------------------ DC
+
+  @Test
+  void aDcSendIntoAnEmptySrqStopsItsDciAndTheResendGoesToThatDci() {
+    start(SrqFlowParams.Mode.STOP_RESEND);
+    SharedReceiveQueue srq = srq();
+    MemoryRegion m = mr(256);
+    long key = 0xbadc0deL;
+    QueuePair dct = pd.createQp(QpInitAttr.builder(QpType.DCT).recvCq(cq).srq(srq)
+        .cap(QpCap.builder().maxRecvWr(0).maxRecvSge(0).maxSendSge(0).build()).dcKey(key).build());
+    open.add(dct);
+    dct.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(TwoNodes.ALL));
+    dct.modify(new QpAttr().qpState(QpState.RTR).minRnrTimer(14).ahAttr(AhAttr.lid(1)).pathMtu(Mtu.MTU_256));
+    int dci = 0x345;
+    Pkt req = Pkt.of(Opcode.DC_SEND_ONLY).psn(40).ackReq().payload(new byte[] {9, 8, 7, 6});
+    req.dcKey = key;
+    req.gen = 1;
+    req.srcQp = dci;
+    req.epochPsn = 40;
+    inject(dct, req);
+    List<Pkt.Seen> stop = sent();
+    assertEquals(1, stop.size());
+    assertEquals(Opcode.SRQ_STOP_REQUEST, stop.get(0).op());
+    assertEquals(dci, stop.get(0).destQp(), "the stop goes to the initiating DCI");
+    assertEquals(PEER_LID, stop.get(0).dlid());
+    assertEquals(40, stop.get(0).psn());
+    release(stop);
+    srq.postRecv(new RecvWr().wrId(5).sge(m, 0, 64));
+    port.advance(POLL);
+    List<Pkt.Seen> resend = sent();
+    assertEquals(1, resend.size());
+    assertEquals(Opcode.SRQ_RESEND_REQUEST, resend.get(0).op());
+    assertEquals(dci, resend.get(0).destQp());
+    assertEquals(40, resend.get(0).psn());
+    release(resend);
+    inject(dct, req);
+    WorkCompletion[] wc = polled();
+    assertEquals(1, wc.length);
+    assertEquals(WcStatus.SUCCESS, wc[0].status());
+    assertEquals(4, wc[0].byteLen());
+    sentPsns();
+  }
+
+  @Test
+  void aStoppedDciHoldsWithoutRetryAndResumesOnTheResendRequest() {
+    start(SrqFlowParams.Mode.STOP_RESEND);
+    MemoryRegion m = mr(64);
+    QueuePair dci = pd.createQp(QpInitAttr.builder(QpType.DCI).sendCq(cq)
+        .cap(QpCap.builder().maxSendWr(8).maxRecvWr(0).maxSendSge(1).maxRecvSge(0).build()).build());
+    open.add(dci);
+    dci.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1));
+    dci.modify(new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.MTU_256));
+    dci.modify(new QpAttr().qpState(QpState.RTS).timeout(TIMEOUT_CODE).retryCnt(0).rnrRetry(0).maxRdAtomic(1)
+        .sqPsn(70));
+    io.github.verbs4j.verbs.AddressHandle ah = pd.createAh(AhAttr.lid(PEER_LID));
+    open.add(ah);
+    dci.postSend(new SendWr().wrId(9).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16).dc(ah, 0x456, 1L));
+    assertEquals(List.of(70), sentPsns());
+    port.inject(PEER_LID, Pkt.of(Opcode.SRQ_STOP_REQUEST).psn(70).srqFc(1, 9).to(dci.qpNum()).build());
+    assertEquals(1, counter(Counter.SRQ_STOPS_RECEIVED), "a DCI takes stop requests");
+    port.advance(3 * TIMEOUT_NANOS);
+    assertTrue(sentPsns().isEmpty());
+    assertEquals(0, polled().length, "retry_cnt 0 is intact");
+    port.inject(PEER_LID, Pkt.of(Opcode.SRQ_RESEND_REQUEST).psn(70).srqFc(1, 9).to(dci.qpNum()).build());
+    assertEquals(List.of(70), sentPsns());
+    port.inject(PEER_LID, Pkt.of(Opcode.DC_ACKNOWLEDGE).psn(70).to(dci.qpNum()).build());
+    WorkCompletion[] wc = polled();
+    assertEquals(1, wc.length);
+    assertEquals(WcStatus.SUCCESS, wc[0].status());
+  }
 }
