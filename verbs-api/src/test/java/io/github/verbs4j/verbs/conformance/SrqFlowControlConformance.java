@@ -63,6 +63,13 @@ public abstract class SrqFlowControlConformance extends AbstractConformance {
   private static final Duration LATE = Duration.ofMillis(200);
   /** About 1 s local ACK timeout: a busy machine must not look like a lost packet. */
   private static final int TIMEOUT = 18;
+  /** Faults on every link of the lossy scenario, seeded. */
+  private static final Map<String, String> LOSSY = Map.of("verbs.fault.drop", "0.01", "verbs.fault.duplicate", "0.01",
+      "verbs.fault.seed", "2");
+  /** SENDs per sender in the lossy scenario. */
+  private static final int LOSSY_MESSAGES = 1000;
+  /** 67 ms: losses are recovered by timeouts (and lost resend requests by 4 of them). */
+  private static final int LOSSY_TIMEOUT = 14;
 
   /**
    * @return the configuration that switches the provider's SRQ flow control to stop-resend, or an
@@ -95,6 +102,37 @@ public abstract class SrqFlowControlConformance extends AbstractConformance {
     spmd(4, "stopResendBody", stopResendSettings());
   }
 
+  /**
+   * Three senders, 1,000 SENDs each, over links that drop 1 % and duplicate 1 % of the frames
+   * (seeded): stop and resend requests get lost and duplicated too, and still every message
+   * arrives exactly once, in order, byte-exact, with no RNR NAK. (Losses may spend {@code
+   * retry_cnt}; a lost resend request is made good by the sender's stop timer.)
+   */
+  @Test
+  public void threeSendersIntoADrySrqOverALossyFabricLoseNothing() {
+    Assumptions.assumeFalse(stopResendSettings().isEmpty(), "the provider has no stop-resend SRQ flow control");
+    Map<String, String> s = new java.util.HashMap<>(stopResendSettings());
+    s.putAll(LOSSY);
+    spmd(4, "lossyBody", s);
+  }
+
+  /**
+   * Body of {@link #threeSendersIntoADrySrqOverALossyFabricLoseNothing()}.
+   *
+   * @param p the rank
+   */
+  public void lossyBody(Peer p) {
+    assumeCapability(p, Capability.SRQ_STOP_RESEND);
+    PortCounters d = stream(p, LOSSY_MESSAGES, LOSSY_TIMEOUT);
+    if (p.rank() == 0) {
+      assertEquals(0, d.get(PortCounter.SEND_RNR_ERR), () -> "stop-resend sends no RNR NAK: " + d);
+    } else {
+      assertEquals(0, d.get(PortCounter.RCVD_RNR_ERR), () -> "rank " + p.rank() + ": " + d);
+      assertEquals(0, d.get(PortCounter.RETRY_EXCEEDED_ERR), () -> "rank " + p.rank() + ": " + d);
+    }
+    p.barrier("checked");
+  }
+
   /** The four-rank scenario with the provider's default flow control: the senders are RNR NAKed. */
   @Test
   public void withoutStopResendTheSameSendersAreRnrNaked() {
@@ -109,7 +147,7 @@ public abstract class SrqFlowControlConformance extends AbstractConformance {
    */
   public void stopResendBody(Peer p) {
     assumeCapability(p, Capability.SRQ_STOP_RESEND);
-    PortCounters d = stream(p);
+    PortCounters d = stream(p, MESSAGES, TIMEOUT);
     if (p.rank() == 0) {
       assertEquals(0, d.get(PortCounter.SEND_RNR_ERR), () -> "stop-resend sends no RNR NAK: " + d);
     } else {
@@ -129,7 +167,7 @@ public abstract class SrqFlowControlConformance extends AbstractConformance {
   public void rnrBody(Peer p) {
     Assumptions.assumeFalse(p.ctx().queryDevice().has(Capability.SRQ_STOP_RESEND),
         "stop-resend is the device's default");
-    PortCounters d = stream(p);
+    PortCounters d = stream(p, MESSAGES, TIMEOUT);
     if (p.rank() == 0) {
       assertTrue(d.get(PortCounter.SEND_RNR_ERR) >= 1, () -> "the dry SRQ RNR NAKed the senders: " + d);
     } else {
@@ -148,15 +186,15 @@ public abstract class SrqFlowControlConformance extends AbstractConformance {
    *
    * @return this rank's port counters over the stream
    */
-  private static PortCounters stream(Peer p) {
+  private static PortCounters stream(Peer p, int messages, int timeout) {
     int n = p.size();
     int me = p.rank();
     int senders = n - 1;
     try (Closer closer = new Closer()) {
       ProtectionDomain pd = closer.add(p.ctx().allocPd());
-      int total = senders * MESSAGES;
+      int total = senders * messages;
       CompletionQueue cq = closer.add(p.ctx().createCq(total + 16, null, 0));
-      MemoryRegion mr = closer.add(pd.allocateMemory((long) (me == 0 ? total : MESSAGES) * MSG,
+      MemoryRegion mr = closer.add(pd.allocateMemory((long) (me == 0 ? total : messages) * MSG,
           EnumSet.of(Access.LOCAL_WRITE)));
       QueuePair[] qps = new QueuePair[n];
       SharedReceiveQueue srq = null;
@@ -171,33 +209,33 @@ public abstract class SrqFlowControlConformance extends AbstractConformance {
         }
       } else {
         qps[0] = closer.add(pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq)
-            .cap(new QpCap(MESSAGES, 1, 1, 1, 0)).build()));
+            .cap(new QpCap(messages, 1, 1, 1, 0)).build()));
         mine[1] = qps[0].qpNum();
-        for (int i = 0; i < MESSAGES; i++) {
+        for (int i = 0; i < messages; i++) {
           Patterns.fill(mr.buffer(), i * MSG, MSG, seed(me, i));
         }
       }
       long[][] all = p.allGather("connections", mine);
       if (me == 0) {
         for (int r = 1; r < n; r++) {
-          connect(qps[r], (int) all[r][0], (int) all[r][1]);
+          connect(qps[r], (int) all[r][0], (int) all[r][1], timeout);
         }
         for (int i = 0; i < FIRST; i++) {
           srq.postRecv(new RecvWr().wrId(i).sge(mr, (long) i * MSG, MSG));
         }
       } else {
-        connect(qps[0], (int) all[0][0], (int) all[0][1 + me]);
+        connect(qps[0], (int) all[0][0], (int) all[0][1 + me], timeout);
       }
       PortCounters before = p.ctx().queryPortCounters(1);
       p.barrier("ready");
       if (me == 0) {
-        receive(p, srq, cq, mr, qps, total);
+        receive(p, srq, cq, mr, qps, total, messages);
       } else {
-        for (int i = 0; i < MESSAGES; i++) {
+        for (int i = 0; i < messages; i++) {
           qps[0].postSend(new SendWr().wrId(i).opcode(WrOpcode.SEND).signaled(true).sge(mr, (long) i * MSG, MSG));
         }
-        List<WorkCompletion> wcs = p.pollUntil(cq, MESSAGES);
-        for (int i = 0; i < MESSAGES; i++) {
+        List<WorkCompletion> wcs = p.pollUntil(cq, messages);
+        for (int i = 0; i < messages; i++) {
           WorkCompletion wc = wcs.get(i);
           KitAssertions.assertWc(wc, i, WcStatus.SUCCESS, WcOpcode.SEND, qps[0].qpNum());
         }
@@ -214,7 +252,7 @@ public abstract class SrqFlowControlConformance extends AbstractConformance {
 
   /** Rank 0: FIRST receives, a pause, then batches; checks order per sender and the bytes. */
   private static void receive(Peer p, SharedReceiveQueue srq, CompletionQueue cq, MemoryRegion mr, QueuePair[] qps,
-      int total) {
+      int total, int messages) {
     int[] next = new int[qps.length];
     int posted = FIRST;
     int done = 0;
@@ -240,7 +278,7 @@ public abstract class SrqFlowControlConformance extends AbstractConformance {
       posted = end;
     }
     for (int r = 1; r < qps.length; r++) {
-      assertEquals(MESSAGES, next[r], "messages from rank " + r);
+      assertEquals(messages, next[r], "messages from rank " + r);
       assertEquals(QpState.RTS, qps[r].state(), "flow control leaves the connection up");
     }
   }
@@ -254,11 +292,11 @@ public abstract class SrqFlowControlConformance extends AbstractConformance {
     throw new AssertionError("a receive completed on QP " + qpNum + ", which no sender is connected to");
   }
 
-  private static void connect(QueuePair qp, int lid, int qpn) {
+  private static void connect(QueuePair qp, int lid, int qpn, int timeout) {
     qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1)
         .qpAccessFlags(EnumSet.of(Access.LOCAL_WRITE)));
     qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.MTU_1024).destQpNum(qpn).rqPsn(0).maxDestRdAtomic(1)
         .minRnrTimer(1).ahAttr(AhAttr.lid(lid)));
-    qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0).timeout(TIMEOUT).retryCnt(7).rnrRetry(7).maxRdAtomic(1));
+    qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0).timeout(timeout).retryCnt(7).rnrRetry(7).maxRdAtomic(1));
   }
 }
