@@ -13,9 +13,9 @@ package io.github.verbs4j.ib.engine;
  * NONE --seq NAK / lost response--> NAK_RETRY_DUE --rewind--> NAK_RETRIED --progress--> NONE
  * any --RNR NAK--> RNR_WAIT --RNR timer--> RNR_RETRY_DUE --rewind--> RNR_PROBE --probe ACKed--> NONE
  * RNR_WAIT, RNR_RETRY_DUE --ACK past the NAKed PSN--> RETRY_DUE
- * any --stop--> STOPPED --resend request--> RESEND_DUE --rewind--> NONE
- * STOPPED --stop timer--> STOP_PROBE_DUE --rewind--> STOP_PROBE --probe ACKed--> NONE
- * STOP_PROBE --stop--> STOPPED;  STOP_PROBE --timeout--> RETRY_DUE (spends retry_cnt)
+ * any --stop--> STOPPED --resend request--> RESEND_DUE --rewind--> STOP_PROBE --ACKed--> NONE
+ * STOPPED --stop timer--> STOP_PROBE_DUE --rewind--> STOP_PROBE
+ * STOP_PROBE --stop--> STOPPED;  STOP_PROBE --timeout--> STOP_PROBE_DUE (spends retry_cnt)
  * STOPPED, RESEND_DUE, STOP_PROBE_DUE --ACK past the stopped PSN--> RETRY_DUE
  * </pre>
  */
@@ -53,15 +53,21 @@ enum Recovery {
    * receiver that died.
    */
   STOPPED,
-  /** A resend request named recoveryPsn: rewind to it, then NONE (no retry is spent). */
+  /** A resend request named recoveryPsn: rewind to it, then STOP_PROBE (no retry is spent). */
   RESEND_DUE,
-  /** The stop timer expired: rewind to recoveryPsn, then STOP_PROBE. */
+  /**
+   * The stop timer expired, or a probe timed out (that spent a retry): rewind to recoveryPsn,
+   * then STOP_PROBE.
+   */
   STOP_PROBE_DUE,
   /**
-   * Resending only the stopped message, AckReq on its last packet, with the retransmit timer on:
-   * an ACK reopens the window (NONE), another stop request means the receiver is alive and still
-   * has no receive (STOPPED, nothing spent), silence is a timeout that spends {@code retry_cnt}
-   * like any other, so a dead receiver ends the stream in RETRY_EXC_ERR.
+   * Resending only the stopped message, AckReq on its last packet, with the retransmit timer on —
+   * after a resend request, or as the stop timer's probe: an ACK reopens the window (NONE),
+   * another stop request means the SRQ ran dry again or still is (STOPPED, nothing spent),
+   * silence is a timeout that spends {@code retry_cnt} like any other and sends the message alone
+   * again, so a dead receiver ends the stream in RETRY_EXC_ERR. Sending the stopped message alone
+   * keeps a sender that finds the SRQ dry again from sending its whole window to be dropped
+   * behind the next stop (with many senders resumed at once for few receives, most are).
    */
   STOP_PROBE;
 

@@ -178,7 +178,7 @@ final class Requester {
       }
       case RESEND_DUE -> {
         rewind(now); // seed 002: the receiver asked for it; no retry, no retransmit counted
-        recovery = Recovery.NONE;
+        recovery = Recovery.STOP_PROBE; // the stopped message first; the window reopens on its ACK
       }
       case STOP_PROBE_DUE -> {
         rewind(now);
@@ -596,10 +596,12 @@ final class Requester {
 
   /**
    * A local ACK timeout spent a retry: resend from the oldest unacknowledged PSN. It ends any
-   * NAK or RNR probe state (the probe itself may have been lost).
+   * NAK or RNR probe state (the probe itself may have been lost). A seed-002 probe (after a stop)
+   * is sent again alone: the receiver's SRQ was dry when last heard of, and a whole window behind
+   * it would only be dropped behind the next stop.
    */
   void timeoutRetry() {
-    recovery = Recovery.RETRY_DUE;
+    recovery = recovery == Recovery.STOP_PROBE ? Recovery.STOP_PROBE_DUE : Recovery.RETRY_DUE;
   }
 
   /**

@@ -297,6 +297,7 @@ public abstract class SrqFlowControlConformance extends AbstractConformance {
         .qpAccessFlags(EnumSet.of(Access.LOCAL_WRITE)));
     qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.MTU_1024).destQpNum(qpn).rqPsn(0).maxDestRdAtomic(1)
         .minRnrTimer(1).ahAttr(AhAttr.lid(lid)));
-    qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0).timeout(timeout).retryCnt(7).rnrRetry(7).maxRdAtomic(1));
+    qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0).timeout(timeout).retryCnt(7).rnrRetry(7)
+        .maxRdAtomic(1));
   }
 }
