@@ -40,7 +40,8 @@ import java.util.concurrent.CompletableFuture;
  * a sender that posts one SEND into it; as soon as the receiver's device has refused it (a stop
  * request or an RNR NAK sent) the receiver posts one receive. The event
  * costs from the sender's post (t1, the sender's modelled clock) to the receive's completion
- * timestamp (t4, the receiver's modelled clock) — the paper's t4 - t1 (§4.1.2).
+ * timestamp (t4, the receiver's modelled clock) — the paper's t4 - t1 (§4.1.2). The stop-resend
+ * figure varies by whole poll intervals from run to run (docs/srq-flow-control.md).
  */
 final class EventCost {
   /** How a run's receiver controls the flow. */
