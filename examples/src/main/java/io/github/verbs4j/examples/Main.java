@@ -20,6 +20,7 @@ import io.github.verbs4j.examples.perftest.SendBw;
 import io.github.verbs4j.examples.perftest.SendLat;
 import io.github.verbs4j.examples.perftest.WriteBw;
 import io.github.verbs4j.examples.perftest.WriteLat;
+import io.github.verbs4j.examples.srqfc.SrqFcCommand;
 import io.github.verbs4j.verbs.VerbsException;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.PrintWriter;
@@ -44,7 +45,7 @@ import picocli.CommandLine.Spec;
     subcommands = {RunCommand.class, Demo.class, SendLat.class, WriteLat.class, ReadLat.class, AtomicLat.class, SendBw.class,
         WriteBw.class, ReadBw.class, Compare.class, HimenoCommand.class, GmpiArgsCommand.class,
         GmpiPingPongCommand.class, GmpiHimenoCommand.class, PlotCommand.class, MemoryModelCommand.class,
-        ProbeCommand.class, HelpCommand.class})
+        SrqFcCommand.class, ProbeCommand.class, HelpCommand.class})
 public final class Main implements Runnable {
   @Spec
   CommandSpec spec;

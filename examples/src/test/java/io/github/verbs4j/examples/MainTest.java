@@ -28,7 +28,7 @@ class MainTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"run", "send_lat", "write_lat", "read_lat", "atomic_lat", "send_bw", "write_bw", "read_bw",
-      "himeno", "plot", "memory-model", "probe"})
+      "himeno", "plot", "memory-model", "probe", "srq-fc"})
   void everyCommandHasHelp(String name) {
     assertEquals(0, execute(name, "--help"), err.toString());
     assertTrue(out.toString().startsWith("Usage: verbs4j " + name), out.toString());

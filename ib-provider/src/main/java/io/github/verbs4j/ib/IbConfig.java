@@ -2,6 +2,7 @@ package io.github.verbs4j.ib;
 
 import io.github.verbs4j.fabric.FabricOptions;
 import io.github.verbs4j.ib.engine.IbParams;
+import io.github.verbs4j.ib.engine.SrqFlowParams;
 import io.github.verbs4j.verbs.config.ConfigKey;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
@@ -96,6 +97,22 @@ public final class IbConfig {
   /** Max rd/atomic. */
   public static final ConfigKey MAX_RD_ATOMIC = add(ConfigKey.longRange("verbs.ib.max-rd-atomic", D.device.maxQpRdAtom(),
       "device limits max_qp_rd_atom and max_qp_init_rd_atom (replay cache entries per QP)", 1, 255));
+  /** SRQ flow control (seed 002); docs/srq-flow-control.md. */
+  public static final ConfigKey SRQ_FLOW_CONTROL = add(ConfigKey.choice("verbs.ib.srq-flow-control", "rnr",
+      "what a responder does when a request finds its SRQ empty: rnr (RNR NAK, IBTA) or stop-resend (seed 002: stop "
+          + "the sender, resend request once the device polls new receives; reports SRQ_STOP_RESEND)", "rnr",
+      "stop-resend"));
+  /** Stop/resend table: nodes. */
+  public static final ConfigKey SRQ_TABLE_NODES = add(ConfigKey.longRange("verbs.ib.srq-table-nodes",
+      SrqFlowParams.DEFAULT_TABLE_NODES, "stop-resend: source LIDs each SRQ's retransmission table covers", 1, 1 << 16));
+  /** Stop/resend table: processes per node. */
+  public static final ConfigKey SRQ_TABLE_PROCS = add(ConfigKey.longRange("verbs.ib.srq-table-procs",
+      SrqFlowParams.DEFAULT_TABLE_PROCS, "stop-resend: sender QPs per node each SRQ's retransmission table covers", 1,
+      1 << 16));
+  /** Stop/resend poll interval. */
+  public static final ConfigKey SRQ_POLL_NS = add(ConfigKey.longRange("verbs.ib.srq-poll-ns",
+      SrqFlowParams.PAPER_POLL_NANOS, "stop-resend: how often the device polls an SRQ with stopped senders, ns "
+          + "(t_poll, seed 002: 2.18 us)", 1, 1_000_000_000));
   /** Job namespace. */
   public static final ConfigKey JOB = add(ConfigKey.string("verbs.ib.job", "",
       "namespace prefixed to Job keys and barrier names, so several jobs can share one coordinator"));
@@ -144,6 +161,8 @@ public final class IbConfig {
         .modelDmaMbPerSec(c.isSet(MODEL_DMA_MB_S) ? c.getLong(MODEL_DMA_MB_S) : profile(c).dmaMbs())
         .device(IbParams.device(c.getInt(MAX_QP), c.getInt(MAX_QP_WR), c.getInt(MAX_CQE), c.getInt(MAX_INLINE),
             c.getInt(MAX_RD_ATOMIC)))
+        .srqFlow(new SrqFlowParams(c.get(SRQ_FLOW_CONTROL).equals("stop-resend") ? SrqFlowParams.Mode.STOP_RESEND
+            : SrqFlowParams.Mode.RNR, c.getInt(SRQ_TABLE_NODES), c.getInt(SRQ_TABLE_PROCS), c.getLong(SRQ_POLL_NS)))
         .build();
   }
 

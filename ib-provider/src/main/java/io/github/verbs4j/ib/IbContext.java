@@ -122,7 +122,8 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
       case SEND_RNR_ERR -> c.get(IbCounters.Counter.RNR_NAKS_SENT);
       case RCVD_SEQ_ERR -> c.get(IbCounters.Counter.SEQ_NAKS_RECEIVED);
       case OUT_OF_SEQ_REQUEST -> c.get(IbCounters.Counter.SEQ_NAKS_SENT)
-          + c.get(IbCounters.Counter.DROP_OUT_OF_SEQUENCE) + c.get(IbCounters.Counter.DROP_BEHIND_RNR);
+          + c.get(IbCounters.Counter.DROP_OUT_OF_SEQUENCE) + c.get(IbCounters.Counter.DROP_BEHIND_RNR)
+          + c.get(IbCounters.Counter.DROP_BEHIND_STOP);
       case DUPLICATE_REQUEST -> c.get(IbCounters.Counter.DUPLICATE_REQUESTS);
       case LOCAL_ACK_TIMEOUT_ERR -> c.get(IbCounters.Counter.TIMEOUTS);
       case COMPLETER_RETRY_ERR -> c.get(IbCounters.Counter.TRANSPORT_RETRIES);

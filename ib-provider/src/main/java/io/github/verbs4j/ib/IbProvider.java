@@ -7,6 +7,7 @@ import io.github.verbs4j.fabric.FabricOptions;
 import io.github.verbs4j.fabric.FabricTimeoutException;
 import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.ib.engine.IbParams;
+import io.github.verbs4j.verbs.Capability;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.DeviceAttr;
 import io.github.verbs4j.verbs.DeviceOptions;
@@ -67,13 +68,15 @@ public final class IbProvider extends SimProvider {
 
   /**
    * The attributes {@code queryDevice()} reports on a node: the limits the provider enforces
-   * ({@link IbParams#device}) with the node's GUID.
+   * ({@link IbParams#device}) with the node's GUID, and SRQ_STOP_RESEND when
+   * {@code verbs.ib.srq-flow-control=stop-resend}.
    *
    * @param p the parameters
    * @param lid the port LID (part of the node GUID)
    * @return the attributes
    */
   static DeviceAttr deviceAttr(IbParams p, int lid) {
-    return p.device.withNodeGuid(GUID + lid);
+    DeviceAttr d = p.device.withNodeGuid(GUID + lid);
+    return p.srqFlow.stopResend() ? d.withCapability(Capability.SRQ_STOP_RESEND) : d;
   }
 }

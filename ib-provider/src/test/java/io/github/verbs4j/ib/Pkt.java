@@ -11,7 +11,9 @@ import io.github.verbs4j.ib.wire.Icrc;
 import io.github.verbs4j.ib.wire.ImmDt;
 import io.github.verbs4j.ib.wire.Lrh;
 import io.github.verbs4j.ib.wire.Opcode;
+import io.github.verbs4j.ib.wire.ResendEth;
 import io.github.verbs4j.ib.wire.Reth;
+import io.github.verbs4j.ib.wire.StopEth;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
@@ -40,6 +42,8 @@ final class Pkt {
   long dcKey;
   int gen;
   int epochPsn;
+  int srqNum;
+  int slot;
 
   Pkt(Opcode op) {
     this.op = op;
@@ -96,6 +100,13 @@ final class Pkt {
     return this;
   }
 
+  /** The seed-002 header of a stop or resend request. */
+  Pkt srqFc(int srq, int tableSlot) {
+    srqNum = srq;
+    slot = tableSlot;
+    return this;
+  }
+
   Pkt from(int lid) {
     slid = lid;
     return this;
@@ -131,6 +142,12 @@ final class Pkt {
     if (op.has(HeaderType.DCETH)) {
       DcEth.write(b, op.offset(HeaderType.DCETH), dcKey, gen, srcQp, epochPsn);
     }
+    if (op.has(HeaderType.STOP_ETH)) {
+      StopEth.write(b, op.offset(HeaderType.STOP_ETH), srqNum, slot);
+    }
+    if (op.has(HeaderType.RESEND_ETH)) {
+      ResendEth.write(b, op.offset(HeaderType.RESEND_ETH), srqNum, slot);
+    }
     b.setBytes(hdr, payload);
     if (!noIcrc) {
       new Icrc().write(b, 0, end);
@@ -158,6 +175,18 @@ final class Pkt {
 
     long atomicOrig() {
       return AtomicAckEth.orig(buf, op.offset(HeaderType.ATOMIC_ACK_ETH));
+    }
+
+    /** @return the table slot of a stop or resend request */
+    int srqFcSlot() {
+      return op.has(HeaderType.STOP_ETH) ? StopEth.slot(buf, op.offset(HeaderType.STOP_ETH))
+          : ResendEth.slot(buf, op.offset(HeaderType.RESEND_ETH));
+    }
+
+    /** @return the SRQ number of a stop or resend request */
+    int srqFcSrq() {
+      return op.has(HeaderType.STOP_ETH) ? StopEth.srqNum(buf, op.offset(HeaderType.STOP_ETH))
+          : ResendEth.srqNum(buf, op.offset(HeaderType.RESEND_ETH));
     }
 
     byte[] payloadBytes() {

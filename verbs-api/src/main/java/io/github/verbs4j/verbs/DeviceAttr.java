@@ -116,6 +116,23 @@ public record DeviceAttr(String fwVer, long nodeGuid, long sysImageGuid, long ma
         numCompVectors, capabilities, requiresLosslessFabric);
   }
 
+  /**
+   * These attributes with one more capability (a mode chosen by configuration, e.g. ib's
+   * stop-resend SRQ flow control).
+   *
+   * @param c the capability
+   * @return a copy whose {@link #capabilities()} include {@code c}
+   */
+  public DeviceAttr withCapability(Capability c) {
+    EnumSet<Capability> more = EnumSet.noneOf(Capability.class);
+    more.addAll(capabilities);
+    more.add(c);
+    return new DeviceAttr(fwVer, nodeGuid, sysImageGuid, maxMrSize, pageSizeCap, vendorId, vendorPartId, hwVer, maxQp,
+        maxQpWr, deviceCapFlags, maxSge, maxSgeRd, maxCq, maxCqe, maxMr, maxPd, maxQpRdAtom, maxQpInitRdAtom,
+        maxResRdAtom, atomicCap, maxSrq, maxSrqWr, maxSrqSge, maxAh, maxInlineData, maxPkeys, physPortCnt,
+        numCompVectors, more, requiresLosslessFabric);
+  }
+
   /** Builds {@link DeviceAttr} by name. */
   public static final class Builder {
     private String fwVer = "0.0.0";

@@ -19,7 +19,8 @@ public enum PortCounter {
   RCVD_SEQ_ERR("rcvd_seq_err"),
   /**
    * Request packets received with a PSN beyond the expected one: NAKed once per gap, or dropped
-   * behind the NAK already sent (a sequence error, or an RNR NAK for an earlier message).
+   * behind the NAK already sent (a sequence error, or an RNR NAK for an earlier message), or behind
+   * a seed-002 stop request.
    */
   OUT_OF_SEQ_REQUEST("out_of_seq_request"),
   /** Duplicate requests received (acknowledged or answered again, never executed twice). */

@@ -23,14 +23,16 @@ import java.nio.ByteBuffer;
  * <p>The packet steps are an enum and a dispatch loop in the order rxe checks them; each NAK
  * syndrome maps to its WC status in {@link #nakStatus}. Timeouts, NAKs and lost responses move
  * the requester's {@link Recovery}; this class decides what each costs: {@code
- * retry_cnt} for transport retries, {@code rnr_retry} for RNR NAKs, nothing for a sequence NAK
- * that arrives while an RNR wait or a retry from the same PSN is already on.
+ * retry_cnt} for transport retries, {@code rnr_retry} for RNR NAKs, nothing for a seed-002 stop or
+ * resend request, nothing for a sequence NAK that arrives while an RNR wait, a stop or a retry
+ * from the same PSN is already on.
  *
  * <p>Engine thread only, under the QP lock.
  */
 final class Completer {
   private enum Step {
-    GET_WQE, CHECK_PSN, CHECK_ACK, READ, ATOMIC, WRITE_SEND, COMP_WQE, ERROR_RETRY, RNR_RETRY, ERROR, DROP, DONE
+    GET_WQE, CHECK_PSN, CHECK_ACK, READ, ATOMIC, WRITE_SEND, COMP_WQE, ERROR_RETRY, RNR_RETRY, SRQ_STOPPED, ERROR,
+    DROP, DONE
   }
 
   private final EngineQp qp;
@@ -123,6 +125,12 @@ final class Completer {
       dev.counters.inc(IbCounters.Counter.DROP_STALE_RESPONSE);
       return;
     }
+    if (p.opcode.is(Flag.SRQ_RESEND)) {
+      // Seed 002 §3.1: the receiver posted receives; resume from the stopped PSN, nothing spent.
+      dev.counters.inc(r.resendRequested(p.psn) ? IbCounters.Counter.SRQ_RESENDS_RECEIVED
+          : IbCounters.Counter.SRQ_RESENDS_IGNORED);
+      return;
+    }
     Step s = Step.GET_WQE;
     while (s != Step.DONE) {
       s = switch (s) {
@@ -135,6 +143,7 @@ final class Completer {
         case COMP_WQE -> compWqe(now);
         case ERROR_RETRY -> errorRetry(p);
         case RNR_RETRY -> rnrRetry(p, now);
+        case SRQ_STOPPED -> srqStopped(p, now);
         case ERROR -> error();
         case DROP -> drop();
         case DONE -> Step.DONE;
@@ -179,6 +188,9 @@ final class Completer {
   }
 
   private Step checkAck(Packet p) {
+    if (p.opcode.is(Flag.SRQ_STOP)) {
+      return Step.SRQ_STOPPED;
+    }
     if (p.opcode.is(Flag.READ_RESP)) {
       if (w.opcode != WrOpcode.RDMA_READ || p.psn != psn) {
         return Step.DROP; // responses must arrive in order; a gap waits for the timer
@@ -324,6 +336,18 @@ final class Completer {
     }
     dev.counters.inc(IbCounters.Counter.RNR_RETRIES);
     r.rnrWait(p.psn, w.lastPsn, RnrTimer.nanos(Aeth.value(p.aethSyndrome())), now);
+    return Step.DONE;
+  }
+
+  /**
+   * Seed 002 §3.1: a stop request acknowledges everything before its PSN, like an RNR NAK; the
+   * requester holds the stream at that PSN until a resend request. It spends neither rnr_retry
+   * nor retry_cnt.
+   */
+  private Step srqStopped(Packet p, long now) {
+    dev.counters.inc(IbCounters.Counter.SRQ_STOPS_RECEIVED);
+    advance(p.psn, now);
+    qp.requester.stopped(p.psn, w.lastPsn, now);
     return Step.DONE;
   }
 

@@ -44,6 +44,8 @@ public final class EngineQp {
   final SoftCompletionQueue recvCq;
   final ReceiveQueue rq;
   final SoftSharedReceiveQueue srq;
+  /** The SRQ's seed-002 stop/resend state when {@code verbs.ib.srq-flow-control=stop-resend}, else null. */
+  final SrqFlowControl srqFlow;
   final SendQueue sq;
   final boolean sqSigAll;
   final long dctKey;
@@ -93,6 +95,8 @@ public final class EngineQp {
     this.recvCq = recvCq;
     this.rq = rq;
     this.srq = srq;
+    this.srqFlow = srq != null && dev.params.srqFlow.stopResend() && (type == QpType.RC || type == QpType.DCT)
+        ? SrqFlowControl.of(srq, dev) : null;
     this.sqSigAll = sqSigAll;
     this.dctKey = dctKey;
     boolean sends = type != QpType.DCT;
@@ -529,7 +533,9 @@ public final class EngineQp {
    * @return whether a timer fired
    */
   boolean fireTimers(long now) {
-    return requester != null && !destroyed && requester.fireTimers(now);
+    // The SRQ poll runs even on a destroyed QP: it polls for every sender the SRQ stopped.
+    boolean polled = srqFlow != null && srqFlow.poll(this, now);
+    return requester != null && !destroyed && requester.fireTimers(now) || polled;
   }
 
   /** @return whether a timer is armed; then {@link #nextDeadline()} is valid */
@@ -539,12 +545,21 @@ public final class EngineQp {
   }
 
   boolean timerArmed() {
-    return requester != null && !destroyed && requester.timerArmed();
+    return requester != null && !destroyed && requester.timerArmed() || srqFlow != null && srqFlow.polledBy(this);
   }
 
   /** @return the earliest armed deadline */
   long nextDeadline() {
-    return requester.nextDeadline();
+    boolean req = requester != null && !destroyed && requester.timerArmed();
+    if (srqFlow == null || !srqFlow.polledBy(this)) {
+      return requester.nextDeadline();
+    }
+    long poll = srqFlow.pollDeadline();
+    if (!req) {
+      return poll;
+    }
+    long r = requester.nextDeadline();
+    return r - poll < 0 ? r : poll;
   }
 
   /**
@@ -580,6 +595,7 @@ public final class EngineQp {
     if (responder != null) {
       b += responder.footprint();
     }
+
     if (dctContexts != null) {
       for (Responder r : dctContexts.values()) {
         b += r.footprint();

@@ -52,6 +52,22 @@ public final class IbCounters {
      * requester is waiting out an RNR NAK and will send from the NAKed PSN anyway.
      */
     SEQ_NAKS_IGNORED("verbs4j.ib.seq.naks.ignored", null, null),
+    /** Seed 002: stop requests responders sent (a request found its SRQ empty and was dropped). */
+    SRQ_STOPS_SENT("verbs4j.ib.srq.stops", "direction", "sent"),
+    /** Seed 002: stop requests requesters received (each holds a send stream; spends no retry). */
+    SRQ_STOPS_RECEIVED("verbs4j.ib.srq.stops", "direction", "received"),
+    /** Seed 002: resend requests the device sent after polling receives in an SRQ. */
+    SRQ_RESENDS_SENT("verbs4j.ib.srq.resends", "direction", "sent"),
+    /** Seed 002: resend requests requesters received and resumed on. */
+    SRQ_RESENDS_RECEIVED("verbs4j.ib.srq.resends", "direction", "received"),
+    /** Seed 002: resend requests that named no stopped stream (late or duplicate): ignored. */
+    SRQ_RESENDS_IGNORED("verbs4j.ib.srq.resends.ignored", null, null),
+    /** Seed 002: stopped requesters whose stop timer sent the stopped message alone as a probe. */
+    SRQ_STOP_PROBES("verbs4j.ib.srq.stop.probes", null, null),
+    /** Seed 002: polls of an SRQ with stopped senders (every t_poll until receives are found). */
+    SRQ_POLLS("verbs4j.ib.srq.polls", null, null),
+    /** Seed 002: senders that did not fit an SRQ's retransmission table and were RNR NAKed instead. */
+    SRQ_TABLE_FULL("verbs4j.ib.srq.table.full", null, null),
     /** Duplicate requests detected by responders (re-ACKed or replayed, never re-executed). */
     DUPLICATE_REQUESTS("verbs4j.ib.duplicate.requests", null, null),
     /** READ and atomic replies answered again from the replay cache. */
@@ -93,6 +109,8 @@ public final class IbCounters {
      * again from the NAKed PSN once its RNR timer expires.
      */
     DROP_BEHIND_RNR("verbs4j.ib.drops", "reason", "behind_rnr"),
+    /** Requests dropped silently behind a stopped one (seed 002): resent from the stopped PSN. */
+    DROP_BEHIND_STOP("verbs4j.ib.drops", "reason", "behind_stop"),
     /** Responses older than the completer's PSN, or for no outstanding request. */
     DROP_STALE_RESPONSE("verbs4j.ib.drops", "reason", "stale_response"),
     /** UC/UD messages dropped: no receive WQE, or a responder error. */

@@ -502,10 +502,10 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
   private static boolean transportMatches(QpType type, Opcode op) {
     Transport t = op.transport();
     return switch (type) {
-      case RC -> t == Transport.RC;
+      case RC -> t == Transport.RC || t == Transport.SRQ_FC; // seed-002 stop/resend requests
       case UC -> t == Transport.UC;
       case UD -> t == Transport.UD;
-      case DCI -> t == Transport.DC && op.is(Opcode.Flag.ACK);
+      case DCI -> t == Transport.DC && op.is(Opcode.Flag.ACK) || t == Transport.SRQ_FC;
       case DCT -> t == Transport.DC && op.is(Opcode.Flag.REQ);
       default -> false;
     };

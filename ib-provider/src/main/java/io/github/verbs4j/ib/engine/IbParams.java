@@ -81,6 +81,9 @@ public final class IbParams {
   /** Idle strategy: longest park, ns. */
   public final long idleMaxParkNanos;
 
+  /** SRQ flow control when an SRQ runs dry: RNR NAK or seed-002 stop/resend, and its table. */
+  public final SrqFlowParams srqFlow;
+
   // Model (used only when the port clock is modelled).
   /** Modelled HCA processing cost per packet sent or received, ns. */
   public final long modelPacketNanos;
@@ -107,6 +110,7 @@ public final class IbParams {
     idleMaxParkNanos = b.idleMaxParkNanos;
     modelPacketNanos = b.modelPacketNanos;
     modelDmaMbPerSec = b.modelDmaMbPerSec;
+    srqFlow = b.srqFlow;
   }
 
   /**
@@ -187,6 +191,7 @@ public final class IbParams {
     b.idleMaxParkNanos = idleMaxParkNanos;
     b.modelPacketNanos = modelPacketNanos;
     b.modelDmaMbPerSec = modelDmaMbPerSec;
+    b.srqFlow = srqFlow;
     return b;
   }
 
@@ -198,7 +203,7 @@ public final class IbParams {
         + ", inboundQueue=" + inboundQueue + ", icrc=" + icrc + ", dctContexts=" + dctContexts
         + ", failFastOnPeerDown=" + failFastOnPeerDown + ", idle=" + idleSpins + "/" + idleYields + "/"
         + idleMinParkNanos + ".." + idleMaxParkNanos + "ns, modelPacketNanos=" + modelPacketNanos
-        + ", modelDmaMbPerSec=" + modelDmaMbPerSec + '}';
+        + ", modelDmaMbPerSec=" + modelDmaMbPerSec + ", srqFlow=" + srqFlow + '}';
   }
 
   /** Builds {@link IbParams}; every setter is named after its field. */
@@ -222,6 +227,7 @@ public final class IbParams {
     private long idleMaxParkNanos = 1_000_000;
     private long modelPacketNanos = 100;
     private long modelDmaMbPerSec = 25_000;
+    private SrqFlowParams srqFlow = SrqFlowParams.DEFAULT;
 
     private Builder() {}
 
@@ -343,6 +349,12 @@ public final class IbParams {
      */
     public Builder device(DeviceAttr v) {
       device = Objects.requireNonNull(v, "device");
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder srqFlow(SrqFlowParams v) {
+      srqFlow = Objects.requireNonNull(v, "srqFlow");
       return this;
     }
 

@@ -9,30 +9,30 @@ import io.github.verbs4j.ib.wire.Opcode;
 import io.github.verbs4j.ib.wire.Opcode.Op;
 import io.github.verbs4j.ib.wire.Opcode.Transport;
 import io.github.verbs4j.ib.wire.Reth;
-import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WrOpcode;
 import io.github.verbs4j.verbs.spi.LateTimeout;
-import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
 import io.github.verbs4j.verbs.spi.wire.Psn;
 import io.netty.buffer.ByteBuf;
-import java.nio.ByteBuffer;
 
 /**
  * The requester (rxe_req.c): turns send WQEs into request packets. It assigns PSNs, segments
  * messages at the path MTU, keeps the RC window ({@code maxUnackedPsns}) and the {@code
  * max_rd_atomic} limit, honours fences, sets AckReq at the end of each signaled message, of the
- * last message posted so far, and every {@code ackReqEvery} packets, and owns the two timers: the
- * local ACK timeout (4.096 us * 2^timeout, {@code retry_cnt} retries) and the RNR timer ({@code
- * rnr_retry}, 7 = infinite). A retry rewinds to the oldest unacknowledged PSN and regenerates
- * packets from their PSN: the byte offset of PSN p in a WQE is {@code (p - firstPsn) * mtu}.
+ * last message posted so far, and every {@code ackReqEvery} packets, and owns the timers: the
+ * local ACK timeout (4.096 us * 2^timeout, {@code retry_cnt} retries), the RNR timer ({@code
+ * rnr_retry}, 7 = infinite) and the seed-002 stop timer (a stopped stream probes after {@link
+ * #STOP_PROBE_TIMEOUTS} local ACK timeouts). A retry rewinds to the oldest unacknowledged PSN and
+ * regenerates packets from their PSN: the byte offset of PSN p in a WQE is {@code (p - firstPsn) *
+ * mtu}.
  *
  * <p>Loss recovery and RNR flow control are one state machine, {@link Recovery}: the completer
  * moves it on timeouts and NAKs, this class on its timers and on rewinding. Only transport
  * retries (timeouts, sequence NAKs, lost responses) spend {@code retry_cnt}; an RNR NAK spends
  * {@code rnr_retry} and nothing else, so a stream that relies on RNR as flow control never ends
- * in RETRY_EXC_ERR while the receiver is alive.
+ * in RETRY_EXC_ERR while the receiver is alive. A seed-002 stop request spends nothing: the
+ * stream holds at the stopped PSN until the receiver's resend request.
  *
  * <p>Engine thread only, under the QP lock.
  */
@@ -71,7 +71,8 @@ final class Requester {
   int rnrLeft;
   private boolean retransmitArmed;
   private long retransmitDeadline;
-  private long rnrDeadline;
+  /** RNR_WAIT: when the RNR timer expires; STOPPED: when the stop timer sends a probe. */
+  private long waitDeadline;
   boolean peerDead;
   private boolean moreToSend;
   // DC connection epoch.
@@ -129,8 +130,7 @@ final class Requester {
   }
 
   private boolean rewindDue() {
-    return recovery == Recovery.RETRY_DUE || recovery == Recovery.NAK_RETRY_DUE
-        || recovery == Recovery.RNR_RETRY_DUE;
+    return recovery.rewindDue();
   }
 
   /**
@@ -175,11 +175,19 @@ final class Requester {
         retry(now);
         recovery = Recovery.RNR_PROBE;
       }
-      case RNR_WAIT -> {
+      case RESEND_DUE -> {
+        rewind(now); // seed 002: the receiver asked for it; no retry, no retransmit counted
+        recovery = Recovery.STOP_PROBE; // the stopped message first; the window reopens on its ACK
+      }
+      case STOP_PROBE_DUE -> {
+        rewind(now);
+        recovery = Recovery.STOP_PROBE;
+      }
+      case RNR_WAIT, STOPPED -> {
         return 0;
       }
       default -> {
-        // NONE, NAK_RETRIED, RNR_PROBE: send
+        // NONE, NAK_RETRIED, RNR_PROBE, STOP_PROBE: send
       }
     }
     if (blocked) {
@@ -214,7 +222,7 @@ final class Requester {
       if (qp.reliable() && Psn.compare(psn, Psn.add(qp.completer.psn, dev.params.maxUnackedPsns)) >= 0) {
         break;
       }
-      if (recovery == Recovery.RNR_PROBE && Psn.compare(psn, probeLastPsn) > 0) {
+      if (recovery.probing() && Psn.compare(psn, probeLastPsn) > 0) {
         break; // the probe is out; the rest waits for its ACK
       }
       if (sent >= budget) {
@@ -262,7 +270,7 @@ final class Requester {
       dcEpochPsn = psn;
       peerDead = dev.isDead(w.dlid);
     }
-    WcStatus local = validate(w);
+    WcStatus local = w.validate(qp.memory, qp.pd);
     if (local != WcStatus.SUCCESS) {
       w.state = SendWqe.ERROR;
       w.status = local;
@@ -287,30 +295,6 @@ final class Requester {
 
   private boolean dcCurrent(SendWqe w) {
     return dcConnected && w.dlid == dcDlid && w.dctn == dcDctn && w.dcKey == dcKey;
-  }
-
-  /**
-   * Checks the local SGEs once, before anything is sent: key, PD, bounds, and LOCAL_WRITE for the
-   * buffers a READ or atomic writes (rxe do_read / do_atomic report these as LOC_PROT_ERR).
-   */
-  private WcStatus validate(SendWqe w) {
-    if (w.inline) {
-      return w.inlineSourceMissing ? WcStatus.LOC_PROT_ERR : WcStatus.SUCCESS;
-    }
-    boolean writes = w.isReadOrAtomic();
-    for (int i = 0; i < w.numSge; i++) {
-      if (w.length[i] == 0) {
-        continue;
-      }
-      SoftMemoryRegion mr = qp.memory.byLkey(w.lkey[i]);
-      if (mr == null || mr.softPd() != qp.pd || !mr.contains(w.addr[i], w.length[i])
-          || (writes && !mr.allows(Access.LOCAL_WRITE))) {
-        return WcStatus.LOC_PROT_ERR;
-      }
-      w.mrs[i] = mr;
-    }
-    w.validated = true;
-    return WcStatus.SUCCESS;
   }
 
   private int destination(SendWqe w) {
@@ -379,7 +363,7 @@ final class Requester {
       if (op.has(HeaderType.IMM_DT)) {
         ImmDt.write(b, base + op.offset(HeaderType.IMM_DT), w.immData);
       }
-      if (payload > 0 && !gather(w, (int) offset, b, base + op.headerLength(), payload)) {
+      if (payload > 0 && !w.gather((int) offset, b, base + op.headerLength(), payload)) {
         tx.abort(b);
         w.state = SendWqe.ERROR;
         w.status = WcStatus.LOC_PROT_ERR;
@@ -406,7 +390,7 @@ final class Requester {
       // then need no ACK packet each (the next ACK covers them: ACKs are cumulative).
       // An RNR probe asks for its ACK: the window reopens on it.
       if (last && (w.signaled || wqeIndex + 1 >= sq.tail()) || pktsSinceAckReq >= dev.params.ackReqEvery
-          || recovery == Recovery.RNR_PROBE && pktPsn == probeLastPsn) {
+          || recovery.probing() && pktPsn == probeLastPsn) {
         ackReq = true;
         pktsSinceAckReq = 0;
       }
@@ -438,52 +422,6 @@ final class Requester {
     return true;
   }
 
-  /** Copies {@code len} bytes at message offset {@code offset} of the WQE's data into the packet. */
-  private boolean gather(SendWqe w, int offset, ByteBuf b, int at, int len) {
-    ByteBuffer dst = b.internalNioBuffer(at, len);
-    int pos = dst.position();
-    if (w.inline) {
-      dst.put(pos, w.inlineData, offset, len);
-      return true;
-    }
-    int sge;
-    int sgeOff;
-    if (offset == w.cursorOffset) {
-      sge = w.cursorSge;
-      sgeOff = w.cursorSgeOffset;
-    } else {
-      sge = 0;
-      sgeOff = offset;
-      while (sge < w.numSge && sgeOff >= w.length[sge]) {
-        sgeOff -= w.length[sge];
-        sge++;
-      }
-    }
-    int left = len;
-    while (left > 0) {
-      while (sge < w.numSge && sgeOff >= w.length[sge]) {
-        sgeOff = 0;
-        sge++;
-      }
-      if (sge >= w.numSge) {
-        return false;
-      }
-      SoftMemoryRegion mr = w.mrs[sge];
-      if (mr == null || !mr.isValid()) {
-        return false; // deregistered after the post: the key no longer resolves
-      }
-      int n = Math.min(left, w.length[sge] - sgeOff);
-      mr.copyOut(w.addr[sge] + sgeOff, dst, pos, n);
-      pos += n;
-      sgeOff += n;
-      left -= n;
-    }
-    w.cursorOffset = offset + len;
-    w.cursorSge = sge;
-    w.cursorSgeOffset = sgeOff;
-    return true;
-  }
-
   // ------------------------------------------------------------------ retry
 
   /**
@@ -492,6 +430,10 @@ final class Requester {
    */
   private void retry(long now) {
     dev.counters.inc(IbCounters.Counter.RETRANSMITS);
+    rewind(now);
+  }
+
+  private void rewind(long now) {
     long head = sq.head();
     long tail = sq.tail();
     long end = Math.max(wqeIndex, head);
@@ -537,7 +479,12 @@ final class Requester {
           recovery = Recovery.RETRY_DUE;
         }
       }
-      case RNR_PROBE -> {
+      case STOPPED, RESEND_DUE, STOP_PROBE_DUE -> {
+        if (Psn.compare(compPsn, recoveryPsn) > 0) {
+          recovery = Recovery.RETRY_DUE; // the stopped request was taken after all (an earlier copy)
+        }
+      }
+      case RNR_PROBE, STOP_PROBE -> {
         if (Psn.compare(compPsn, probeLastPsn) > 0) {
           recovery = Recovery.NONE; // the receiver takes messages again: reopen the window
         }
@@ -584,8 +531,8 @@ final class Requester {
     recoveryPsn = nakPsn;
     probeLastPsn = lastPsn;
     retransmitArmed = false;
-    rnrDeadline = now + nanos;
-    dev.armTimer(qp, rnrDeadline);
+    waitDeadline = now + nanos;
+    dev.armTimer(qp, waitDeadline);
   }
 
   /**
@@ -597,12 +544,56 @@ final class Requester {
     return recovery == Recovery.RNR_WAIT && recoveryPsn == nakPsn;
   }
 
+  /** Local ACK timeouts a stopped requester waits before it probes with the stopped message. */
+  static final int STOP_PROBE_TIMEOUTS = 4;
+
+  /**
+   * Seed 002 §3.1: a stop request for {@code stopPsn} arrived (the responder's SRQ was empty and
+   * it dropped that request). Send nothing until a resend request names that PSN; the retransmit
+   * timer is off, and the counts are restored, since the receiver answered. The stop timer probes
+   * after {@link #STOP_PROBE_TIMEOUTS} local ACK timeouts (none if the timeout is infinite, code 0).
+   *
+   * @param stopPsn the dropped PSN
+   * @param lastPsn the last PSN of its message (the end of a probe)
+   * @param now the time
+   */
+  void stopped(int stopPsn, int lastPsn, long now) {
+    recovery = Recovery.STOPPED;
+    recoveryPsn = stopPsn;
+    probeLastPsn = lastPsn;
+    retransmitArmed = false;
+    if (!peerDead) {
+      retryLeft = qp.retryCnt;
+      lateLeft = LateTimeout.BUDGET;
+    }
+    if (qp.timeoutNanos > 0) {
+      waitDeadline = now + STOP_PROBE_TIMEOUTS * qp.timeoutNanos;
+      dev.armTimer(qp, waitDeadline);
+    }
+  }
+
+  /**
+   * Seed 002 §3.1: a resend request for {@code resendPsn} arrived.
+   *
+   * @param resendPsn the PSN it names
+   * @return false if this requester is not stopped at that PSN (a late or duplicate request)
+   */
+  boolean resendRequested(int resendPsn) {
+    if (recovery != Recovery.STOPPED || recoveryPsn != resendPsn) {
+      return false;
+    }
+    recovery = Recovery.RESEND_DUE;
+    return true;
+  }
+
   /**
    * A local ACK timeout spent a retry: resend from the oldest unacknowledged PSN. It ends any
-   * NAK or RNR probe state (the probe itself may have been lost).
+   * NAK or RNR probe state (the probe itself may have been lost). A seed-002 probe (after a stop)
+   * is sent again alone: the receiver's SRQ was dry when last heard of, and a whole window behind
+   * it would only be dropped behind the next stop.
    */
   void timeoutRetry() {
-    recovery = Recovery.RETRY_DUE;
+    recovery = recovery == Recovery.STOP_PROBE ? Recovery.STOP_PROBE_DUE : Recovery.RETRY_DUE;
   }
 
   /**
@@ -615,7 +606,7 @@ final class Requester {
    */
   boolean nakAbsorbed(int compPsn) {
     return switch (recovery) {
-      case RNR_WAIT, RNR_RETRY_DUE -> true;
+      case RNR_WAIT, RNR_RETRY_DUE, STOPPED, RESEND_DUE, STOP_PROBE_DUE -> true;
       case NAK_RETRY_DUE, NAK_RETRIED -> recoveryPsn == compPsn;
       default -> false;
     };
@@ -631,8 +622,13 @@ final class Requester {
     recoveryPsn = compPsn;
   }
 
+  /** @return whether the RNR timer or the stop timer runs */
+  private boolean waitArmed() {
+    return recovery == Recovery.RNR_WAIT || recovery == Recovery.STOPPED && qp.timeoutNanos > 0;
+  }
+
   boolean timerArmed() {
-    return retransmitArmed || recovery == Recovery.RNR_WAIT;
+    return retransmitArmed || waitArmed();
   }
 
   /** @return whether requests wait for a reply the responder will send (not an RNR wait) */
@@ -641,24 +637,29 @@ final class Requester {
   }
 
   long nextDeadline() {
-    boolean rnr = recovery == Recovery.RNR_WAIT;
+    boolean rnr = waitArmed();
     if (retransmitArmed && rnr) {
-      return retransmitDeadline - rnrDeadline < 0 ? retransmitDeadline : rnrDeadline;
+      return retransmitDeadline - waitDeadline < 0 ? retransmitDeadline : waitDeadline;
     }
-    return retransmitArmed ? retransmitDeadline : rnrDeadline;
+    return retransmitArmed ? retransmitDeadline : waitDeadline;
   }
 
   /** @return whether a timer fired */
   boolean fireTimers(long now) {
     boolean fired = false;
-    if (recovery == Recovery.RNR_WAIT && now - rnrDeadline >= 0) {
-      recovery = Recovery.RNR_RETRY_DUE;
+    if (waitArmed() && now - waitDeadline >= 0) {
+      if (recovery == Recovery.STOPPED) {
+        dev.counters.inc(IbCounters.Counter.SRQ_STOP_PROBES);
+        recovery = Recovery.STOP_PROBE_DUE;
+      } else {
+        recovery = Recovery.RNR_RETRY_DUE;
+      }
       fired = true;
     }
     if (retransmitArmed && now - retransmitDeadline >= 0) {
       retransmitArmed = false;
       fired = true;
-      if (outstanding() && recovery != Recovery.RNR_WAIT) {
+      if (outstanding() && !recovery.holding()) {
         dev.counters.inc(IbCounters.Counter.TIMEOUTS);
         qp.completer.timeout(now, LateTimeout.isLate(now - retransmitDeadline, qp.timeoutNanos));
       }
@@ -676,6 +677,11 @@ final class Requester {
     retryLeft = 0;
     lateLeft = 0;
     rnrLeft = 0;
+    if (recovery == Recovery.STOPPED) {
+      dev.counters.inc(IbCounters.Counter.SRQ_STOP_PROBES);
+      recovery = Recovery.STOP_PROBE_DUE; // probe now: its one timeout ends the stream
+      return;
+    }
     if (outstanding() && !retransmitArmed && qp.timeoutNanos > 0) {
       armRetransmit(now);
     }

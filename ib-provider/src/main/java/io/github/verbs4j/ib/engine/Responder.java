@@ -14,8 +14,6 @@ import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.WcOpcode;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
-import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
-import io.github.verbs4j.verbs.spi.RecvWqe;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
 import io.github.verbs4j.verbs.spi.wire.Grh;
 import io.github.verbs4j.verbs.spi.wire.Psn;
@@ -29,7 +27,9 @@ import java.util.ArrayDeque;
  * rd_atomic), length, rkey — then executes, completes, acknowledges. Duplicates are never executed
  * twice: a SEND/WRITE is re-ACKed, a READ or atomic is answered again from the replay cache sized
  * by {@code max_dest_rd_atomic}. Every error step maps to its NAK, completion status and QP
- * transition in {@link #error}.
+ * transition in {@link #error}. A request that finds an empty SRQ is RNR NAKed, or, with seed-002
+ * stop-resend ({@link SrqFlowControl}), dropped and its sender stopped until the device sends it
+ * a resend request. Receive WQEs come from a {@link ReceiveConsumer}.
  *
  * <p>Requests that arrive while a READ response is still being sent wait in order behind it (the
  * responder answers in PSN order). ACKs are coalesced: the responder answers only AckReq packets
@@ -57,7 +57,14 @@ final class Responder {
      * timer and send again from that PSN, so packets behind it are dropped silently. A sequence
      * error NAK for them would make the requester spend retry_cnt on what is flow control.
      */
-    RNR
+    RNR,
+    /**
+     * A stop request was sent for the expected PSN (seed 002 §3.1) and the sender's bit is set in
+     * the SRQ's retransmission table: the sender holds until a resend request (or its stop probe)
+     * and then sends again from that PSN, so packets behind it are dropped silently, as behind an
+     * RNR NAK.
+     */
+    STOPPED
   }
 
   private enum Step {
@@ -68,8 +75,6 @@ final class Responder {
     ERR_CQ_OVERFLOW
   }
 
-  /** Bytes of a UD receive buffer reserved for the GRH (ibv_post_recv(3)). */
-  static final int GRH_LENGTH = Grh.LENGTH;
   private static final int SEQ_NONE = 0;
   private static final int SEQ_SEND = 1;
   private static final int SEQ_WRITE = 2;
@@ -93,11 +98,10 @@ final class Responder {
   private Nak nak = Nak.NONE;
   private boolean dropMsg;
 
-  private RecvWqe recv;
-  private boolean haveRecv;
-  private boolean recvFromSrq;
-  private final RecvWqe srqWqe = new RecvWqe();
-  private int recvOffset;
+  /** The receive WQE the current message fills. */
+  private final ReceiveConsumer recvs;
+  /** Stop-resend: this responder's sender's slot in the SRQ's table while {@link Nak#STOPPED}. */
+  private int stopSlot;
 
   private long writeVa;
   private int writeRkey;
@@ -122,6 +126,7 @@ final class Responder {
     this.out = new ResponseSender(this, qp, dc);
     this.dc = dc;
     this.uc = qp.type == QpType.UC;
+    this.recvs = new ReceiveConsumer(qp);
   }
 
   void reset(int startPsn) {
@@ -129,10 +134,9 @@ final class Responder {
     psn = startPsn & Psn.MASK;
     out.reset();
     opSeq = SEQ_NONE;
-    nak = Nak.NONE;
+    forgetStop();
     dropMsg = false;
-    haveRecv = false;
-    recvOffset = 0;
+    recvs.reset();
     cache.reset(dc ? dev.params.device.maxQpRdAtom() : qp.maxDestRdAtomic);
   }
 
@@ -152,7 +156,16 @@ final class Responder {
 
   void release() {
     stop();
-    haveRecv = false;
+    forgetStop();
+    recvs.reset();
+  }
+
+  /** Leaves {@link Nak#STOPPED}: the sender's bit in the SRQ's table is no longer this one's. */
+  private void forgetStop() {
+    if (nak == Nak.STOPPED) {
+      qp.srqFlow.resumed(this, stopSlot);
+    }
+    nak = Nak.NONE;
   }
 
   boolean wantsMore() {
@@ -166,21 +179,11 @@ final class Responder {
    * @return completions pushed
    */
   int flushHeld() {
-    if (!haveRecv) {
-      return 0;
-    }
-    haveRecv = false;
-    if (!recvFromSrq) {
-      return 0;
-    }
-    WorkCompletion wc = dev.wc;
-    wc.reset(srqWqe.wrId(), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, qp.qpn);
-    qp.recvCq.push(wc, false);
-    return 1;
+    return recvs.flushHeld();
   }
 
   long footprint() {
-    return 256L + cache.footprint() + srqWqe.numSge() * 16L;
+    return 256L + cache.footprint() + recvs.footprint();
   }
 
   private int mtu() {
@@ -191,7 +194,7 @@ final class Responder {
 
   void receive(Packet p, long now) {
     if (qp.type == QpType.UD) {
-      receiveUd(p);
+      recvs.receiveUd(p);
       return;
     }
     if (!dc && p.slid != qp.dlid) {
@@ -268,7 +271,7 @@ final class Responder {
         psn = p.psn;
         dropMsg = false;
         opSeq = SEQ_NONE;
-        recvOffset = 0;
+        recvs.offset = 0;
       }
       return Step.CHK_OP_SEQ;
     }
@@ -279,7 +282,7 @@ final class Responder {
     if (diff < 0) {
       return Step.DUPLICATE;
     }
-    nak = Nak.NONE; // the requester sent the expected PSN again
+    forgetStop(); // the requester sent the expected PSN again (a stopped one: resent)
     return Step.CHK_OP_SEQ;
   }
 
@@ -311,41 +314,10 @@ final class Responder {
     if (op.is(Flag.READ | Flag.ATOMIC) && cache.isEmpty()) {
       return Step.ERR_TOO_MANY_RDMA_ATM_REQ;
     }
-    if (op.is(Flag.RWR) && !acquireRecv()) {
+    if (op.is(Flag.RWR) && !recvs.acquire()) {
       return Step.ERR_RNR;
     }
     return Step.CHK_LENGTH;
-  }
-
-  private boolean acquireRecv() {
-    if (haveRecv) {
-      return true;
-    }
-    if (qp.srq != null) {
-      if (!qp.srq.pop(srqWqe)) {
-        return false;
-      }
-      recv = srqWqe;
-      recvFromSrq = true;
-    } else {
-      RecvWqe head = qp.rq.peek();
-      if (head == null) {
-        return false;
-      }
-      recv = head;
-      recvFromSrq = false;
-    }
-    haveRecv = true;
-    recvOffset = 0;
-    return true;
-  }
-
-  private void releaseRecv() {
-    if (!recvFromSrq) {
-      qp.rq.pop(dev.recvScratch);
-    }
-    haveRecv = false;
-    recvOffset = 0;
   }
 
   private Step checkLength(Packet p) {
@@ -371,7 +343,7 @@ final class Responder {
       return Step.ERR_BAD_LENGTH;
     }
     if (op.is(Flag.SEND)) {
-      return recvOffset + (long) len > recv.totalLength() ? Step.ERR_LENGTH : Step.CHK_RKEY;
+      return recvs.offset + (long) len > recvs.recv.totalLength() ? Step.ERR_LENGTH : Step.CHK_RKEY;
     }
     if (op.is(Flag.START)) {
       long total = p.rethLength();
@@ -439,10 +411,10 @@ final class Responder {
     Opcode op = p.opcode;
     int len = p.payloadLength;
     if (op.is(Flag.SEND)) {
-      if (len > 0 && !scatter(recv, recvOffset, p, len)) {
+      if (len > 0 && !recvs.scatter(recvs.offset, p, len)) {
         return Step.ERR_MALFORMED_WQE;
       }
-      recvOffset += len;
+      recvs.offset += len;
     } else if (op.is(Flag.WRITE)) {
       if (op.is(Flag.START)) {
         writeVa = rVa;
@@ -464,54 +436,19 @@ final class Responder {
     return op.is(Flag.COMP) ? Step.COMPLETE : Step.ACKNOWLEDGE;
   }
 
-  /** Scatters {@code len} payload bytes at message offset {@code offset} into a receive WQE. */
-  private boolean scatter(RecvWqe w, int offset, Packet p, int len) {
-    ByteBuffer src = frames.payload(p, len);
-    int pos = src.position();
-    AbstractProtectionDomain pd = qp.srq != null ? (AbstractProtectionDomain) qp.srq.pd() : qp.pd;
-    int sge = 0;
-    int off = offset;
-    int n = w.numSge();
-    while (sge < n && off >= w.length(sge)) {
-      off -= w.length(sge);
-      sge++;
-    }
-    int left = len;
-    while (left > 0) {
-      while (sge < n && off >= w.length(sge)) {
-        off = 0;
-        sge++;
-      }
-      if (sge >= n) {
-        return false;
-      }
-      int chunk = Math.min(left, w.length(sge) - off);
-      long addr = w.addr(sge) + off;
-      SoftMemoryRegion m = qp.memory.byLkey(w.lkey(sge));
-      if (m == null || m.softPd() != pd || !m.allows(Access.LOCAL_WRITE) || !m.contains(addr, chunk)) {
-        return false;
-      }
-      m.copyIn(addr, src, pos, chunk);
-      pos += chunk;
-      off += chunk;
-      left -= chunk;
-    }
-    return true;
-  }
-
   private Step complete(Packet p) {
     Opcode op = p.opcode;
     boolean write = op.is(Flag.WRITE);
     WorkCompletion wc = dev.wc;
-    wc.reset(recv.wrId(), WcStatus.SUCCESS, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, qp.qpn);
-    wc.byteLen(write ? (int) writeTotal : recvOffset);
+    wc.reset(recvs.recv.wrId(), WcStatus.SUCCESS, write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, qp.qpn);
+    wc.byteLen(write ? (int) writeTotal : recvs.offset);
     if (op.is(Flag.IMM)) {
       wc.withImm(p.imm());
     }
     if (dc) {
       wc.source(replyQpn, p.slid, p.sl, false);
     }
-    releaseRecv();
+    recvs.release();
     if (!qp.recvCq.push(wc, p.solicited)) {
       return Step.ERR_CQ_OVERFLOW;
     }
@@ -629,6 +566,8 @@ final class Responder {
           case SEQUENCE_ERROR -> dev.counters.inc(IbCounters.Counter.DROP_OUT_OF_SEQUENCE);
           // IBA 9.7.5.2.8: behind an RNR NAK the requester resends from the NAKed PSN; no NAK.
           case RNR -> dev.counters.inc(IbCounters.Counter.DROP_BEHIND_RNR);
+          // Seed 002 §3.1: likewise behind a stop request; the resend starts at the stopped PSN.
+          case STOPPED -> dev.counters.inc(IbCounters.Counter.DROP_BEHIND_STOP);
         }
         return Step.DONE;
       case ERR_RNR:
@@ -636,6 +575,11 @@ final class Responder {
         if (uc) {
           dropMessage();
           dev.counters.inc(IbCounters.Counter.DROP_NO_RECEIVE);
+          return Step.DONE;
+        }
+        // Seed 002 §3.1: with stop-resend an empty SRQ drops the request and stops its sender; the
+        // sender's bit in the SRQ's table gets it a resend request once receives are posted.
+        if (qp.srqFlow != null && stopSender(p)) {
           return Step.DONE;
         }
         nak = Nak.RNR;
@@ -657,7 +601,7 @@ final class Responder {
         return Step.DONE;
       case ERR_LENGTH:
         // Receive buffer too small: LOC_LEN_ERR here, REM_INV_REQ_ERR at the requester, both ERR.
-        completeRecvError(WcStatus.LOC_LEN_ERR);
+        recvs.completeError(WcStatus.LOC_LEN_ERR);
         if (uc) {
           dropMessage();
           return Step.DONE;
@@ -674,7 +618,7 @@ final class Responder {
         return Step.DONE;
       case ERR_MALFORMED_WQE:
         // Receive WQE with a bad lkey, range or access: LOC_PROT_ERR here, REM_OP_ERR there.
-        completeRecvError(WcStatus.LOC_PROT_ERR);
+        recvs.completeError(WcStatus.LOC_PROT_ERR);
         if (uc) {
           dropMessage();
           return Step.DONE;
@@ -694,6 +638,18 @@ final class Responder {
     }
   }
 
+  /** @return false if the sender does not fit the SRQ's table (then an RNR NAK goes instead) */
+  private boolean stopSender(Packet p) {
+    int slot = qp.srqFlow.stop(this, qp, out.responseLid(), out.responseQpn(), p.psn, qp.sl, dev.now);
+    if (slot < 0) {
+      return false;
+    }
+    nak = Nak.STOPPED;
+    stopSlot = slot;
+    out.sendStop(p.psn, qp.srqFlow.srqNum(), slot);
+    return true;
+  }
+
   void fatal(int nakCode, int nakPsn, AsyncEventType event) {
     out.flushAck();
     out.sendAck(Aeth.nak(nakCode), nakPsn);
@@ -711,54 +667,6 @@ final class Responder {
   private void dropMessage() {
     dropMsg = true;
     opSeq = SEQ_NONE;
-    recvOffset = 0;
-  }
-
-  private void completeRecvError(WcStatus status) {
-    if (!haveRecv) {
-      return;
-    }
-    WorkCompletion wc = dev.wc;
-    wc.reset(recv.wrId(), status, WcOpcode.RECV, qp.qpn);
-    releaseRecv();
-    qp.recvCq.push(wc, false);
-  }
-
-  // ------------------------------------------------------------------ UD
-
-  private void receiveUd(Packet p) {
-    if (p.dethQkey() != qp.qkey) {
-      // C10-15: a Q_Key mismatch is dropped silently and counted (the port's qkey_viol_cntr).
-      dev.counters.inc(IbCounters.Counter.DROP_QKEY_VIOLATION);
-      return;
-    }
-    int len = p.payloadLength;
-    if (len > dev.params.portMtu) {
-      dev.counters.inc(IbCounters.Counter.DROP_MALFORMED);
-      return;
-    }
-    if (!acquireRecv()) {
-      dev.counters.inc(IbCounters.Counter.DROP_NO_RECEIVE);
-      return;
-    }
-    if (len + GRH_LENGTH > recv.totalLength()) {
-      completeRecvError(WcStatus.LOC_LEN_ERR); // the UD QP stays in RTS (CONFORMANCE.md)
-      return;
-    }
-    if (len > 0 && !scatter(recv, GRH_LENGTH, p, len)) {
-      completeRecvError(WcStatus.LOC_PROT_ERR);
-      return;
-    }
-    WorkCompletion wc = dev.wc;
-    wc.reset(recv.wrId(), WcStatus.SUCCESS, WcOpcode.RECV, qp.qpn);
-    wc.byteLen(len + GRH_LENGTH);
-    if (p.opcode.is(Flag.IMM)) {
-      wc.withImm(p.imm());
-    }
-    wc.source(p.dethSrcQp(), p.slid, p.sl, false);
-    releaseRecv();
-    if (!qp.recvCq.push(wc, p.solicited)) {
-      qp.error();
-    }
+    recvs.offset = 0;
   }
 }

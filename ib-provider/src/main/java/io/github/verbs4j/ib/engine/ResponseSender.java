@@ -6,6 +6,7 @@ import io.github.verbs4j.ib.wire.HeaderType;
 import io.github.verbs4j.ib.wire.Opcode;
 import io.github.verbs4j.ib.wire.Opcode.Op;
 import io.github.verbs4j.ib.wire.Opcode.Transport;
+import io.github.verbs4j.ib.wire.StopEth;
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.QpType;
@@ -102,11 +103,11 @@ final class ResponseSender {
     return dc ? Transport.DC : Transport.RC;
   }
 
-  private int responseLid() {
+  int responseLid() {
     return dc ? r.replyLid : qp.dlid;
   }
 
-  private int responseQpn() {
+  int responseQpn() {
     return dc ? r.replyQpn : qp.destQpn;
   }
 
@@ -195,6 +196,22 @@ final class ResponseSender {
     if (syndrome == Aeth.SYNDROME_ACK) {
       dev.counters.inc(IbCounters.Counter.ACKS_SENT);
     }
+  }
+
+  /**
+   * A seed-002 stop request for {@code stoppedPsn}, after any coalesced ACK (PSN order).
+   *
+   * @param stoppedPsn the dropped request's PSN
+   * @param srqNum the SRQ that was empty
+   * @param slot the sender's bit in its table
+   */
+  void sendStop(int stoppedPsn, int srqNum, int slot) {
+    flushAck();
+    Opcode op = Opcode.SRQ_STOP_REQUEST;
+    ByteBuf b = tx.claim(op, 0);
+    StopEth.write(b, op.offset(HeaderType.STOP_ETH), srqNum, slot);
+    tx.commit(b, op, responseLid(), qp.sl, responseQpn(), stoppedPsn, false, false, 0);
+    dev.counters.inc(IbCounters.Counter.SRQ_STOPS_SENT);
   }
 
   void sendAtomicAck(int ackedPsn, long orig) {

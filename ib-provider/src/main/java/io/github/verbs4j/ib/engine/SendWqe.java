@@ -6,9 +6,12 @@ import io.github.verbs4j.verbs.SendWr;
 import io.github.verbs4j.verbs.Sge;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.spi.AbstractContext;
+import io.github.verbs4j.verbs.spi.AbstractProtectionDomain;
 import io.github.verbs4j.verbs.spi.InlineData;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
+import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
 
 /**
@@ -152,5 +155,79 @@ final class SendWqe {
   /** @return an estimate of the bytes this slot holds, for the memory gauges */
   long footprint() {
     return 160L + addr.length * (8L + 4 + 4 + 8) + (inlineData == null ? 0 : inlineData.capacity());
+  }
+
+  /**
+   * Copies {@code len} bytes at message offset {@code offset} of the WQE's data into the packet.
+   *
+   * @return false if a region was deregistered after the post
+   */
+  boolean gather(int offset, ByteBuf b, int at, int len) {
+    ByteBuffer dst = b.internalNioBuffer(at, len);
+    int pos = dst.position();
+    if (inline) {
+      dst.put(pos, inlineData, offset, len);
+      return true;
+    }
+    int sge;
+    int sgeOff;
+    if (offset == cursorOffset) {
+      sge = cursorSge;
+      sgeOff = cursorSgeOffset;
+    } else {
+      sge = 0;
+      sgeOff = offset;
+      while (sge < numSge && sgeOff >= length[sge]) {
+        sgeOff -= length[sge];
+        sge++;
+      }
+    }
+    int left = len;
+    while (left > 0) {
+      while (sge < numSge && sgeOff >= length[sge]) {
+        sgeOff = 0;
+        sge++;
+      }
+      if (sge >= numSge) {
+        return false;
+      }
+      SoftMemoryRegion mr = mrs[sge];
+      if (mr == null || !mr.isValid()) {
+        return false; // deregistered after the post: the key no longer resolves
+      }
+      int n = Math.min(left, length[sge] - sgeOff);
+      mr.copyOut(addr[sge] + sgeOff, dst, pos, n);
+      pos += n;
+      sgeOff += n;
+      left -= n;
+    }
+    cursorOffset = offset + len;
+    cursorSge = sge;
+    cursorSgeOffset = sgeOff;
+    return true;
+  }
+
+  /**
+   * Checks the local SGEs once, before anything is sent: key, PD, bounds, and LOCAL_WRITE for the
+   * buffers a READ or atomic writes (rxe do_read / do_atomic report these as LOC_PROT_ERR).
+   */
+  WcStatus validate(MemoryDirectory memory, AbstractProtectionDomain pd) {
+    if (inline) {
+      return inlineSourceMissing ? WcStatus.LOC_PROT_ERR : WcStatus.SUCCESS;
+    }
+    boolean writes = isReadOrAtomic();
+    for (int i = 0; i < numSge; i++) {
+      if (length[i] == 0) {
+        continue;
+      }
+      SoftMemoryRegion mr = memory.byLkey(lkey[i]);
+      if (mr == null || mr.softPd() != pd || !mr.contains(addr[i], length[i])
+          || (writes && !mr.allows(Access.LOCAL_WRITE))) {
+        return WcStatus.LOC_PROT_ERR;
+      }
+      mrs[i] = mr;
+    }
+    validated = true;
+    return WcStatus.SUCCESS;
   }
 }

@@ -3,7 +3,8 @@ package io.github.verbs4j.ib.wire;
 /**
  * The headers a packet may carry after the BTH, in the order they appear on the wire (IBTA 9.2:
  * DETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt; the verbs4j DC header sits directly after the
- * BTH, where IBTA places the XRC header).
+ * BTH, where IBTA places the XRC header; the seed-002 flow-control headers are the only header of
+ * their packets).
  */
 public enum HeaderType {
   /** verbs4j DC header: DC access key, source DCI, connection epoch. */
@@ -19,7 +20,11 @@ public enum HeaderType {
   /** Atomic acknowledge extended transport header. */
   ATOMIC_ACK_ETH(AtomicAckEth.LENGTH, 0x20),
   /** Immediate data. */
-  IMM_DT(ImmDt.LENGTH, 0x40);
+  IMM_DT(ImmDt.LENGTH, 0x40),
+  /** verbs4j stop request header (seed 002). */
+  STOP_ETH(StopEth.LENGTH, 0x80),
+  /** verbs4j resend request header (seed 002). */
+  RESEND_ETH(ResendEth.LENGTH, 0x100);
 
   private final int length;
   private final int bit;

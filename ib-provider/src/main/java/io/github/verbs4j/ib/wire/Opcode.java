@@ -6,7 +6,9 @@ import static io.github.verbs4j.ib.wire.HeaderType.ATOMIC_ETH;
 import static io.github.verbs4j.ib.wire.HeaderType.DCETH;
 import static io.github.verbs4j.ib.wire.HeaderType.DETH;
 import static io.github.verbs4j.ib.wire.HeaderType.IMM_DT;
+import static io.github.verbs4j.ib.wire.HeaderType.RESEND_ETH;
 import static io.github.verbs4j.ib.wire.HeaderType.RETH;
+import static io.github.verbs4j.ib.wire.HeaderType.STOP_ETH;
 
 /**
  * The BTH opcodes the simulated HCA speaks, with what each one carries (the design of rxe's
@@ -14,6 +16,13 @@ import static io.github.verbs4j.ib.wire.HeaderType.RETH;
  * instead of switching on opcodes. The value is {@code transport base | operation} (IBTA 9.2.1):
  * RC {@code 0x00}, UC {@code 0x20}, UD {@code 0x60}, and DC {@code 0xC0} — in the range IBTA
  * leaves to manufacturers; a DC request carries a {@link DcEth} after the BTH, DC responses do not.
+ * The seed-002 SRQ flow-control packets ({@link #SRQ_STOP_REQUEST}, {@link #SRQ_RESEND_REQUEST})
+ * use the other manufacturer range, {@code 0xE0}: IBTA 9.2.1 gives {@code 110xxxxx} and {@code
+ * 111xxxxx} to manufacturers, DC already holds the first, and the RC codes left reserved in
+ * 1.2 ({@code 0x15..0x1F}) are partly taken by later revisions (SEND with invalidate {@code
+ * 0x16/0x17}, FLUSH {@code 0x1C}, ATOMIC WRITE {@code 0x1D}), so an RC-range code could collide
+ * with a real opcode. They are responses (they go to the completer) on an RC or DC
+ * connection.
  *
  * <p>Offsets count from the packet's first byte (the {@link Lrh}); the payload starts at {@link
  * #headerLength()}.
@@ -88,7 +97,13 @@ public enum Opcode {
   DC_ACKNOWLEDGE(Transport.DC, Op.ACKNOWLEDGE, RC_ACKNOWLEDGE),
   DC_ATOMIC_ACKNOWLEDGE(Transport.DC, Op.ATOMIC_ACKNOWLEDGE, RC_ATOMIC_ACKNOWLEDGE),
   DC_COMPARE_SWAP(Transport.DC, Op.COMPARE_SWAP, RC_COMPARE_SWAP),
-  DC_FETCH_ADD(Transport.DC, Op.FETCH_ADD, RC_FETCH_ADD);
+  DC_FETCH_ADD(Transport.DC, Op.FETCH_ADD, RC_FETCH_ADD),
+
+  /** Seed 002 stop request: the SRQ had no receive WQE; hold the stream at this PSN. */
+  SRQ_STOP_REQUEST(Transport.SRQ_FC, Op.SRQ_STOP, Flag.ACK | Flag.START | Flag.END | Flag.SRQ_STOP, STOP_ETH),
+  /** Seed 002 resend request: the SRQ has receive WQEs again; resume from this PSN. */
+  SRQ_RESEND_REQUEST(Transport.SRQ_FC, Op.SRQ_RESEND, Flag.ACK | Flag.START | Flag.END | Flag.SRQ_RESEND,
+      RESEND_ETH);
 
   /** Transport service of an opcode: the top three bits of its value (IBTA 9.2.1). */
   public enum Transport {
@@ -99,7 +114,9 @@ public enum Opcode {
     /** Unreliable datagram. */
     UD(0x60),
     /** Dynamically connected (verbs4j, manufacturer-specific range). */
-    DC(0xC0);
+    DC(0xC0),
+    /** Seed-002 SRQ flow control on RC and DC connections (verbs4j, manufacturer-specific range). */
+    SRQ_FC(0xE0);
 
     private final int base;
 
@@ -157,6 +174,10 @@ public enum Opcode {
     public static final int COMPARE_SWAP = 0x13;
     /** Fetch and add. */
     public static final int FETCH_ADD = 0x14;
+    /** {@link Transport#SRQ_FC}: stop request. */
+    public static final int SRQ_STOP = 0x00;
+    /** {@link Transport#SRQ_FC}: resend request. */
+    public static final int SRQ_RESEND = 0x01;
 
     private Op() {}
   }
@@ -193,6 +214,10 @@ public enum Opcode {
     public static final int IMM = 1 << 13;
     /** May carry a payload. */
     public static final int PAYLOAD = 1 << 14;
+    /** A seed-002 stop request. */
+    public static final int SRQ_STOP = 1 << 15;
+    /** A seed-002 resend request. */
+    public static final int SRQ_RESEND = 1 << 16;
 
     private Flag() {}
   }

@@ -22,6 +22,7 @@ public class SoftSharedReceiveQueue extends ReceiveQueue implements SharedReceiv
   final OpenSet qps = new OpenSet();
   private int limit;
   private volatile boolean closed;
+  private Object providerState;
 
   /**
    * @param pd the owning PD
@@ -99,6 +100,33 @@ public class SoftSharedReceiveQueue extends ReceiveQueue implements SharedReceiv
   @Override
   public ProtectionDomain pd() {
     return pd;
+  }
+
+  /**
+   * State a provider keeps with this SRQ beyond the queue itself (the ib provider's seed-002
+   * retransmission management table), created on first use. The SRQ's behaviour does not depend
+   * on it; providers that need none never call this.
+   *
+   * @param type the state's class
+   * @param create makes the state the first time
+   * @param <T> the state's type
+   * @return the state, the same object on every call with the same type
+   * @throws ClassCastException if a state of another type was created before
+   */
+  public synchronized <T> T providerState(Class<T> type, java.util.function.Supplier<T> create) {
+    if (providerState == null) {
+      providerState = create.get();
+    }
+    return type.cast(providerState);
+  }
+
+  /**
+   * @param type the state's class
+   * @param <T> the state's type
+   * @return the state {@link #providerState(Class, java.util.function.Supplier)} created, or null
+   */
+  public synchronized <T> T providerStateOrNull(Class<T> type) {
+    return type.isInstance(providerState) ? type.cast(providerState) : null;
   }
 
   /** @return whether the SRQ is closed */

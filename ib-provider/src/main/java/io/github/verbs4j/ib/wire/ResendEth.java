@@ -1,0 +1,64 @@
+package io.github.verbs4j.ib.wire;
+
+import io.github.verbs4j.verbs.spi.wire.Psn;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * The header of a <em>resend request</em> (seed 002 §3.1–3.2, opcode {@link
+ * Opcode#SRQ_RESEND_REQUEST}), 8 bytes, big-endian, directly after the BTH. When the device, polling
+ * the shared receive queue, finds receive WQEs posted again, it sends one to each sender whose bit
+ * is set in the SRQ's retransmission management table and clears the bit. The BTH carries the
+ * stopped requester's QP as destination QP and the PSN its {@link StopEth stop request} named: the
+ * requester resumes its send stream from that PSN.
+ *
+ * <pre>
+ *  0                   1                   2                   3
+ *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ * +---------------+-----------------------------------------------+
+ * |    Version    |                 SRQ number                    |  0
+ * +---------------+-----------------------------------------------+
+ * |             Table slot (node * processes + process)           |  4
+ * +---------------------------------------------------------------+
+ * </pre>
+ *
+ * Version is {@link #VERSION}; the table slot is the bit this request cleared (the one the stop
+ * request set).
+ */
+public final class ResendEth {
+  /** Header length in bytes. */
+  public static final int LENGTH = 8;
+  /** Version byte, then the 24-bit SRQ number. */
+  public static final int VERSION_SRQ_OFFSET = 0;
+  /** 32-bit table slot. */
+  public static final int SLOT_OFFSET = 4;
+  /** The only version. */
+  public static final int VERSION = 1;
+
+  private ResendEth() {}
+
+  /**
+   * @param b buffer
+   * @param off header offset
+   * @param srqNum the responder's SRQ number (24 bits)
+   * @param slot the bit cleared in the SRQ's table
+   */
+  public static void write(ByteBuf b, int off, int srqNum, int slot) {
+    b.setInt(off + VERSION_SRQ_OFFSET, VERSION << 24 | (srqNum & Psn.MASK));
+    b.setInt(off + SLOT_OFFSET, slot);
+  }
+
+  /** @param b buffer @param off header offset @return the version byte */
+  public static int version(ByteBuf b, int off) {
+    return b.getUnsignedByte(off + VERSION_SRQ_OFFSET);
+  }
+
+  /** @param b buffer @param off header offset @return the SRQ number */
+  public static int srqNum(ByteBuf b, int off) {
+    return b.getInt(off + VERSION_SRQ_OFFSET) & Psn.MASK;
+  }
+
+  /** @param b buffer @param off header offset @return the table slot */
+  public static int slot(ByteBuf b, int off) {
+    return b.getInt(off + SLOT_OFFSET);
+  }
+}
