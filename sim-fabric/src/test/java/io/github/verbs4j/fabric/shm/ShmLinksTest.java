@@ -54,11 +54,11 @@ class ShmLinksTest {
   }
 
   private static ByteBuf payload(int sender, int seq, int len) {
-    ByteBuf b = Unpooled.directBuffer(len);
+    byte[] a = new byte[len];
     for (int i = 0; i < len; i++) {
-      b.writeByte(i < 4 ? (seq >>> (8 * i)) : (byte) (sender * 31 + seq * 7 + i));
+      a[i] = (byte) (i < 4 ? (seq >>> (8 * i)) : sender * 31 + seq * 7 + i);
     }
-    return b;
+    return Unpooled.directBuffer(len).writeBytes(a);
   }
 
   /** Sends until the ring takes it (a full ring says so and writes nothing). */
