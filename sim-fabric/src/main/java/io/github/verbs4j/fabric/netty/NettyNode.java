@@ -178,6 +178,9 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
       return;
     }
     shm = s;
+    if (group instanceof SharedIoEventLoop shared) {
+      shared.pollAlso(s::pollInline); // a polling caller reads the ring itself
+    }
     shmWatch = new AtomicIntegerArray(options.size() + 1);
     int linked = 0;
     for (int n = 1; n <= options.size(); n++) {

@@ -73,8 +73,14 @@ public final class ShmLinks implements AutoCloseable {
   private final Runnable drainTask = this::drain;
   private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
   private final ThreadLocal<UnsafeBuffer> sendView = ThreadLocal.withInitial(() -> new UnsafeBuffer(new byte[0]));
-  private final UnsafeBuffer readView = new UnsafeBuffer(new byte[0]); // poller thread only
+  private final UnsafeBuffer readView = new UnsafeBuffer(new byte[0]); // whoever holds `reading`
   private final ControlledMessageHandler reader = this::onMessage;
+  private final ControlledMessageHandler inlineReader = this::onMessageInline;
+  /** Held by whoever reads the ring (it has one consumer): the poller, or the fabric thread. */
+  private final AtomicBoolean reading = new AtomicBoolean();
+  private volatile long lastInlineNanos; // the fabric thread's last read of the ring
+  /** The poller leaves the ring to a fabric thread that read it this recently, ns. */
+  private static final long INLINE_LEASE_NANOS = 200_000;
   private final IdleStrategy idle;
   private final Thread poller;
   private volatile boolean running = true;
@@ -307,9 +313,41 @@ public final class ShmLinks implements AutoCloseable {
     }
   }
 
+  /**
+   * Fabric thread: reads the ring itself (a caller polling the fabric, {@code
+   * verbs.fabric.progress=caller}) and hands the frames to the sink at once, after what the poller
+   * queued before; the poller stays out while the fabric thread keeps reading.
+   *
+   * @return frames handed to the sink
+   */
+  public int pollInline() {
+    lastInlineNanos = System.nanoTime();
+    if (!reading.compareAndSet(false, true)) {
+      return 0;
+    }
+    try {
+      int n = 0;
+      ByteBuf f;
+      while ((f = inbox.poll()) != null) { // queued by the poller before: they go first
+        n++;
+        sink.accept(f);
+      }
+      return n + own.controlledRead(inlineReader, READ_LIMIT);
+    } finally {
+      reading.set(false);
+    }
+  }
+
   private void poll() {
     while (running) {
-      int n = own.controlledRead(reader, READ_LIMIT);
+      int n = 0;
+      if (System.nanoTime() - lastInlineNanos > INLINE_LEASE_NANOS && reading.compareAndSet(false, true)) {
+        try {
+          n = own.controlledRead(reader, READ_LIMIT);
+        } finally {
+          reading.set(false);
+        }
+      }
       if (n > 0 && drainScheduled.compareAndSet(false, true)) {
         try {
           loop.execute(drainTask);
@@ -325,17 +363,28 @@ public final class ShmLinks implements AutoCloseable {
     if (inbox.remainingCapacity() == 0) {
       return ControlledMessageHandler.Action.ABORT; // the fabric thread is behind: leave it in the ring
     }
+    inbox.offer(copy(buffer, index, length));
+    return ControlledMessageHandler.Action.CONTINUE;
+  }
+
+  /** Copies a frame out of the ring (whoever holds {@link #reading}). */
+  private ByteBuf copy(MutableDirectBuffer buffer, int index, int length) {
     ByteBuf f = alloc.directBuffer(length, length);
     if (f.hasMemoryAddress()) {
-      readView.wrap(f.memoryAddress(), length);
-      buffer.getBytes(index, readView, 0, length);
+      UnsafeBuffer v = readView;
+      v.wrap(f.memoryAddress(), length);
+      buffer.getBytes(index, v, 0, length);
       f.writerIndex(length);
     } else {
       byte[] tmp = new byte[length];
       buffer.getBytes(index, tmp);
       f.writeBytes(tmp);
     }
-    inbox.offer(f);
+    return f;
+  }
+
+  private ControlledMessageHandler.Action onMessageInline(int type, MutableDirectBuffer buffer, int index, int length) {
+    sink.accept(copy(buffer, index, length));
     return ControlledMessageHandler.Action.CONTINUE;
   }
 

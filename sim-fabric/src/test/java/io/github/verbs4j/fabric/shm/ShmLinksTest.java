@@ -107,6 +107,38 @@ class ShmLinksTest {
   }
 
   @Test
+  void aFabricThreadReadingTheRingItselfKeepsTheOrderWithThePoller() throws Exception {
+    ShmLinks a = links(1, ShmRing.MIN_CAPACITY);
+    ShmLinks b = links(2, ShmRing.MIN_CAPACITY);
+    a.attach(2, b.address());
+    int frames = 3000;
+    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicInteger inline = new java.util.concurrent.atomic.AtomicInteger();
+    Thread caller = new Thread(() -> { // a caller polling now and then, on the fabric thread
+      while (!done.get()) {
+        try {
+          loop.submit(() -> inline.addAndGet(b.pollInline())).get();
+        } catch (Exception e) {
+          return;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos((inline.get() % 3) * 300_000L);
+      }
+    });
+    caller.start();
+    for (int i = 0; i < frames; i++) {
+      sendAll(a, 2, 1, payload(1, i, 100 + i % 500), i);
+    }
+    for (int i = 0; i < frames; i++) {
+      byte[] f = received.poll(30, TimeUnit.SECONDS);
+      assertNotNull(f, "frame " + i);
+      checkFrame(f, 1, 2, i, 100 + i % 500);
+    }
+    done.set(true);
+    caller.join();
+    assertTrue(inline.get() > 0, "the fabric thread read some frames itself");
+  }
+
+  @Test
   void largestFrameGoesThroughAndLargerOnesAreLeftToTheSocket() throws Exception {
     ShmLinks a = links(1, ShmRing.MIN_CAPACITY);
     ShmLinks b = links(2, ShmRing.MIN_CAPACITY);
