@@ -66,6 +66,9 @@ public final class FabricOptions {
   public static final Key SIZE = core("verbs.size", "-1", "number of ranks; -1 = SLURM_NTASKS, OMPI_COMM_WORLD_SIZE, else 1");
   /** Wall or modelled clocks. */
   public static final Key TIME = core("verbs.time", "wall", "node clocks: wall (System.nanoTime) or modelled (advanced by frames and charges)");
+  /** How the fabric's polling threads wait (verbs-api's key; the shared-memory receiver uses it). */
+  public static final Key IDLE_STRATEGY = core("verbs.idle-strategy", "backoff",
+      "how a polling thread waits when idle: backoff (200 spins, 50 yields, then parks from 10 us doubling to 1 ms), spin, yield or sleep (parks 1 ms)");
   /** The topology. */
   public static final Key TOPOLOGY = key("verbs.topology", "switch",
       "switch (one IB switch) or peach2[:rings=1|2,nodesPerRing=2..16,sliceBits=N] (PEACH2 E/W rings joined by S links)");
@@ -93,6 +96,9 @@ public final class FabricOptions {
   public static final Key PORT = key("verbs.fabric.port", "0", "netty: TCP port of the data listener; 0 = ephemeral");
   /** Directory for Unix domain sockets. */
   public static final Key UDS_DIR = key("verbs.fabric.uds-dir", "", "netty: parent of the private directory verbs4j-<user> (mode 0700) that holds the Unix domain socket files; empty = java.io.tmpdir");
+  /** Shared-memory rings to peers on this host. */
+  public static final Key SHM = key("verbs.fabric.shm", "off",
+      "netty: frames to peers on this host through shared-memory rings (/dev/shm): auto (peers on this host use them, others sockets), off, or required (open fails unless every peer is on this host)");
   /** Heartbeat interval. */
   public static final Key HEARTBEAT_MS = key("verbs.fabric.heartbeat-ms", "200", "netty: heartbeat interval to the coordinator, ms");
   /** Peer timeout. */
@@ -253,6 +259,8 @@ public final class FabricOptions {
     choice(v, PROGRESS, "thread", "caller");
     choice(v, TRANSPORT, "auto", "tcp", "uds");
     choice(v, IO, "auto", "epoll", "nio");
+    choice(v, SHM, "auto", "off", "required");
+    choice(v, IDLE_STRATEGY, "backoff", "spin", "yield", "sleep");
     choice(v, NETTY_JFR, "off", "netty");
     range(v, RANK, -1, FrameHeader.MAX_NODE_ID - 1);
     range(v, SIZE, -1, FrameHeader.MAX_NODE_ID);

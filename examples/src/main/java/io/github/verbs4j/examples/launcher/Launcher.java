@@ -110,6 +110,8 @@ public final class Launcher {
     List<String> cmd = new ArrayList<>();
     cmd.add(javaExecutable());
     cmd.add("--enable-native-access=ALL-UNNAMED");
+    cmd.add("--add-exports");
+    cmd.add("java.base/jdk.internal.misc=ALL-UNNAMED"); // Agrona's Unsafe: the fabric's shared-memory rings
     cmd.add("-Djava.awt.headless=true");
     cmd.addAll(job.jvmOptions());
     for (Map.Entry<String, String> e : job.properties().entrySet()) {

@@ -7,7 +7,10 @@ import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.conformance.FabricKit;
 import io.github.verbs4j.verbs.conformance.KitEnvironment;
 import io.github.verbs4j.verbs.conformance.LinkControl;
+import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -25,7 +28,9 @@ import java.util.Map;
  *       #NETTY_2PROC_INVOKER} the same with the callers running the engines and the fabric's I/O,
  *       for the classes that move data and wait for events; {@link #NETTY_2PROC_SHARED} with one
  *       engine thread per JVM and the fabric's event loops doing all the work, for RC traffic and
- *       data integrity. So every threading mode runs across processes.
+ *       data integrity. So every threading mode runs across processes. {@link #NETTY_2PROC_SHM}:
+ *       {@link #NETTY_2PROC} with the data frames in shared-memory rings ({@code
+ *       verbs.fabric.shm=required}), for RC traffic and data integrity.
  * </ul>
  *
  * <p>{@link #LOCAL} and {@link #NETTY_2PROC} can take a rank's link down ({@link #linkControl}).
@@ -54,7 +59,55 @@ final class IbKit {
   static final KitEnvironment NETTY_2PROC_SHARED = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator,
       Map.of("verbs.threading", "shared"), "shared");
 
+  /**
+   * {@link #NETTY_2PROC} with every data frame between the two processes in shared-memory rings
+   * ({@code verbs.fabric.shm=required}); the child JVM gets Agrona's {@code --add-exports}.
+   */
+  static final KitEnvironment NETTY_2PROC_SHM = new ChildJvmOptions(FabricKit.netty2Proc("ib", "verbs.ib.job",
+      IbKit::coordinator, Map.of("verbs.fabric.shm", "required"), "shm", IbKit::linkControl),
+      List.of("--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED"));
+
   private IbKit() {}
+
+  /** An environment with more options for its child JVMs. */
+  private record ChildJvmOptions(KitEnvironment env, List<String> more) implements KitEnvironment {
+    @Override
+    public String name() {
+      return env.name();
+    }
+
+    @Override
+    public VerbsConfig config(int rank, int size, String jobId) {
+      return env.config(rank, size, jobId);
+    }
+
+    @Override
+    public boolean peersInProcesses() {
+      return env.peersInProcesses();
+    }
+
+    @Override
+    public Duration timeout() {
+      return env.timeout();
+    }
+
+    @Override
+    public Map<String, String> childSystemProperties(String jobId) {
+      return env.childSystemProperties(jobId);
+    }
+
+    @Override
+    public LinkControl linkControl(Context ctx) {
+      return env.linkControl(ctx);
+    }
+
+    @Override
+    public List<String> childJvmOptions() {
+      List<String> all = new ArrayList<>(env.childJvmOptions());
+      all.addAll(more);
+      return all;
+    }
+  }
 
   /**
    * Fault injection on a context's port: its fabric node's own links ({@code FabricNode.links()}:

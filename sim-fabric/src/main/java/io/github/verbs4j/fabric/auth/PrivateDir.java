@@ -18,13 +18,14 @@ import java.util.regex.Pattern;
 /**
  * The user's private directory for the fabric's files: {@code <base>/verbs4j-<user>}, mode 0700,
  * where {@code base} is {@code verbs.fabric.uds-dir} or {@code java.io.tmpdir}. It holds the nodes'
- * Unix sockets ({@code n-<pid>-<rank>-<random>.sock}) and the job secret files of coordinators on
+ * Unix sockets ({@code n-<pid>-<rank>-<random>.sock}), their shared-memory rings ({@code
+ * n-<pid>-<rank>-<random>.ring}, in the directory of the same name under {@code /dev/shm}) and the job secret files of coordinators on
  * this host ({@code c-<port>-<pid>.key}, mode 0600). Every name carries the owning process's id:
  * files of processes that no longer run (killed, crashed) are stale and deleted by {@link
  * #cleanStale} when a node starts; each process deletes its own on close.
  */
 public final class PrivateDir {
-  private static final Pattern OWNED = Pattern.compile("n-(\\d+)-\\d+-[0-9a-f]+\\.sock|c-\\d+-(\\d+)\\.key");
+  private static final Pattern OWNED = Pattern.compile("n-(\\d+)-\\d+-[0-9a-f]+\\.(?:sock|ring)|c-\\d+-(\\d+)\\.key");
   /** The socket names of earlier versions, directly in java.io.tmpdir. */
   private static final Pattern LEGACY = Pattern.compile("verbs4j-(\\d+)-\\d+-[0-9a-f]+\\.sock");
 

@@ -13,6 +13,7 @@ import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.fabric.NodeDirectory;
 import io.github.verbs4j.fabric.coord.Coordinator;
 import io.github.verbs4j.fabric.coord.CoordinatorClient;
+import io.github.verbs4j.fabric.shm.ShmLinks;
 import io.github.verbs4j.fabric.fault.FaultInjector;
 import io.github.verbs4j.fabric.time.FabricScheduler;
 import io.github.verbs4j.fabric.time.LinkModel;
@@ -32,10 +33,13 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +81,11 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
   private final NettyMembership members;
   private final Outbox outbox;
   private TransitRouter router; // set by start, before open returns
+  private volatile ShmLinks shm; // verbs.fabric.shm: rings to peers on this host; set by start
+  private AtomicIntegerArray shmWatch; // 1 while a full ring's peer is watched for room
+  /** How often a full ring is looked at again, for the writability listeners, ns. */
+  private static final long SHM_RECHECK_NANOS = 50_000;
+  private static final String SHM_KEY = "verbs4j.fabric.shm/";
 
   private NettyNode(FabricOptions options, MeterRegistry registry) {
     super(options, new FabricMetrics(registry, "netty-rank-" + options.rank() + "-" + ProcessHandle.current().pid()),
@@ -151,8 +160,73 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     router = new TransitRouter(topology, model, metrics, members, outbox, w.nodeId(), options.size());
     attach(w.nodeId(), topology, model, options.size());
     members.connect(deadline);
+    linkShm(deadline);
     LOG.debug("node {} (rank {}/{}) connected over {} to {} peers", nodeId(), options.rank(), options.size(),
         transports.name(), options.size() - 1);
+  }
+
+  /**
+   * {@code verbs.fabric.shm}: every node publishes its ring (or {@code off}) in the job's key-value
+   * store; unless off, this node maps the rings of the peers on its host.
+   */
+  private void linkShm(long deadline) {
+    String mode = options.get(FabricOptions.SHM);
+    ShmLinks s = ShmLinks.open(options, nodeId(), loop, this::onShmFrame);
+    JobChannel job = members.job();
+    job.kvPut(SHM_KEY + nodeId(), (s == null ? "off" : s.address()).getBytes(StandardCharsets.UTF_8));
+    if (s == null) {
+      return;
+    }
+    shm = s;
+    if (group instanceof SharedIoEventLoop shared) {
+      shared.pollAlso(s::pollInline); // a polling caller reads the ring itself
+    }
+    shmWatch = new AtomicIntegerArray(options.size() + 1);
+    int linked = 0;
+    for (int n = 1; n <= options.size(); n++) {
+      if (n == nodeId()) {
+        continue;
+      }
+      long left = Math.max(1, deadline - System.nanoTime());
+      String a = new String(job.kvGet(SHM_KEY + n, Duration.ofNanos(left)), StandardCharsets.UTF_8);
+      if (s.attach(n, a)) {
+        linked++;
+      } else if ("required".equals(mode)) {
+        throw new FabricException("verbs.fabric.shm=required: node " + n + " (rank " + (n - 1) + ") has no shared-memory ring this process can map ("
+            + (a.equals("off") ? "it runs with verbs.fabric.shm=off" : "another host, or its ring does not map") + ")");
+      }
+    }
+    LOG.debug("node {}: shared-memory rings to {} of {} peers ({})", nodeId(), linked, options.size() - 1, s.file());
+  }
+
+  /** Fabric thread: a frame out of this node's ring. */
+  private void onShmFrame(ByteBuf frame) {
+    DropReason bad = FrameHeader.check(frame, 0, options.mtu(), nodeId());
+    if (bad == null && frame.readableBytes() != FrameHeader.LENGTH + FrameHeader.length(frame, 0)) {
+      bad = DropReason.TRUNCATED;
+    }
+    if (bad != null) {
+      metrics.drop(bad, Math.max(0, frame.readableBytes() - FrameHeader.LENGTH));
+      frame.release();
+      return;
+    }
+    header.decode(frame, 0);
+    receive(frame, 0);
+  }
+
+  /** Fabric thread: a frame whose header is decoded into {@link #header}, from a socket or a ring. */
+  private void receive(ByteBuf frame, int r) {
+    if (receivedOverDownLink(frame)) {
+      return;
+    }
+    if (header.type() == FrameHeader.TYPE_TRANSIT) {
+      if (router.onTransit(header, frame, r)) {
+        deliver(frame);
+      }
+      return;
+    }
+    frame.skipBytes(FrameHeader.LENGTH);
+    deliver(frame);
   }
 
   /**
@@ -183,6 +257,10 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
 
   /** A peer went down (membership): its held frame is dropped and the listeners hear it, on the loop. */
   void peerDown(int id) {
+    ShmLinks s = shm;
+    if (s != null) {
+      s.peerDown(id);
+    }
     loop.execute(() -> {
       dropHeld(id, DropReason.NODE_DOWN);
       notifyPeer(id, false);
@@ -211,17 +289,7 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
         frame.release();
         return;
       }
-      if (receivedOverDownLink(frame)) {
-        return;
-      }
-      if (header.type() == FrameHeader.TYPE_TRANSIT) {
-        if (router.onTransit(header, frame, r)) {
-          deliver(frame);
-        }
-        return;
-      }
-      frame.skipBytes(FrameHeader.LENGTH);
-      deliver(frame);
+      receive(frame, r);
     }
 
     @Override
@@ -307,6 +375,27 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
       return true;
     }
     int done = router.ownedHops(route, 0);
+    int next = router.nextNode(route, done);
+    ShmLinks s = shm;
+    int len = payload.readableBytes();
+    // A frame held back in wall time by the delay fault, or larger than the ring takes, keeps the socket.
+    if (s != null && s.fits(next, len) && (delay == 0 || clock.isModelled())) {
+      long time = model().advance(route, 0, done, sendTime + delay, len);
+      int type = done == route.hops() ? FrameHeader.TYPE_DATA : FrameHeader.TYPE_TRANSIT;
+      switch (s.send(next, type, flags, done, nodeId(), route.dst(), tag, payload, sendTime, time)) {
+        case SENT -> {
+          metrics.sent(len);
+          payload.release();
+          return true;
+        }
+        case FULL -> {
+          return drop(DropReason.BACKPRESSURE, payload);
+        }
+        default -> {
+          return drop(DropReason.NODE_DOWN, payload); // went down since fits()
+        }
+      }
+    }
     return outbox.send(members.peer(router.nextNode(route, done)), route, done, tag, flags, payload, sendTime, delay);
   }
 
@@ -329,8 +418,41 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
       return false;
     }
     Peer v = members.peer(router.via(dstNode));
+    ShmLinks s = shm;
+    if (s != null && s.linked(v.id)) {
+      boolean w = s.isWritable(v.id);
+      if (!w) {
+        watchShm(v.id);
+      }
+      return v.up && w;
+    }
     Channel ch = v.channel;
     return v.up && ch != null && ch.isWritable();
+  }
+
+  /**
+   * A peer's ring is too full to write: looks again every {@link #SHM_RECHECK_NANOS} on the event
+   * loop and tells the writability listeners when it has room (the ring has no event of its own).
+   */
+  private void watchShm(int peer) {
+    if (!hasWritabilityListeners() || !shmWatch.compareAndSet(peer, 0, 1)) {
+      return;
+    }
+    loop.schedule(() -> recheckShm(peer), SHM_RECHECK_NANOS, TimeUnit.NANOSECONDS);
+  }
+
+  private void recheckShm(int peer) {
+    ShmLinks s = shm;
+    if (isOpen() && s != null && s.linked(peer) && !s.isWritable(peer)) {
+      loop.schedule(() -> recheckShm(peer), SHM_RECHECK_NANOS, TimeUnit.NANOSECONDS);
+      return;
+    }
+    shmWatch.set(peer, 0);
+    for (int dst = 1; dst <= options.size(); dst++) {
+      if (dst != nodeId() && router.via(dst) == peer) {
+        notifyWritability(dst, true);
+      }
+    }
   }
 
   @Override
@@ -388,10 +510,12 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
 
   /**
    * @param dstNode a peer
-   * @return {@code tcp} or {@code uds}: the socket family of the connection to it, or {@code none}
+   * @return {@code shm} (its ring), or {@code tcp} or {@code uds}: the socket family of the
+   *     connection to it, or {@code none}
    */
   public String transportTo(int dstNode) {
-    return members.transportTo(dstNode);
+    ShmLinks s = shm;
+    return s != null && s.linked(dstNode) ? "shm" : members.transportTo(dstNode);
   }
 
   @Override
@@ -405,6 +529,10 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     if (!loop.inEventLoop()) {
       group.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS);
       outbox.close();
+    }
+    ShmLinks s = shm;
+    if (s != null) {
+      s.close();
     }
     failure = members.closeRest(failure);
     metrics.close();

@@ -59,6 +59,7 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   private static final int TERMINATED = 2;
   /** Tasks run per pass at most, so a task that keeps queueing tasks cannot hold a caller forever. */
   private static final int TASKS_PER_PASS = 4096;
+  private volatile IntSupplier extraInput; // pollAlso
   /** Longest blocking select of the background thread (it re-checks shutdown and callers after). */
   private static final long MAX_BLOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
   /** How long the background thread waits before trying again when a caller holds the loop. */
@@ -170,13 +171,28 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
     LockSupport.unpark(background);
   }
 
+  /**
+   * Sets more input each I/O pass reads as the loop's thread, after the sockets: the node's
+   * shared-memory ring ({@code verbs.fabric.shm}), so a polling caller reads it itself. Any thread.
+   *
+   * @param poll reads what arrived and returns how much, or null for none
+   */
+  void pollAlso(IntSupplier poll) {
+    extraInput = poll;
+  }
+
   /** One pass: I/O (blocking or not, per the context), then tasks and due timers. Driver only. */
   private int runIo(Context c) {
     if (!initialized) {
       initialized = true;
       handler.initialize();
     }
-    return handler.run(c) + runTasks();
+    int n = handler.run(c);
+    IntSupplier more = extraInput;
+    if (more != null) {
+      n += more.getAsInt();
+    }
+    return n + runTasks();
   }
 
   private int runTasks() {

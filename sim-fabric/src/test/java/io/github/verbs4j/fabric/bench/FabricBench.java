@@ -36,13 +36,14 @@ import java.util.concurrent.locks.LockSupport;
  * <pre>
  * mvn -q -pl sim-fabric test-compile dependency:build-classpath -Dmdep.outputFile=target/cp.txt
  * java -Dio.netty.leakDetection.level=disabled -cp sim-fabric/target/test-classes:sim-fabric/target/classes:$(cat sim-fabric/target/cp.txt) \
- *   io.github.verbs4j.fabric.bench.FabricBench [--transports tcp,uds] [--batches 5] [--batch-ms 400] [--sizes 8,64,4096,65536,1048576] [--out file]
+ *   io.github.verbs4j.fabric.bench.FabricBench [--transports tcp,uds,shm] [--batches 5] [--batch-ms 400] [--sizes 8,64,4096,65536,1048576] [--out file]
  * </pre>
  *
  * Ping-pong is driven from the event loops (each reply sends the next ping), one-way latency = round
  * trip / 2, median per batch. Streaming: the sender waits for writability (spin, yield, park) and
  * ends with a marker the receiver answers; bandwidth = payload bytes / time. Prints a Markdown
- * table: median of batch medians with the min..max of the batch medians.
+ * table: median of batch medians with the min..max of the batch medians. {@code shm}: the fabric
+ * with {@code verbs.fabric.shm=required} (frames in shared-memory rings), against raw Netty over UDS.
  */
 public final class FabricBench {
   static int[] sizes = {8, 64, 4096, 65536, 1 << 20};
@@ -91,14 +92,15 @@ public final class FabricBench {
 
   private static FabricOptions options(String transport, String coord, int rank) {
     return FabricOptions.from(Map.of("verbs.fabric", "netty", "verbs.coordinator", coord, "verbs.rank", Integer.toString(rank),
-        "verbs.size", "2", "verbs.fabric.transport", transport, "verbs.fabric.join-timeout-ms", "60000"), Map.of());
+        "verbs.size", "2", "verbs.fabric.transport", transport.equals("shm") ? "uds" : transport,
+        "verbs.fabric.shm", transport.equals("shm") ? "required" : "off", "verbs.fabric.join-timeout-ms", "60000"), Map.of());
   }
 
   // ---------------------------------------------------------------- child (echo + sink)
 
   private static void child(String transport, String coord) throws Exception {
     Transports t = Transports.choose("auto");
-    boolean uds = transport.equals("uds");
+    boolean uds = transport.equals("uds") || transport.equals("shm"); // shm: its raw baseline is Netty over UDS
     FabricNode node = Fabric.open(options(transport, coord, 1), new SimpleMeterRegistry());
     long[] frames = new long[1];
     CountDownLatch quit = new CountDownLatch(1);
@@ -194,7 +196,7 @@ public final class FabricBench {
 
   private static String run(String transport, int batches, long batchMs) throws Exception {
     Transports t = Transports.choose("auto");
-    boolean uds = transport.equals("uds");
+    boolean uds = transport.equals("uds") || transport.equals("shm"); // shm: its raw baseline is Netty over UDS
     String coord = "embedded:127.0.0.1:" + freePort();
     ChildJvm.Builder cb = ChildJvm.builder(FabricBench.class).name("bench-" + transport)
         .property("io.netty.leakDetection.level", "disabled").fastStartup(false)

@@ -65,10 +65,11 @@ class MultiProcessFabricIT {
 
   /**
    * @param transport {@code tcp}: coordinator started by the test helper; {@code uds}: rank 0 (this
-   *     JVM) starts it itself through {@code verbs.coordinator=embedded:127.0.0.1:PORT}
+   *     JVM) starts it itself through {@code verbs.coordinator=embedded:127.0.0.1:PORT}; {@code shm}:
+   *     as uds, with {@code verbs.fabric.shm=required} (every data frame through the rings)
    */
   @ParameterizedTest
-  @ValueSource(strings = {"tcp", "uds"})
+  @ValueSource(strings = {"tcp", "uds", "shm"})
   void processesExchangeFramesAndSurvivorsSeeAKilledPeerDown(String transport) throws Exception {
     String coordSpec;
     String childCoord;
@@ -82,7 +83,8 @@ class MultiProcessFabricIT {
       childCoord = coordSpec; // children are not rank 0: they only connect
     }
     Map<String, String> common = Map.of("verbs.fabric", "netty", "verbs.size", Integer.toString(SIZE),
-        "verbs.fabric.transport", transport, "verbs.fabric.heartbeat-ms", "100", "verbs.fabric.peer-timeout-ms", "2000",
+        "verbs.fabric.transport", transport.equals("shm") ? "uds" : transport,
+        "verbs.fabric.shm", transport.equals("shm") ? "required" : "off", "verbs.fabric.heartbeat-ms", "100", "verbs.fabric.peer-timeout-ms", "2000",
         "verbs.fabric.join-timeout-ms", "60000");
     for (int r = 1; r < SIZE; r++) {
       children.add(ChildJvm.builder(FabricChildMain.class).name(transport + "-rank" + r).properties(common)
@@ -142,6 +144,16 @@ class MultiProcessFabricIT {
     await().atMost(10, TimeUnit.SECONDS).until(() -> downReports.containsAll(List.of("2 saw 4", "3 saw 4")));
     assertFalse(node.isWritable(4));
     assertFalse(node.send(4, node.alloc().buffer().writeInt(0)));
+    if (transport.equals("shm")) {
+      // The killed process could not delete its ring: the survivors did when they saw it down.
+      java.nio.file.Path dir = io.github.verbs4j.fabric.shm.ShmLinks.directory(FabricOptions.from(mine, Map.of()));
+      String prefix = "n-" + victim.process().pid() + "-";
+      await().atMost(10, TimeUnit.SECONDS).until(() -> {
+        try (var files = java.nio.file.Files.list(dir)) {
+          return files.noneMatch(f -> f.getFileName().toString().startsWith(prefix));
+        }
+      });
+    }
 
     for (int dst = 2; dst < SIZE; dst++) {
       node.send(dst, 0, node.alloc().buffer(4).writeInt(FabricChildMain.QUIT));

@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A child JVM on the current test classpath, for multi-process tests. It runs {@code mainClass}
- * with the running JVM's {@code java} binary, {@code --enable-native-access=ALL-UNNAMED}, the
+ * with the running JVM's {@code java} binary, {@code --enable-native-access=ALL-UNNAMED}, {@code --add-exports
+ * java.base/jdk.internal.misc=ALL-UNNAMED} (Agrona, for {@code verbs.fabric.shm}), the
  * given {@code -D} properties and arguments; stdout and stderr go to {@code
  * target/child-jvms/<name>.log}. {@link #close()} kills it and all its descendants (SIGKILL).
  *
@@ -147,6 +148,8 @@ public final class ChildJvm implements AutoCloseable {
       List<String> cmd = new ArrayList<>();
       cmd.add(java);
       cmd.add("--enable-native-access=ALL-UNNAMED");
+      cmd.add("--add-exports");
+      cmd.add("java.base/jdk.internal.misc=ALL-UNNAMED"); // Agrona's Unsafe: the shared-memory rings
       if (fastStartup) {
         cmd.add("-XX:+UseSerialGC");
         cmd.add("-XX:TieredStopAtLevel=1");

@@ -45,6 +45,11 @@ public abstract class PeerKilledScenario {
   /** @return a coordinator for the three processes, started in this JVM */
   protected abstract FabricKit.Started startCoordinator();
 
+  /** @return settings added to every rank's configuration (a transport variant); none by default */
+  protected Map<String, String> extraSettings() {
+    return Map.of();
+  }
+
   private Map<String, String> config(String coordinator, int rank) {
     Map<String, String> m = new HashMap<>();
     m.put("verbs.provider", provider());
@@ -53,6 +58,7 @@ public abstract class PeerKilledScenario {
     m.put("verbs.rank", Integer.toString(rank));
     m.put("verbs.size", "3");
     m.put("verbs.fabric.heartbeat-ms", "100");
+    m.putAll(extraSettings());
     return m;
   }
 
@@ -68,6 +74,8 @@ public abstract class PeerKilledScenario {
       List<String> cmd = new ArrayList<>();
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.add("--enable-native-access=ALL-UNNAMED");
+      cmd.add("--add-exports");
+      cmd.add("java.base/jdk.internal.misc=ALL-UNNAMED"); // Agrona: the fabric's shared-memory rings
       cmd.add("-Xmx256m");
       config(coordinator, rank).forEach((k, v) -> cmd.add("-D" + k + "=" + v));
       cmd.add("-cp");

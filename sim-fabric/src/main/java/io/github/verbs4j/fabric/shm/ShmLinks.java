@@ -1,0 +1,449 @@
+package io.github.verbs4j.fabric.shm;
+
+import io.github.verbs4j.fabric.FabricException;
+import io.github.verbs4j.fabric.FabricOptions;
+import io.github.verbs4j.fabric.FrameHeader;
+import io.github.verbs4j.fabric.auth.PrivateDir;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.ControlledMessageHandler;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A netty node's shared-memory links to the peers on its host ({@code verbs.fabric.shm}): one
+ * inbound ring per node, which every peer on the host writes into (many-to-one, Agrona's {@link
+ * ManyToOneRingBuffer} over a mapped file in {@code /dev/shm/verbs4j-<user>}, as Aeron IPC). A
+ * frame is its 32-byte header and payload, copied into the ring by the sending thread itself (any
+ * thread: the ring takes concurrent writers) and out of it by this node's poller thread, which waits
+ * by {@code verbs.idle-strategy} and hands frames to the node's fabric thread in batches: one task
+ * per batch, queued only when none is pending, so a busy receiver costs no system call per frame.
+ *
+ * <p>Peers find each other's rings through the job's key-value store ({@link #address()}); a peer is
+ * linked when its boot id and host name are this host's and its ring maps. Which frames take a ring
+ * and what happens to the others is the node's choice ({@link #send}).
+ */
+public final class ShmLinks implements AutoCloseable {
+  /** What {@link #send} did. */
+  public enum Result {
+    /** In the destination's ring. */
+    SENT,
+    /** The ring is full: nothing written (back-pressure). */
+    FULL,
+    /** No ring to that node, or the frame is larger than its ring takes: use the socket. */
+    NOT_LINKED
+  }
+
+  private static final Logger LOG = LoggerFactory.getLogger(ShmLinks.class);
+  private static final int MSG_TYPE = 1;
+  private static final int INBOX = 4096;
+  private static final int READ_LIMIT = 64;
+
+  private final int self;
+  private final Path file;
+  private final ManyToOneRingBuffer own;
+  private final String address;
+  private final AtomicReferenceArray<ManyToOneRingBuffer> peers;
+  private final Path[] peerFiles;
+  private final Executor loop;
+  private final Consumer<ByteBuf> sink;
+  private final ManyToOneConcurrentArrayQueue<ByteBuf> inbox = new ManyToOneConcurrentArrayQueue<>(INBOX);
+  private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  private final Runnable drainTask = this::drain;
+  private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+  private final ThreadLocal<UnsafeBuffer> sendView = ThreadLocal.withInitial(() -> new UnsafeBuffer(new byte[0]));
+  private final UnsafeBuffer readView = new UnsafeBuffer(new byte[0]); // whoever holds `reading`
+  private final ControlledMessageHandler reader = this::onMessage;
+  private final ControlledMessageHandler inlineReader = this::onMessageInline;
+  /** Held by whoever reads the ring (it has one consumer): the poller, or the fabric thread. */
+  private final AtomicBoolean reading = new AtomicBoolean();
+  private volatile long lastInlineNanos; // the fabric thread's last read of the ring
+  /** The poller leaves the ring to a fabric thread that read it this recently, ns. */
+  private static final long INLINE_LEASE_NANOS = 200_000;
+  private final IdleStrategy idle;
+  private final Thread poller;
+  private volatile boolean running = true;
+
+  /**
+   * Creates this node's ring in the private directory and starts its poller.
+   *
+   * @param dir the private directory the ring file goes in
+   * @param capacity ring data bytes, a power of two ({@link #capacityFor})
+   * @param self this node's id
+   * @param size the number of nodes
+   * @param idle how the poller waits
+   * @param loop the node's fabric thread, where {@code sink} runs
+   * @param sink takes each received frame (header and payload) and owns it
+   */
+  public ShmLinks(Path dir, int capacity, int self, int size, IdleStrategy idle, Executor loop, Consumer<ByteBuf> sink) {
+    this.self = self;
+    this.loop = loop;
+    this.sink = sink;
+    this.idle = idle;
+    this.peers = new AtomicReferenceArray<>(size + 1);
+    this.peerFiles = new Path[size + 1];
+    this.file = dir.resolve("n-" + ProcessHandle.current().pid() + "-" + (self - 1) + "-"
+        + Integer.toHexString(ThreadLocalRandom.current().nextInt()) + ".ring");
+    this.own = ShmRing.create(file, capacity);
+    this.address = hostId() + "\n" + file;
+    this.poller = new DefaultThreadFactory("verbs4j-shm-node" + self, true).newThread(this::poll);
+    poller.start();
+  }
+
+  /**
+   * Opens the links a node's options ask for.
+   *
+   * @param options the node's options
+   * @param self this node's id
+   * @param loop the node's fabric thread
+   * @param sink takes each received frame
+   * @return the links, or null with {@code verbs.fabric.shm=off}
+   */
+  public static ShmLinks open(FabricOptions options, int self, Executor loop, Consumer<ByteBuf> sink) {
+    String mode = options.get(FabricOptions.SHM);
+    if ("off".equals(mode)) {
+      return null;
+    }
+    if (!available()) {
+      if ("required".equals(mode)) {
+        throw new FabricException("verbs.fabric.shm=required: Agrona cannot reach jdk.internal.misc.Unsafe in this JVM; "
+            + "start it with --add-exports java.base/jdk.internal.misc=ALL-UNNAMED");
+      }
+      LOG.info("verbs.fabric.shm=auto: shared-memory rings off (start the JVM with --add-exports java.base/jdk.internal.misc=ALL-UNNAMED)");
+      return null;
+    }
+    Path dir = directory(options);
+    PrivateDir.cleanStale(dir);
+    return new ShmLinks(dir, capacityFor(options.mtu()), self, options.size(), idleStrategy(options.get(FabricOptions.IDLE_STRATEGY)),
+        loop, sink);
+  }
+
+  /**
+   * @param options the options
+   * @return {@code /dev/shm/verbs4j-<user>} where {@code /dev/shm} exists, else the socket directory
+   */
+  public static Path directory(FabricOptions options) {
+    return PrivateDir.of(Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" : options.get(FabricOptions.UDS_DIR));
+  }
+
+  /**
+   * @param mtu the fabric's largest payload
+   * @return the ring capacity that takes whole frames of that size (at most 16 MiB)
+   */
+  public static int capacityFor(int mtu) {
+    return ShmRing.capacityFor(mtu);
+  }
+
+  /**
+   * @param name {@code verbs.idle-strategy}
+   * @return the poller's wait: the numbers of verbs-api's {@code IdleStrategyKey}
+   */
+  public static IdleStrategy idleStrategy(String name) {
+    return switch (name) {
+      case "spin" -> new BackoffIdleStrategy(Long.MAX_VALUE, 0, 1_000_000, 1_000_000);
+      case "yield" -> new BackoffIdleStrategy(0, Long.MAX_VALUE, 1_000_000, 1_000_000);
+      case "sleep" -> new BackoffIdleStrategy(0, 0, 1_000_000, 1_000_000);
+      default -> new BackoffIdleStrategy(200, 50, 10_000, 1_000_000);
+    };
+  }
+
+  /** @return whether Agrona's buffers work in this JVM (they need {@code jdk.internal.misc} exported) */
+  public static boolean available() {
+    try {
+      return new UnsafeBuffer(new byte[8]).getLong(0) == 0;
+    } catch (LinkageError e) {
+      return false;
+    }
+  }
+
+  /** @return what peers need to link to this node: host identity and ring file */
+  public String address() {
+    return address;
+  }
+
+  /** @return this node's ring file */
+  public Path file() {
+    return file;
+  }
+
+  /**
+   * Links to a peer's ring if it is on this host.
+   *
+   * @param node the peer
+   * @param peerAddress its {@link #address()}
+   * @return whether frames to it now go through its ring
+   */
+  public boolean attach(int node, String peerAddress) {
+    int nl = peerAddress.lastIndexOf('\n');
+    String host = hostId();
+    if (nl < 0 || "/".equals(host) || !peerAddress.substring(0, nl).equals(host)) {
+      return false;
+    }
+    Path f = Path.of(peerAddress.substring(nl + 1));
+    ManyToOneRingBuffer r = ShmRing.map(f);
+    if (r == null) {
+      return false;
+    }
+    peerFiles[node] = f;
+    peers.set(node, r);
+    return true;
+  }
+
+  /**
+   * @param node a node
+   * @return whether frames to it go through its ring
+   */
+  public boolean linked(int node) {
+    return node > 0 && node < peers.length() && peers.get(node) != null;
+  }
+
+  /**
+   * @param node a node
+   * @param payloadBytes a frame's payload length
+   * @return whether a frame of that size to it goes through its ring
+   */
+  public boolean fits(int node, int payloadBytes) {
+    ManyToOneRingBuffer r = node > 0 && node < peers.length() ? peers.get(node) : null;
+    return r != null && FrameHeader.LENGTH + payloadBytes <= r.maxMsgLength();
+  }
+
+  /**
+   * Any thread: writes one frame into {@code node}'s ring. Does not take ownership of {@code payload}.
+   *
+   * @return {@link Result#SENT}, {@link Result#FULL} or {@link Result#NOT_LINKED}
+   */
+  public Result send(int node, int type, int flags, int hops, int src, int dst, int tag, ByteBuf payload, long sendTime,
+      long arrival) {
+    ManyToOneRingBuffer r = node < peers.length() ? peers.get(node) : null;
+    int len = payload.readableBytes();
+    if (r == null || FrameHeader.LENGTH + len > r.maxMsgLength()) {
+      return Result.NOT_LINKED;
+    }
+    int at = r.tryClaim(MSG_TYPE, FrameHeader.LENGTH + len);
+    if (at < 0) {
+      return Result.FULL;
+    }
+    AtomicBuffer b = r.buffer();
+    try {
+      b.putByte(at + FrameHeader.VERSION_OFFSET, (byte) FrameHeader.VERSION);
+      b.putByte(at + FrameHeader.TYPE_OFFSET, (byte) type);
+      b.putByte(at + FrameHeader.FLAGS_OFFSET, (byte) flags);
+      b.putByte(at + FrameHeader.HOPS_OFFSET, (byte) hops);
+      b.putShort(at + FrameHeader.SRC_OFFSET, (short) src, ByteOrder.BIG_ENDIAN);
+      b.putShort(at + FrameHeader.DST_OFFSET, (short) dst, ByteOrder.BIG_ENDIAN);
+      b.putShort(at + FrameHeader.TAG_OFFSET, (short) tag, ByteOrder.BIG_ENDIAN);
+      b.putShort(at + FrameHeader.RESERVED_OFFSET, (short) 0);
+      b.putInt(at + FrameHeader.LENGTH_OFFSET, len, ByteOrder.BIG_ENDIAN);
+      b.putLong(at + FrameHeader.SEND_TIME_OFFSET, sendTime, ByteOrder.BIG_ENDIAN);
+      b.putLong(at + FrameHeader.ARRIVAL_TIME_OFFSET, arrival, ByteOrder.BIG_ENDIAN);
+      copyIn(b, at + FrameHeader.LENGTH, payload, len);
+    } catch (RuntimeException e) {
+      r.abort(at);
+      throw e;
+    }
+    r.commit(at);
+    return Result.SENT;
+  }
+
+  private void copyIn(AtomicBuffer b, int at, ByteBuf payload, int len) {
+    if (len == 0) {
+      return;
+    }
+    int from = payload.readerIndex();
+    if (payload.hasMemoryAddress()) {
+      UnsafeBuffer v = sendView.get();
+      v.wrap(payload.memoryAddress() + from, len);
+      b.putBytes(at, v, 0, len);
+    } else if (payload.hasArray()) {
+      b.putBytes(at, payload.array(), payload.arrayOffset() + from, len);
+    } else {
+      int off = at;
+      for (ByteBuffer bb : payload.nioBuffers(from, len)) {
+        int n = bb.remaining();
+        b.putBytes(off, bb, bb.position(), n);
+        off += n;
+      }
+    }
+  }
+
+  /**
+   * @param node a linked peer
+   * @return whether its ring is less than half full
+   */
+  public boolean isWritable(int node) {
+    ManyToOneRingBuffer r = peers.get(node);
+    return r != null && r.size() < r.capacity() / 2;
+  }
+
+  /**
+   * A peer is gone: frames to it no longer go through its ring, and its file (which a killed
+   * process could not delete) is deleted.
+   *
+   * @param node the peer
+   */
+  public void peerDown(int node) {
+    if (node <= 0 || node >= peers.length()) {
+      return;
+    }
+    peers.set(node, null);
+    Path f = peerFiles[node];
+    if (f != null) {
+      delete(f);
+    }
+  }
+
+  /**
+   * Fabric thread: reads the ring itself (a caller polling the fabric, {@code
+   * verbs.fabric.progress=caller}) and hands the frames to the sink at once, after what the poller
+   * queued before; the poller stays out while the fabric thread keeps reading.
+   *
+   * @return frames handed to the sink
+   */
+  public int pollInline() {
+    lastInlineNanos = System.nanoTime();
+    if (!reading.compareAndSet(false, true)) {
+      return 0;
+    }
+    try {
+      int n = 0;
+      ByteBuf f;
+      while ((f = inbox.poll()) != null) { // queued by the poller before: they go first
+        n++;
+        sink.accept(f);
+      }
+      return n + own.controlledRead(inlineReader, READ_LIMIT);
+    } finally {
+      reading.set(false);
+    }
+  }
+
+  private void poll() {
+    while (running) {
+      int n = 0;
+      if (System.nanoTime() - lastInlineNanos > INLINE_LEASE_NANOS && reading.compareAndSet(false, true)) {
+        try {
+          n = own.controlledRead(reader, READ_LIMIT);
+        } finally {
+          reading.set(false);
+        }
+      }
+      if (n > 0 && drainScheduled.compareAndSet(false, true)) {
+        try {
+          loop.execute(drainTask);
+        } catch (RejectedExecutionException closed) {
+          return;
+        }
+      }
+      idle.idle(n);
+    }
+  }
+
+  private ControlledMessageHandler.Action onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
+    if (inbox.remainingCapacity() == 0) {
+      return ControlledMessageHandler.Action.ABORT; // the fabric thread is behind: leave it in the ring
+    }
+    inbox.offer(copy(buffer, index, length));
+    return ControlledMessageHandler.Action.CONTINUE;
+  }
+
+  /** Copies a frame out of the ring (whoever holds {@link #reading}). */
+  private ByteBuf copy(MutableDirectBuffer buffer, int index, int length) {
+    ByteBuf f = alloc.directBuffer(length, length);
+    if (f.hasMemoryAddress()) {
+      UnsafeBuffer v = readView;
+      v.wrap(f.memoryAddress(), length);
+      buffer.getBytes(index, v, 0, length);
+      f.writerIndex(length);
+    } else {
+      byte[] tmp = new byte[length];
+      buffer.getBytes(index, tmp);
+      f.writeBytes(tmp);
+    }
+    return f;
+  }
+
+  private ControlledMessageHandler.Action onMessageInline(int type, MutableDirectBuffer buffer, int index, int length) {
+    sink.accept(copy(buffer, index, length));
+    return ControlledMessageHandler.Action.CONTINUE;
+  }
+
+  /** Fabric thread: hands the received frames to the sink. */
+  private void drain() {
+    drainScheduled.set(false); // before polling: a frame queued from now on schedules another drain
+    ByteBuf f;
+    int n = 0;
+    while (n < INBOX && (f = inbox.poll()) != null) {
+      n++;
+      sink.accept(f);
+    }
+    if (!inbox.isEmpty() && drainScheduled.compareAndSet(false, true)) {
+      loop.execute(drainTask);
+    }
+  }
+
+  /** Stops the poller, deletes this node's ring file and drops what was not delivered. */
+  @Override
+  public void close() {
+    running = false;
+    try {
+      poller.join(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    delete(file);
+    for (int i = 0; i < peers.length(); i++) {
+      peers.set(i, null);
+    }
+    ByteBuf f;
+    while ((f = inbox.poll()) != null) {
+      f.release();
+    }
+  }
+
+  private static void delete(Path f) {
+    try {
+      Files.deleteIfExists(f);
+    } catch (IOException e) {
+      // gone or not ours: the next start's stale sweep takes it
+    }
+  }
+
+  /** This host's identity: its boot id (a reboot or another machine differs) and host name. */
+  static String hostId() {
+    return read("/proc/sys/kernel/random/boot_id") + "/" + read("/proc/sys/kernel/hostname");
+  }
+
+  private static String read(String f) {
+    try {
+      return Files.readString(Path.of(f), StandardCharsets.US_ASCII).trim();
+    } catch (IOException | RuntimeException e) {
+      return "";
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "ShmLinks{node=" + self + ", ring=" + file + "}";
+  }
+}

@@ -1,0 +1,228 @@
+package io.github.verbs4j.fabric.shm;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.verbs4j.fabric.FrameHeader;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The ring transport alone: two nodes' links in one JVM, the receiver's "fabric thread" an executor. */
+class ShmLinksTest {
+  @TempDir Path dir;
+  private ExecutorService loop;
+  private final LinkedBlockingQueue<byte[]> received = new LinkedBlockingQueue<>();
+  private final List<ShmLinks> open = new ArrayList<>();
+
+  @BeforeEach
+  void start() {
+    loop = Executors.newSingleThreadExecutor();
+  }
+
+  @AfterEach
+  void stop() {
+    open.forEach(ShmLinks::close);
+    loop.shutdownNow();
+  }
+
+  private ShmLinks links(int self, int capacity) {
+    ShmLinks l = new ShmLinks(dir, capacity, self, 8, ShmLinks.idleStrategy("backoff"), loop, f -> {
+      byte[] b = new byte[f.readableBytes()];
+      f.readBytes(b);
+      f.release();
+      received.add(b);
+    });
+    open.add(l);
+    return l;
+  }
+
+  private static ByteBuf payload(int sender, int seq, int len) {
+    byte[] a = new byte[len];
+    for (int i = 0; i < len; i++) {
+      a[i] = (byte) (i < 4 ? (seq >>> (8 * i)) : sender * 31 + seq * 7 + i);
+    }
+    return Unpooled.directBuffer(len).writeBytes(a);
+  }
+
+  /** Sends until the ring takes it (a full ring says so and writes nothing). */
+  private static void sendAll(ShmLinks from, int to, int src, ByteBuf p, int seq) {
+    while (true) {
+      ShmLinks.Result r = from.send(to, FrameHeader.TYPE_DATA, 0, 0, src, to, seq & 0xFFFF, p, seq, seq + 10);
+      if (r == ShmLinks.Result.SENT) {
+        p.release();
+        return;
+      }
+      assertEquals(ShmLinks.Result.FULL, r);
+      Thread.onSpinWait();
+    }
+  }
+
+  private static void checkFrame(byte[] f, int src, int dst, int seq, int len) {
+    ByteBuf b = Unpooled.wrappedBuffer(f);
+    FrameHeader h = new FrameHeader().decode(b, 0);
+    assertNull(FrameHeader.check(b, 0, 1 << 24, dst));
+    assertEquals(src, h.src());
+    assertEquals(dst, h.dst());
+    assertEquals(len, h.length());
+    assertEquals(seq & 0xFFFF, h.tag());
+    assertEquals(seq, h.sendTimeNanos());
+    assertEquals(seq + 10, h.arrivalTimeNanos());
+    ByteBuf expect = payload(src, seq, len);
+    assertEquals(expect, b.slice(FrameHeader.LENGTH, len));
+    expect.release();
+  }
+
+  @Test
+  void framesArriveInOrderByteExactThroughWrapAround() throws Exception {
+    ShmLinks a = links(1, ShmRing.MIN_CAPACITY);
+    ShmLinks b = links(2, ShmRing.MIN_CAPACITY);
+    assertTrue(a.attach(2, b.address()));
+    assertTrue(a.linked(2));
+    int frames = 3000; // ~ 3000 x 1.5 KiB: the 64 KiB ring wraps ~70 times
+    for (int i = 0; i < frames; i++) {
+      sendAll(a, 2, 1, payload(1, i, (i * 37) % 3000 + 1), i);
+    }
+    for (int i = 0; i < frames; i++) {
+      byte[] f = received.poll(30, TimeUnit.SECONDS);
+      assertNotNull(f, "frame " + i);
+      checkFrame(f, 1, 2, i, (i * 37) % 3000 + 1);
+    }
+  }
+
+  @Test
+  void aFabricThreadReadingTheRingItselfKeepsTheOrderWithThePoller() throws Exception {
+    ShmLinks a = links(1, ShmRing.MIN_CAPACITY);
+    ShmLinks b = links(2, ShmRing.MIN_CAPACITY);
+    a.attach(2, b.address());
+    int frames = 3000;
+    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicInteger inline = new java.util.concurrent.atomic.AtomicInteger();
+    Thread caller = new Thread(() -> { // a caller polling now and then, on the fabric thread
+      while (!done.get()) {
+        try {
+          loop.submit(() -> inline.addAndGet(b.pollInline())).get();
+        } catch (Exception e) {
+          return;
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos((inline.get() % 3) * 300_000L);
+      }
+    });
+    caller.start();
+    for (int i = 0; i < frames; i++) {
+      sendAll(a, 2, 1, payload(1, i, 100 + i % 500), i);
+    }
+    for (int i = 0; i < frames; i++) {
+      byte[] f = received.poll(30, TimeUnit.SECONDS);
+      assertNotNull(f, "frame " + i);
+      checkFrame(f, 1, 2, i, 100 + i % 500);
+    }
+    done.set(true);
+    caller.join();
+    assertTrue(inline.get() > 0, "the fabric thread read some frames itself");
+  }
+
+  @Test
+  void largestFrameGoesThroughAndLargerOnesAreLeftToTheSocket() throws Exception {
+    ShmLinks a = links(1, ShmRing.MIN_CAPACITY);
+    ShmLinks b = links(2, ShmRing.MIN_CAPACITY);
+    a.attach(2, b.address());
+    int max = ShmRing.MIN_CAPACITY / 8 - FrameHeader.LENGTH;
+    assertTrue(a.fits(2, max));
+    assertFalse(a.fits(2, max + 1));
+    sendAll(a, 2, 1, payload(1, 7, max), 7);
+    checkFrame(received.poll(30, TimeUnit.SECONDS), 1, 2, 7, max);
+    ByteBuf big = payload(1, 8, max + 1);
+    assertEquals(ShmLinks.Result.NOT_LINKED, a.send(2, FrameHeader.TYPE_DATA, 0, 0, 1, 2, 8, big, 0, 0));
+    big.release();
+    assertNull(received.poll(200, TimeUnit.MILLISECONDS));
+  }
+
+  @Test
+  void aOneMiBMtuRingTakesAWholeOneMiBFrame() throws Exception {
+    int cap = ShmLinks.capacityFor(1 << 20);
+    assertEquals(1 << 24, cap);
+    ShmLinks a = links(1, cap);
+    ShmLinks b = links(2, cap);
+    a.attach(2, b.address());
+    assertTrue(a.fits(2, 1 << 20));
+    sendAll(a, 2, 1, payload(1, 3, 1 << 20), 3);
+    checkFrame(received.poll(30, TimeUnit.SECONDS), 1, 2, 3, 1 << 20);
+  }
+
+  @Test
+  void manySendersKeepTheirOwnOrder() throws Exception {
+    ShmLinks target = links(5, ShmRing.MIN_CAPACITY);
+    int senders = 4;
+    int each = 2000;
+    List<Thread> threads = new ArrayList<>();
+    for (int s = 1; s <= senders; s++) {
+      ShmLinks l = links(s, ShmRing.MIN_CAPACITY);
+      assertTrue(l.attach(5, target.address()));
+      int src = s;
+      threads.add(new Thread(() -> {
+        for (int i = 0; i < each; i++) {
+          sendAll(l, 5, src, payload(src, i, 64 + i % 200), i);
+        }
+      }));
+    }
+    threads.forEach(Thread::start);
+    int[] next = new int[senders + 1];
+    for (int n = 0; n < senders * each; n++) {
+      byte[] f = received.poll(30, TimeUnit.SECONDS);
+      assertNotNull(f, "frame " + n);
+      int src = new FrameHeader().decode(Unpooled.wrappedBuffer(f), 0).src();
+      int seq = next[src]++;
+      checkFrame(f, src, 5, seq, 64 + seq % 200);
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertArrayEquals(new int[] {0, each, each, each, each}, next);
+  }
+
+  @Test
+  void ringFileIsPrivateAndRemovedOnCloseAndPeerDown() throws Exception {
+    ShmLinks a = links(1, ShmRing.MIN_CAPACITY);
+    ShmLinks b = links(2, ShmRing.MIN_CAPACITY);
+    assertEquals(PosixFilePermissions.fromString("rw-------"), Files.getPosixFilePermissions(b.file()));
+    assertTrue(b.file().getFileName().toString().matches("n-" + ProcessHandle.current().pid() + "-1-[0-9a-f]+\\.ring"));
+    a.attach(2, b.address());
+    a.peerDown(2);
+    assertFalse(a.linked(2));
+    assertFalse(Files.exists(b.file()));
+    ByteBuf p = payload(1, 1, 8);
+    assertEquals(ShmLinks.Result.NOT_LINKED, a.send(2, FrameHeader.TYPE_DATA, 0, 0, 1, 2, 1, p, 0, 0));
+    p.release();
+    Path own = a.file();
+    a.close();
+    assertFalse(Files.exists(own));
+  }
+
+  @Test
+  void aRingOfAnotherHostOrAMissingFileIsNotLinked() {
+    ShmLinks a = links(1, ShmRing.MIN_CAPACITY);
+    ShmLinks b = links(2, ShmRing.MIN_CAPACITY);
+    assertFalse(a.attach(2, "another-boot-id/elsewhere\n" + b.file()));
+    assertFalse(a.attach(3, ShmLinks.hostId() + "\n" + dir.resolve("n-1-2-ab.ring")));
+    assertFalse(a.attach(2, "off"));
+    assertFalse(a.linked(2));
+    assertFalse(a.linked(3));
+  }
+}
