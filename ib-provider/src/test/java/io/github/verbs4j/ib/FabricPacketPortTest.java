@@ -13,7 +13,9 @@ import io.github.verbs4j.fabric.FabricMetrics;
 import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.local.LocalNode;
 import io.github.verbs4j.ib.engine.PacketPort;
+import io.github.verbs4j.ib.wire.Bth;
 import io.github.verbs4j.ib.wire.Lrh;
+import io.github.verbs4j.ib.wire.Opcode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -92,8 +94,17 @@ class FabricPacketPortTest {
     for (int i = 0; i < total; i++) {
       p.writeByte(seed * 31 + i);
     }
-    Lrh.write(p, 0, 0, 0, b.nodeId(), a.nodeId(), total, noIcrc);
+    headers(p, 0, total, noIcrc);
     return p;
+  }
+
+  /**
+   * A well-formed LRH and BTH (a SEND_ONLY from a to b; the rest is the pattern), since the port
+   * checks every packet's headers on arrival.
+   */
+  private void headers(ByteBuf p, int at, int total, boolean noIcrc) {
+    Lrh.write(p, at, 0, 0, b.nodeId(), a.nodeId(), total, noIcrc);
+    Bth.write(p, at + Lrh.LENGTH, Opcode.RC_SEND_ONLY.value(), false, 0, Bth.DEFAULT_PKEY, 1, false, 0);
   }
 
   private void run() {
@@ -182,7 +193,7 @@ class FabricPacketPortTest {
     for (int i = 0; i < total; i++) {
       room.setByte(at + i, seed * 31 + i);
     }
-    Lrh.write(room, at, 0, 0, b.nodeId(), a.nodeId(), total, noIcrc);
+    headers(room, at, total, noIcrc);
     room.writerIndex(at + total);
     return ByteBufUtil.getBytes(room, at, total);
   }
