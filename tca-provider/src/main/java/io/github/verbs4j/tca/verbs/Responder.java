@@ -400,6 +400,7 @@ final class Responder {
         return;
       }
     }
+    ctx.counters().proxyServed(1);
     flushAck();
     try {
       if (len > 0 && !readData(ch, p, mr, len)) {
