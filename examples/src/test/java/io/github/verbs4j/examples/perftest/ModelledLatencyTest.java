@@ -66,6 +66,8 @@ class ModelledLatencyTest {
     // 2 B on the default link (200 ns, 12.5 GB/s, 100 ns switch) and HCA costs: RTT/2 ~ 0.8 us
     assertEquals(0.85, a.tTypical(), 0.1, a.toString());
     assertEquals(a.tTypical(), b.tTypical(), 0.01 * a.tTypical(), "run to run: " + a + " / " + b);
-    assertEquals(a.tAvg(), b.tAvg(), 0.01 * a.tAvg(), "run to run: " + a + " / " + b);
+    // Single iterations still move by one charge (~0.1 us) with which thread charges first on the
+    // threaded local fabric, so the mean repeats within a few per cent, not exactly (#18).
+    assertEquals(a.tAvg(), b.tAvg(), 0.05 * a.tAvg(), "run to run: " + a + " / " + b);
   }
 }
