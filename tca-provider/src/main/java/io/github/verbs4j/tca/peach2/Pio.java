@@ -27,24 +27,6 @@ public final class Pio {
   }
 
   /**
-   * Charges the CPU its part of a PIO write — the stores: one posted MMIO store ({@link
-   * Peach2Params#dmaDoorbellNs()}, the same kind of store as a doorbell) and the stores beyond the
-   * first dword — and says when the write leaves the board: the rest of {@link
-   * Peach2Params#pioNs(long)} later (the store's way through the root complex and the board), during
-   * which the CPU goes on.
-   *
-   * @return the modelled time the frames leave, or {@link Long#MIN_VALUE} on a wall clock
-   */
-  private long issue(long len) {
-    Peach2Params p = board.params();
-    HostClock clock = board.clock();
-    long total = p.pioNs(len);
-    long cpu = Math.min(total, p.dmaDoorbellNs() + total - p.pioIssueNs());
-    clock.charge(cpu);
-    return clock.isModelled() ? clock.nowNanos() + total - cpu : Long.MIN_VALUE;
-  }
-
-  /**
    * Stores {@code len} bytes of {@code src} at a global address.
    *
    * @param dst destination global address
@@ -54,7 +36,8 @@ public final class Pio {
    */
   public synchronized void write(long dst, ByteBuffer src, int index, int len) {
     check(dst, len);
-    long tlps = board.emit(dst, src, index, len, crc, issue(len));
+    board.clock().charge(board.params().pioNs(len));
+    long tlps = board.emit(dst, src, index, len, crc);
     count(dst, len, tlps);
   }
 
@@ -67,7 +50,8 @@ public final class Pio {
   public synchronized void writeLong(long dst, long value) {
     check(dst, 8);
     word.putLong(0, value);
-    long tlps = board.emit(dst, word, 0, 8, crc, issue(8));
+    board.clock().charge(board.params().pioNs(8));
+    long tlps = board.emit(dst, word, 0, 8, crc);
     count(dst, 8, tlps);
   }
 
@@ -80,7 +64,8 @@ public final class Pio {
   public synchronized void writeInt(long dst, int value) {
     check(dst, 4);
     word.putInt(0, value);
-    long tlps = board.emit(dst, word, 0, 4, crc, issue(4));
+    board.clock().charge(board.params().pioNs(4));
+    long tlps = board.emit(dst, word, 0, 4, crc);
     count(dst, 4, tlps);
   }
 

@@ -228,7 +228,6 @@ final class Responder {
       return;
     }
     ctx.scatterRecv(recv, 0, payload, at, len);
-    ctx.chargeCopy(len);
     if (!completeRecv(recv, WcOpcode.RECV, len, p.has(Packet.F_IMM), p.imm, p.has(Packet.F_SOLICITED), ch.peer,
         p.srcQpn)) {
       overflow(ch, p, uc);
@@ -254,7 +253,6 @@ final class Responder {
         return;
       }
       if (mr != null) {
-        ctx.chargeCopy(len);
         mr.copyIn(p.addr, payload, at, len); // held: a concurrent dereg cannot hand the memory to another user
       }
     } finally {
@@ -366,10 +364,9 @@ final class Responder {
       } else {
         ctx.scatterRecv(rdvRecv, 0, b, 0, body);
       }
-      ctx.chargeBounce(body);
+      ctx.chargeCopy(body);
     }
     if (tail > 0) {
-      ctx.chargeCopy(tail);
       if (rdvWrite) {
         rdvMr.copyIn(rdvAddr + body, payload, at, tail);
       } else {
@@ -400,7 +397,7 @@ final class Responder {
         return;
       }
     }
-    ctx.counters().proxyServed(1);
+    ctx.chargeProxy(0);
     flushAck();
     try {
       if (len > 0 && !readData(ch, p, mr, len)) {
@@ -443,7 +440,6 @@ final class Responder {
   private boolean readData(Channel ch, Packet p, TcaMemoryRegion mr, int len) {
     if (p.value == 0) {
       mr.copyOut(p.addr, ctx.scratch(len), 0, len);
-      ctx.chargeCopy(len);
       return mr.isValid();
     }
     for (int off = 0; off < len; off += READ_PIECE) {
@@ -486,7 +482,7 @@ final class Responder {
     } finally {
       mr.release();
     }
-    ctx.chargeAtomic();
+    ctx.chargeProxy(1);
     replayPsn[replayNext] = p.psn;
     replayValue[replayNext] = old;
     replayNext = (replayNext + 1) % Math.min(replayPsn.length, Math.max(1, maxDestRdAtomic));
@@ -565,7 +561,6 @@ final class Responder {
 
   private boolean completeRecv(RecvWqe r, WcOpcode op, int len, boolean imm, int immData, boolean solicited, int slid,
       int srcQp) {
-    ctx.chargeStore(); // the CQE
     wc.reset(r.wrId(), WcStatus.SUCCESS, op, qp.qpNum());
     wc.byteLen(len);
     if (imm) {
