@@ -70,7 +70,7 @@ public abstract class LossyLinkConformance extends AbstractConformance {
   private static final int REGION = Math.max(RESULTS + WINDOW * 8, COUNTER + 8);
 
   /** The least hang guard of this scenario: see {@link #guarded}. */
-  public static final Duration GUARD = Duration.ofMinutes(3);
+  public static final Duration GUARD = Duration.ofMinutes(5);
 
   /**
    * {@code env} with a hang guard of at least {@link #GUARD}: 100,000 messages over a fabric that
@@ -96,7 +96,7 @@ public abstract class LossyLinkConformance extends AbstractConformance {
 
   /** Mixed traffic under faults: everything exactly once, byte-exact, FETCH_ADD results distinct. */
   @Test
-  @Timeout(value = 4, unit = TimeUnit.MINUTES) // beyond the build's 120 s default: the run's own guard is GUARD
+  @Timeout(value = 6, unit = TimeUnit.MINUTES) // beyond the build's default: the run's own guard is GUARD
   public void mixedTrafficOverLinksThatDropDuplicateAndCorruptFramesIsExactlyOnceAndByteExact() {
     twoSided("mixedTrafficOverLinksThatDropDuplicateAndCorruptFramesIsExactlyOnceAndByteExactBody", FAULTS);
   }
