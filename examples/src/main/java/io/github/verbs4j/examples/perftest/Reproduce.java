@@ -1,0 +1,196 @@
+package io.github.verbs4j.examples.perftest;
+
+import io.github.verbs4j.examples.common.ValidatesOptions;
+import io.github.verbs4j.examples.mp.MpConfig;
+import io.github.verbs4j.examples.mp.VerbsCommunicator;
+import io.github.verbs4j.verbs.Context;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * Runs a seed paper's experiments in modelled time and prints, for every figure of its section in
+ * {@code shared/SEEDS.md}, the paper's value, the model's and their ratio. The ranks are threads of
+ * this JVM on the in-JVM fabric ({@link InProcessRanks}); no launcher is needed. Seed 000 (TCA
+ * Verbs): the perftest programs on the tca provider, and atomics on the ib provider's ConnectX-3 QDR
+ * profile for the paper's comparison, plus a message-passing ping-pong.
+ */
+@Command(name = "reproduce", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Runs a seed paper's experiments in modelled time and prints paper | modelled | ratio "
+        + "for each of its figures.", "Example: ./verbs4j reproduce 000"})
+public final class Reproduce implements Callable<Integer>, ValidatesOptions {
+  @Spec
+  CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "SEED", description = "The seed: 000 (TCA Verbs over PEACH2).")
+  String seed;
+
+  @Option(names = "--lat-iters", paramLabel = "N", defaultValue = "300",
+      description = "Round trips per latency figure (default: ${DEFAULT-VALUE}).")
+  int latIters;
+
+  @Option(names = "--bw-iters", paramLabel = "N", defaultValue = "64",
+      description = "Messages per bandwidth figure (default: ${DEFAULT-VALUE}).")
+  int bwIters;
+
+  @Option(names = "--only", paramLabel = "TEXT",
+      description = "Only the figures whose name contains TEXT (case-insensitive).")
+  String only;
+
+  @Option(names = "--md", paramLabel = "FILE", description = "Also write the table as Markdown to FILE.")
+  Path markdown;
+
+  private static final Map<String, String> MODELLED = Map.of("verbs.time", "modelled");
+  private static final Map<String, String> IB_QDR = Map.of("verbs.time", "modelled", "verbs.ib.profile", "connectx3-qdr");
+  private static final PrintStream NULL = new PrintStream(OutputStream.nullOutputStream());
+  private static final long MIB = 1 << 20;
+
+  /** One figure: what the paper says and how the model measures it. */
+  record Figure(String name, String unit, double paper, Measure measure) {}
+
+  /** One measured figure. */
+  record Row(Figure figure, double modelled) {
+    double ratio() {
+      return modelled / figure.paper();
+    }
+  }
+
+  @FunctionalInterface
+  interface Measure {
+    double run(Reproduce r) throws Exception;
+  }
+
+  @Override
+  public void validateOptions() {
+    if (!"000".equals(seed)) {
+      throw new ParameterException(spec.commandLine(), "SEED=" + seed + " must be 000 (TCA Verbs); seed 001's "
+          + "PEACH2 primitives are pinned by tca-provider's tests (docs/modelled-time.md)");
+    }
+    if (latIters < LatencyStats.MIN_ITERATIONS) {
+      throw new ParameterException(spec.commandLine(), "--lat-iters=" + latIters + " must be at least "
+          + LatencyStats.MIN_ITERATIONS);
+    }
+    if (bwIters < 1) {
+      throw new ParameterException(spec.commandLine(), "--bw-iters=" + bwIters + " must be at least 1");
+    }
+  }
+
+  /** @return seed 000's figures (CPU memory; the GPU columns need a device-memory option not built yet) */
+  static List<Figure> seed000() {
+    return List.of(
+        new Figure("tca Send/Recv latency, 2 B", "µs", 3.5, r -> r.latency("tca", MODELLED, SendLat::new, 2)),
+        new Figure("tca RDMA Write latency, 2 B", "µs", 3.5, r -> r.latency("tca", MODELLED, WriteLat::new, 2)),
+        new Figure("tca RDMA Read latency, 8 B", "µs", 6.5, r -> r.latency("tca", MODELLED, ReadLat::new, 8)),
+        new Figure("tca atomic (CAS/FAA) latency", "µs", 6.5, r -> r.latency("tca", MODELLED, AtomicLat::new, 8)),
+        new Figure("ib (ConnectX-3 QDR) atomic latency", "µs", 1.5, r -> r.latency("ib", IB_QDR, AtomicLat::new, 8)),
+        new Figure("tca Send/Recv bandwidth, 1 MiB", "GB/s", 3.5, r -> r.bandwidth("tca", SendBw::new, MIB)),
+        new Figure("tca RDMA Write bandwidth, 1 MiB", "GB/s", 3.5, r -> r.bandwidth("tca", WriteBw::new, MIB)),
+        new Figure("MPI ping-pong over tca, 8 B", "µs", 3.6, r -> r.pingPong("tca", 8)));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    validateOptions();
+    java.io.PrintWriter out = spec.commandLine().getOut();
+    List<Row> rows = new ArrayList<>();
+    java.io.PrintWriter err = spec.commandLine().getErr();
+    for (Figure f : seed000()) {
+      if (only != null && !f.name().toLowerCase(Locale.ROOT).contains(only.toLowerCase(Locale.ROOT))) {
+        continue;
+      }
+      err.println("reproduce 000: " + f.name() + " ...");
+      err.flush();
+      rows.add(new Row(f, f.measure().run(this)));
+    }
+    String table = table(rows);
+    out.print(table);
+    out.flush();
+    if (markdown != null) {
+      try {
+        Files.writeString(markdown, table);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException("--md " + markdown + ": " + e.getMessage(), e);
+      }
+    }
+    return 0;
+  }
+
+  /** The table: one row per figure, paper | modelled | ratio. */
+  static String table(List<Row> rows) {
+    StringBuilder b = new StringBuilder();
+    b.append("Seed 000 (TCA Verbs over PEACH2), modelled time, CPU memory; ranks as threads on the in-JVM fabric\n\n");
+    b.append("| figure | unit | paper | modelled | ratio |\n|---|---|---:|---:|---:|\n");
+    for (Row r : rows) {
+      b.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f |%n", r.figure().name(), r.figure().unit(),
+          r.figure().paper(), r.modelled(), r.ratio()));
+    }
+    b.append("\nNot reproduced here: the GPU-memory columns (no device-memory option in the perftest programs yet),"
+        + " RDMA Read bandwidth (in modelled time a stream of 1 MiB READs takes the PEACH2 link down: an open"
+        + " defect) and the Himeno comparison (`verbs4j himeno` in modelled time, docs/modelled-time.md).\n");
+    return b.toString();
+  }
+
+  private <P extends PerftestProgram> double latency(String provider, Map<String, String> settings, Supplier<P> program,
+      long size) throws Exception {
+    ResultRow row = perftest(provider, settings, program, size, latIters);
+    return row.latency().tTypical();
+  }
+
+  private <P extends PerftestProgram> double bandwidth(String provider, Supplier<P> program, long size) throws Exception {
+    ResultRow row = perftest(provider, MODELLED, program, size, bwIters);
+    return row.bandwidth().bwAverage() * MIB / 1e9; // MiB/s -> GB/s, as the paper's
+  }
+
+  private <P extends PerftestProgram> ResultRow perftest(String provider, Map<String, String> settings,
+      Supplier<P> program, long size, int iters) throws Exception {
+    return InProcessRanks.run(provider, 2, settings, (ctx, cfg) -> {
+      P p = program.get();
+      new CommandLine(p).parseArgs("--size", Long.toString(size), "--iters", Integer.toString(iters));
+      p.streams(NULL, NULL);
+      return p.run(ctx, cfg, p.validate()).stream().filter(r -> "modelled".equals(r.clock())).findFirst().orElse(null);
+    });
+  }
+
+  /** Half the round trip of a blocking send/recv ping-pong through the message-passing layer, µs. */
+  private double pingPong(String provider, int bytes) throws Exception {
+    return InProcessRanks.run(provider, 2, MODELLED, (Context ctx, VerbsConfig cfg) -> {
+      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, MpConfig.defaults())) {
+        ByteBuffer buf = comm.allocate(bytes);
+        int peer = 1 - comm.rank();
+        long start = 0;
+        for (int i = -10; i < latIters; i++) {
+          if (i == 0) {
+            start = comm.nowNanos();
+          }
+          if (comm.rank() == 0) {
+            comm.send(buf.clear(), peer, 1);
+            comm.recv(buf.clear(), peer, 1);
+          } else {
+            comm.recv(buf.clear(), peer, 1);
+            comm.send(buf.clear(), peer, 1);
+          }
+        }
+        double us = (comm.nowNanos() - start) / 2.0 / latIters / 1000.0;
+        comm.barrier();
+        return us;
+      }
+    });
+  }
+}

@@ -1,0 +1,43 @@
+package io.github.verbs4j.examples.perftest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.verbs4j.examples.Main;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** {@code verbs4j reproduce}: one command runs a seed's experiments and prints paper | modelled | ratio. */
+class ReproduceTest {
+  private static final Pattern ROW = Pattern.compile("\\| ib \\(ConnectX-3 QDR\\) atomic latency \\| µs \\| 1\\.50 \\| "
+      + "(\\S+) \\| (\\S+) \\|");
+
+  @Test
+  void seed000sIbAtomicRowComesOutOfARunInModelledTime() {
+    CommandLine cl = Main.commandLine();
+    StringWriter out = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(new StringWriter()));
+    assertEquals(0, cl.execute("reproduce", "000", "--only", "ConnectX-3", "--lat-iters", "100"));
+    String table = out.toString();
+    Matcher m = ROW.matcher(table);
+    assertTrue(m.find(), table);
+    // seed 000: InfiniBand CAS/FAA 1.5 us; the profile's per-packet cost is fitted to it
+    assertEquals(1.0, Double.parseDouble(m.group(2)), 0.1, table);
+    assertEquals(1, table.lines().filter(l -> l.startsWith("| ") && !l.startsWith("| figure")).count(), table);
+  }
+
+  @Test
+  void anUnknownSeedIsRefusedByName() {
+    CommandLine cl = Main.commandLine();
+    StringWriter err = new StringWriter();
+    cl.setErr(new PrintWriter(err));
+    assertNotEquals(0, cl.execute("reproduce", "007"));
+    assertTrue(err.toString().contains("SEED=007"), err.toString());
+  }
+}
