@@ -41,13 +41,19 @@ class GmpiRingTest {
     ctx.close();
   }
 
+  /**
+   * 64 warps race for 8 slots (more warps per slot than the issue's million-request run through 32
+   * slots, so at least as much contention per claim) with 51,264 requests by default, a few seconds.
+   * The soak run of issue 21, 1,000,064 requests, is the same test with {@code
+   * -Dgmpi.ring.requests=1000000} (docs/gmpi.md).
+   */
   @Test
   @Timeout(value = 600, unit = TimeUnit.SECONDS) // a stress test: 64 threads on a small machine
-  void millionRequestsFromSixtyFourRacingWarpsWrapTheRingWithoutLossOrDuplication() {
+  void sixtyFourRacingWarpsWrapTheRingWithoutLossOrDuplication() {
     int warps = 64;
-    int perWarp = 1_000_000 / warps + 1; // 1,000,064 requests in all
+    int perWarp = Integer.getInteger("gmpi.ring.requests", 51_200) / warps + 1;
     AtomicLongArray answered = new AtomicLongArray(warps);
-    try (GmpiNode node = GmpiNode.open(ctx, null, AcceleratorCosts.H200, 1024, warps, LONG)) {
+    try (GmpiNode node = GmpiNode.open(ctx, null, AcceleratorCosts.H200, 256, warps, LONG)) {
       Gmpi g = node.gmpi();
       node.accelerator().launch(8, 8, warp -> {
         long id = warp.globalId();
@@ -63,6 +69,7 @@ class GmpiRingTest {
       assertEquals(total, node.daemon().served(), "every request performed exactly once");
       assertEquals(total, node.ring().tail(), "tickets consumed in order");
       assertTrue(total > 1000L * node.ring().capacity(), "the ring of " + node.ring().capacity() + " slots wrapped");
+      assertTrue(node.ring().fullWaits() > 0, "warps found the ring full and backed off");
       for (int w = 0; w < warps; w++) {
         assertEquals(perWarp, answered.get(w), "warp " + w);
       }
