@@ -53,7 +53,7 @@ class GmpiRingTest {
     int warps = 64;
     int perWarp = Integer.getInteger("gmpi.ring.requests", 51_200) / warps + 1;
     AtomicLongArray answered = new AtomicLongArray(warps);
-    try (GmpiNode node = GmpiNode.open(ctx, null, AcceleratorCosts.H200, 256, warps, LONG)) {
+    try (GmpiNode node = GmpiNode.open(ctx, null, null, AcceleratorCosts.H200, 256, warps, LONG)) {
       Gmpi g = node.gmpi();
       node.accelerator().launch(8, 8, warp -> {
         long id = warp.globalId();
@@ -82,7 +82,7 @@ class GmpiRingTest {
     ByteBuffer ans = ByteBuffer.allocateDirect(64 * 8);
     AttributeRing ring = new AttributeRing(req, ans, 64); // two slots
     AcceleratorCosts costs = AcceleratorCosts.PAPER;
-    HostDaemon daemon = new HostDaemon(ring, new TimedComm(null, costs, new ModelledClock(0)), null, costs);
+    HostDaemon daemon = new HostDaemon(ring, new TimedComm(null, costs, new ModelledClock(0), io.github.verbs4j.verbs.MemoryKind.HOST, null), null, costs);
     Gmpi g = new Gmpi(ring, costs, daemon, LONG);
     try (Accelerator gpu = new Accelerator(ctx, costs, 6)) {
       ModelledClock host = new ModelledClock(0);
@@ -105,7 +105,7 @@ class GmpiRingTest {
 
   @Test
   void aStoppedDaemonMakesTheWaitingCallFailWithAClearErrorInsteadOfHanging() {
-    try (GmpiNode node = GmpiNode.open(ctx, null, AcceleratorCosts.PAPER, 64, 1, Duration.ofMillis(300))) {
+    try (GmpiNode node = GmpiNode.open(ctx, null, null, AcceleratorCosts.PAPER, 64, 1, Duration.ofMillis(300))) {
       node.daemon().stop(LONG);
       Gmpi g = node.gmpi();
       KernelRun run = node.accelerator().launch(1, 1, warp -> g.synchronize(warp), node.hostClock());
@@ -118,7 +118,7 @@ class GmpiRingTest {
 
   @Test
   void aFullRingWithNoDaemonFailsTheClaimAfterTheTimeout() {
-    try (GmpiNode node = GmpiNode.open(ctx, null, AcceleratorCosts.PAPER, 32, 2, Duration.ofMillis(300))) {
+    try (GmpiNode node = GmpiNode.open(ctx, null, null, AcceleratorCosts.PAPER, 32, 2, Duration.ofMillis(300))) {
       node.daemon().stop(LONG);
       Gmpi g = node.gmpi();
       KernelRun run = node.accelerator().launch(1, 2, warp -> g.echo(warp, 0), node.hostClock());
@@ -151,7 +151,7 @@ class GmpiRingTest {
   void requestRoundTripsFollowTheArgumentCountInThePaperAndNotOnTheH200() {
     for (AcceleratorCosts costs : new AcceleratorCosts[] {AcceleratorCosts.PAPER, AcceleratorCosts.H200}) {
       long[] trips = new long[AttributeRing.MAX_ARGS + 1];
-      try (GmpiNode node = GmpiNode.open(ctx, null, costs, 256, 1, LONG)) {
+      try (GmpiNode node = GmpiNode.open(ctx, null, null, costs, 256, 1, LONG)) {
         long[] values = new long[AttributeRing.MAX_ARGS];
         node.accelerator().launch(1, 1, warp -> {
           for (int n = 0; n <= AttributeRing.MAX_ARGS; n++) {

@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Ranks as threads of the test JVM on a provider ({@code ib} or {@code tca}) over the local fabric.
+ * Ranks as threads of the test JVM on a provider ({@code ib} or {@code tca}) over the local fabric,
+ * in modelled time (the GMPI figures are the node clocks').
  * The local fabric numbers ranks in the order the contexts join, so results are returned by the
  * job's rank, not by the order the threads were started.
  */
@@ -33,7 +34,8 @@ final class InJvmRanks {
       List<Future<Map.Entry<Integer, T>>> futures = new ArrayList<>();
       for (int r = 0; r < size; r++) {
         VerbsConfig cfg = VerbsConfig.of(Map.of("verbs.provider", provider, "verbs.fabric", "local",
-            "verbs.fabric.name", fabric, "verbs.rank", Integer.toString(r), "verbs.size", Integer.toString(size)));
+            "verbs.fabric.name", fabric, "verbs.rank", Integer.toString(r), "verbs.size", Integer.toString(size),
+            "verbs.time", "modelled"));
         futures.add(pool.submit(() -> {
           Context ctx = Verbs.open(cfg);
           contexts.add(ctx);
