@@ -12,13 +12,14 @@ import java.util.Arrays;
  * Context.nowNanos()}, modelled with {@code verbs.time=modelled}): for each size a blocking ping-pong
  * between ranks 0 and 1 through the communicator, from buffers of the accelerator's memory kind, so
  * the figures carry the provider's own costs (ib's HCA and links, tca's PEACH2 DMA reading GPU
- * memory). Measured once, before any kernel runs, while both ranks only wait for each other, so the
+ * memory). Measured once, after a few round trips not counted (connection and buffer warm-up), before any kernel runs, while both ranks only wait for each other, so the
  * node clocks move by the fabric's events alone and the times are those of the fabric's model.
  * The study's timelines then use them (see {@code docs/gmpi.md}, <i>Modelled time</i>, for why the
  * kernels' own figures are not read from the node clock itself).
  */
 public final class FabricTimes {
   private static final int TAG = 0x6d70;
+  private static final int WARMUP = 3;
   private final long[] sizes;
   private final long[] nanos;
 
@@ -34,12 +35,12 @@ public final class FabricTimes {
    * @param comm the communicator (2 ranks or more)
    * @param kind the buffers' memory kind (the accelerator's device kind)
    * @param sizes message sizes, at least 1 byte each
-   * @param iterations round trips per size, at least 2 (the first is not counted)
+   * @param iterations round trips counted per size, at least 1 (after {@value #WARMUP} not counted)
    * @return the times, the same on every rank
    */
   public static FabricTimes measure(Context ctx, Communicator comm, MemoryKind kind, int[] sizes, int iterations) {
-    if (iterations < 2) {
-      throw new IllegalArgumentException("iterations=" + iterations + " must be at least 2");
+    if (iterations < 1) {
+      throw new IllegalArgumentException("iterations=" + iterations + " must be at least 1");
     }
     long[] s = Arrays.stream(sizes).asLongStream().sorted().distinct().toArray();
     if (s.length == 0 || s[0] < 1) {
@@ -57,8 +58,8 @@ public final class FabricTimes {
       ByteBuffer o = out.duplicate().limit((int) s[i]);
       ByteBuffer r = in.duplicate().limit((int) s[i]);
       long start = 0;
-      for (int it = 0; it < iterations; it++) {
-        if (it == 1) {
+      for (int it = 0; it < WARMUP + iterations; it++) {
+        if (it == WARMUP) {
           start = ctx.nowNanos();
         }
         if (rank == 0) {
@@ -69,7 +70,7 @@ public final class FabricTimes {
           comm.send(o.duplicate(), 0, TAG);
         }
       }
-      t[i] = rank == 0 ? (ctx.nowNanos() - start) / (2L * (iterations - 1)) : 0;
+      t[i] = rank == 0 ? (ctx.nowNanos() - start) / (2L * iterations) : 0;
     }
     comm.allreduce(t, ReduceOp.MAX);
     return new FabricTimes(s, t);

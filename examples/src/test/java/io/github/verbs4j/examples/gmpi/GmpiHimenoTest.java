@@ -73,9 +73,6 @@ class GmpiHimenoTest {
     assertEquals(paper, r[3], 0.0, "GMPI, paper");
     long h200 = Math.max(39 + 3 * 1_150 + plane, 39 + 5 * 1_150) + 1_150 + 1_150 + reduce + 1_150;
     assertEquals(h200, r[7], 0.0, "GMPI, h200");
-    if ("ib".equals(provider)) { // predicted: the paper's ~0.5, within 0.4..0.6
-      assertEquals(0.5, r[2] / r[3], 0.1, "GMPI / host-driven performance, paper profile");
-    }
   }
 
   @ParameterizedTest
