@@ -3,8 +3,8 @@ package io.github.verbs4j.examples.gmpi;
 import java.util.Locale;
 
 /**
- * The named parameters of the simulated accelerator's modelled time, and the network term the
- * study's message timeline uses. Two profiles: {@link #PAPER} (seed 004: Kepler K20, CUDA 6.5,
+ * The named parameters of the simulated accelerator's modelled time; the messages' own times are
+ * the fabric's ({@link FabricTimes}). Two profiles: {@link #PAPER} (seed 004: Kepler K20, CUDA 6.5,
  * MVAPICH2-GDR over InfiniBand FDR) and {@link #H200} (NVIDIA H200, CUDA 13.0, measured
  * 2026-11-26, {@code shared/reference/accelerator-costs.md}). {@code docs/gmpi.md} gives each
  * value's source and says which are fitted.
@@ -18,34 +18,34 @@ import java.util.Locale;
  * @param argumentReadNanos host cost per argument word read after the header (gdrcopy reads of
  *     device memory in the paper; zero for mapped host memory)
  * @param answerNanos from the daemon writing an answer until the polling warp sees it
- * @param netLatencyNanos a message's latency between the ranks' accelerator memories
- * @param netBytesPerMicro a message's bandwidth in bytes per µs (= MB/s)
+ * @param deviceReadBytesPerMicro how fast message bytes are read out of accelerator memory for the
+ *     wire, bytes per µs (= MB/s): PCIe peer reads of GPU memory (GPUDirect RDMA); charged to the
+ *     sender where the provider has no device memory (ib), whose staging buffers are host memory
  * @param memoryBytesPerMicro the accelerator's memory bandwidth in bytes per µs, for memory-bound
  *     kernels (Himeno's stencil)
  */
 public record AcceleratorCosts(String name, long launchNanos, long streamSyncNanos, long deviceSyncNanos,
-    long requestVisibleNanos, long argumentReadNanos, long answerNanos, long netLatencyNanos,
-    long netBytesPerMicro, long memoryBytesPerMicro) {
+    long requestVisibleNanos, long argumentReadNanos, long answerNanos, long deviceReadBytesPerMicro,
+    long memoryBytesPerMicro) {
   /**
    * Seed 004's platform. Launch and sync figures are Table 2; request visibility and the per
    * argument read are fitted to figure 5's two points (≤ 7 arguments ~4.5 µs, ≤ 23 within 11 µs);
    * the answer path is fitted so that a 7-argument call costs the paper's "constant ~10 µs per GMPI
-   * call" (§5.1); the network is MVAPICH2 over IB FDR GPU to GPU, 6.54 µs (seed 001), at the
-   * ~880 MB/s at which PCIe peer reads of K20 memory saturate on that Ivy Bridge host (seed 001);
-   * memory bandwidth is the K20's 208 GB/s (NVIDIA's data sheet).
+   * call" (§5.1); device memory is read for the wire at the ~880 MB/s at which PCIe peer reads of
+   * K20 memory saturate on that Ivy Bridge host (seed 001); memory bandwidth is the K20's 208 GB/s (NVIDIA's data sheet).
    */
   public static final AcceleratorCosts PAPER =
-      new AcceleratorCosts("paper", 3_230, 10_900, 12_500, 1_656, 406, 5_500, 6_540, 880, 208_000);
+      new AcceleratorCosts("paper", 3_230, 10_900, 12_500, 1_656, 406, 5_500, 880, 208_000);
 
   /**
    * NVIDIA H200, CUDA 13.0 (measured 2026-11-26): launch 3.7–4.0 µs, launch + stream sync
    * 8.6–9.3 µs, + device sync 8.8–9.2 µs (midpoints), a request round trip of 2.3 µs flat from 1 to
    * 31 arguments through mapped host memory, split evenly between request and answer (only the
-   * round trip was measured); memory bandwidth 4.8 TB/s (NVIDIA's data sheet). The network term is
-   * the paper's, unchanged, so the two profiles differ only in the accelerator.
+   * round trip was measured); memory bandwidth 4.8 TB/s (NVIDIA's data sheet). The device read rate
+   * is the paper's, unchanged (not measured).
    */
   public static final AcceleratorCosts H200 =
-      new AcceleratorCosts("h200", 3_850, 8_950, 9_000, 1_150, 0, 1_150, 6_540, 880, 4_800_000);
+      new AcceleratorCosts("h200", 3_850, 8_950, 9_000, 1_150, 0, 1_150, 880, 4_800_000);
 
   /** Checks the ranges. */
   public AcceleratorCosts {
@@ -56,13 +56,12 @@ public record AcceleratorCosts(String name, long launchNanos, long streamSyncNan
     check("requestVisibleNanos", requestVisibleNanos);
     check("argumentReadNanos", argumentReadNanos);
     check("answerNanos", answerNanos);
-    check("netLatencyNanos", netLatencyNanos);
     if (streamSyncNanos < launchNanos || deviceSyncNanos < launchNanos) {
       throw new IllegalArgumentException("streamSyncNanos=" + streamSyncNanos + " and deviceSyncNanos="
           + deviceSyncNanos + " include the launch, so must be at least launchNanos=" + launchNanos);
     }
-    if (netBytesPerMicro < 1) {
-      throw new IllegalArgumentException("netBytesPerMicro=" + netBytesPerMicro + " must be at least 1");
+    if (deviceReadBytesPerMicro < 1) {
+      throw new IllegalArgumentException("deviceReadBytesPerMicro=" + deviceReadBytesPerMicro + " must be at least 1");
     }
     if (memoryBytesPerMicro < 1) {
       throw new IllegalArgumentException("memoryBytesPerMicro=" + memoryBytesPerMicro + " must be at least 1");
@@ -105,14 +104,6 @@ public record AcceleratorCosts(String name, long launchNanos, long streamSyncNan
   }
 
   /**
-   * @param bytes payload
-   * @return a message's modelled time from posting to arrival
-   */
-  public long messageNanos(long bytes) {
-    return netLatencyNanos + bytes * 1000 / netBytesPerMicro;
-  }
-
-  /**
    * @param bytes bytes a memory-bound kernel moves
    * @return its modelled time on the accelerator
    */
@@ -121,10 +112,10 @@ public record AcceleratorCosts(String name, long launchNanos, long streamSyncNan
   }
 
   /**
-   * @param bytes payload
-   * @return how long the sender's buffer is busy pushing it out
+   * @param bytes payload in device memory
+   * @return how long reading it out of the accelerator's memory for the wire takes
    */
-  public long injectNanos(long bytes) {
-    return bytes * 1000 / netBytesPerMicro;
+  public long deviceReadNanos(long bytes) {
+    return bytes * 1000 / deviceReadBytesPerMicro;
   }
 }

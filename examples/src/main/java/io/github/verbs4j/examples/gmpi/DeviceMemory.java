@@ -31,8 +31,15 @@ public final class DeviceMemory implements AutoCloseable {
   /** @param ctx the rank's device context (stays open) */
   public DeviceMemory(Context ctx) {
     this.pd = ctx.allocPd();
-    this.deviceKind = ctx.queryDevice().capabilities().contains(Capability.DEVICE_MEMORY) ? MemoryKind.DEVICE
-        : MemoryKind.HOST;
+    this.deviceKind = kindOf(ctx);
+  }
+
+  /**
+   * @param ctx a context
+   * @return {@link MemoryKind#DEVICE} where its provider has {@link Capability#DEVICE_MEMORY}, HOST otherwise
+   */
+  public static MemoryKind kindOf(Context ctx) {
+    return ctx.queryDevice().capabilities().contains(Capability.DEVICE_MEMORY) ? MemoryKind.DEVICE : MemoryKind.HOST;
   }
 
   /** @return {@link MemoryKind#DEVICE}, or HOST when the provider has no device memory */

@@ -3,7 +3,6 @@ package io.github.verbs4j.examples.gmpi;
 import io.github.verbs4j.examples.common.ValidatesOptions;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.Verbs;
-import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -80,7 +79,7 @@ public final class GmpiArgsCommand implements Callable<Integer>, ValidatesOption
   @Override
   public Integer call() {
     validateOptions();
-    try (Context ctx = Verbs.open(VerbsConfig.load())) {
+    try (Context ctx = Verbs.open(ProfileOption.modelledConfig())) {
       run(ctx);
     }
     return 0;
@@ -92,7 +91,7 @@ public final class GmpiArgsCommand implements Callable<Integer>, ValidatesOption
     for (AcceleratorCosts costs : profile.costs(spec)) {
       long[] modelledRoundTrip = new long[COUNTS.length];
       long[] wall = new long[COUNTS.length];
-      try (GmpiNode node = GmpiNode.open(ctx, null, costs, 1024, 1, Duration.ofSeconds(30))) {
+      try (GmpiNode node = GmpiNode.open(ctx, null, null, costs, 1024, 1, Duration.ofSeconds(30))) {
         Gmpi g = node.gmpi();
         long[] values = new long[AttributeRing.MAX_ARGS];
         node.accelerator().launch(1, 1, warp -> {

@@ -77,6 +77,24 @@ public final class GmpiHimeno {
     stepNanos = costs.memoryNanos((long) (d.imax() - 2) * (d.jmax() - 2) * (d.kmax() - 2) * BYTES_PER_POINT);
   }
 
+  /**
+   * Measures the fabric's one-way times for this run's messages (collective): rank 0's halo planes
+   * and the residual's allreduce element.
+   *
+   * @param ctx the rank's context
+   * @param comm the communicator
+   * @param size the problem size
+   * @param ndx ranks along i
+   * @param ndy ranks along j
+   * @return the times
+   */
+  public static FabricTimes measureFabric(Context ctx, Communicator comm, HimenoSize size, int ndx, int ndy) {
+    dims(comm, ndx, ndy);
+    Decomposition d0 = Decomposition.of(size, ndx, ndy, 0);
+    int[] sizes = {d0.imax() * d0.kmax() * 4, d0.jmax() * d0.kmax() * 4, (ExactSum.LIMBS + 1) * 8};
+    return FabricTimes.measure(ctx, comm, DeviceMemory.kindOf(ctx), sizes, 4);
+  }
+
   private static int[] dims(Communicator comm, int ndx, int ndy) {
     if (ndx * ndy != comm.size()) {
       throw new IllegalArgumentException("a " + ndx + " x " + ndy + " process grid needs " + ndx * ndy
@@ -90,6 +108,7 @@ public final class GmpiHimeno {
    *
    * @param ctx the rank's context
    * @param comm the rank's communicator (handed to the daemon for the run)
+   * @param fabric the fabric's message times ({@link #measureFabric})
    * @param costs the profile
    * @param size the problem size
    * @param ndx ranks along i
@@ -98,11 +117,11 @@ public final class GmpiHimeno {
    * @param timeout bound of each GMPI call
    * @return this rank's result
    */
-  public static Result gmpi(Context ctx, Communicator comm, AcceleratorCosts costs, HimenoSize size, int ndx,
-      int ndy, int iterations, Duration timeout) {
+  public static Result gmpi(Context ctx, Communicator comm, FabricTimes fabric, AcceleratorCosts costs,
+      HimenoSize size, int ndx, int ndy, int iterations, Duration timeout) {
     dims(comm, ndx, ndy);
     checkIterations(iterations);
-    try (GmpiNode node = GmpiNode.open(ctx, comm, costs, 1024, 1, timeout)) {
+    try (GmpiNode node = GmpiNode.open(ctx, comm, fabric, costs, 1024, 1, timeout)) {
       GmpiHimeno h = new GmpiHimeno(node.memory(), costs, size, ndx, ndy, comm.rank());
       Gmpi g = node.gmpi();
       long limbsPtr = node.memory().malloc((ExactSum.LIMBS + 1) * 8L);
@@ -146,6 +165,7 @@ public final class GmpiHimeno {
    *
    * @param ctx the rank's context
    * @param comm the rank's communicator
+   * @param fabric the fabric's message times ({@link #measureFabric})
    * @param costs the profile
    * @param size the problem size
    * @param ndx ranks along i
@@ -154,14 +174,14 @@ public final class GmpiHimeno {
    * @param timeout bound of each kernel
    * @return this rank's result
    */
-  public static Result hostDriven(Context ctx, Communicator comm, AcceleratorCosts costs, HimenoSize size, int ndx,
-      int ndy, int iterations, Duration timeout) {
+  public static Result hostDriven(Context ctx, Communicator comm, FabricTimes fabric, AcceleratorCosts costs,
+      HimenoSize size, int ndx, int ndy, int iterations, Duration timeout) {
     dims(comm, ndx, ndy);
     checkIterations(iterations);
     try (Accelerator gpu = new Accelerator(ctx, costs, 1)) {
       GmpiHimeno h = new GmpiHimeno(gpu.memory(), costs, size, ndx, ndy, comm.rank());
       ModelledClock host = new ModelledClock(0);
-      TimedComm tc = new TimedComm(comm, costs, host);
+      TimedComm tc = new TimedComm(comm, costs, host, gpu.memory().deviceKind(), fabric);
       long limbsPtr = gpu.memory().malloc((ExactSum.LIMBS + 1) * 8L);
       ByteBuffer limbsBuf = gpu.memory().resolve(limbsPtr, (ExactSum.LIMBS + 1) * 8L);
       ExactSum sum = new ExactSum();

@@ -68,7 +68,7 @@ public final class GmpiHimenoCommand implements Callable<Integer>, ValidatesOpti
   @Override
   public Integer call() {
     validateOptions();
-    VerbsConfig config = VerbsConfig.load();
+    VerbsConfig config = ProfileOption.modelledConfig();
     try (Context ctx = Verbs.open(config);
         Communicator comm = VerbsCommunicator.open(ctx, MpConfig.defaults().withTimeout(timeout))) {
       run(ctx, comm, ctx.device().provider() + ", fabric " + config.get(VerbsConfig.FABRIC));
@@ -87,11 +87,15 @@ public final class GmpiHimenoCommand implements Callable<Integer>, ValidatesOpti
   float run(Context ctx, Communicator comm, String where) {
     int[] dims = Decomposition.dims(comm.size());
     float gosa = 0;
+    FabricTimes fabric = GmpiHimeno.measureFabric(ctx, comm, size, dims[0], dims[1]);
+    if (comm.rank() == 0) {
+      out.printf(Locale.ROOT, "fabric one-way times on the node clock: %s%n", fabric);
+    }
     for (AcceleratorCosts costs : profile.costs(spec)) {
       comm.barrier();
-      GmpiHimeno.Result host = GmpiHimeno.hostDriven(ctx, comm, costs, size, dims[0], dims[1], iterations, timeout);
+      GmpiHimeno.Result host = GmpiHimeno.hostDriven(ctx, comm, fabric, costs, size, dims[0], dims[1], iterations, timeout);
       comm.barrier();
-      GmpiHimeno.Result gmpi = GmpiHimeno.gmpi(ctx, comm, costs, size, dims[0], dims[1], iterations, timeout);
+      GmpiHimeno.Result gmpi = GmpiHimeno.gmpi(ctx, comm, fabric, costs, size, dims[0], dims[1], iterations, timeout);
       comm.barrier();
       double[] wall = {host.wallNanosPerIteration(), gmpi.wallNanosPerIteration()};
       comm.allreduce(wall, ReduceOp.MAX);

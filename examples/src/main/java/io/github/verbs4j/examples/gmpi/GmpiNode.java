@@ -11,7 +11,7 @@ import java.time.Duration;
  * must not use it meanwhile.
  *
  * <pre>{@code
- * try (GmpiNode node = GmpiNode.open(ctx, comm, AcceleratorCosts.PAPER, 1024, 4, Duration.ofSeconds(30))) {
+ * try (GmpiNode node = GmpiNode.open(ctx, comm, fabric, AcceleratorCosts.PAPER, 1024, 4, Duration.ofSeconds(30))) {
  *   ModelledClock host = node.hostClock();
  *   node.accelerator().launch(1, 1, warp -> node.gmpi().synchronize(warp), host)
  *       .synchronize(host, KernelRun.Sync.STREAM, Duration.ofSeconds(60));
@@ -25,15 +25,15 @@ public final class GmpiNode implements AutoCloseable {
   private final Gmpi gmpi;
   private final ModelledClock hostClock = new ModelledClock(0);
 
-  private GmpiNode(Context ctx, Communicator comm, AcceleratorCosts costs, int ringWords, int threads,
-      Duration timeout) {
+  private GmpiNode(Context ctx, Communicator comm, FabricTimes fabric, AcceleratorCosts costs, int ringWords,
+      int threads, Duration timeout) {
     accelerator = new Accelerator(ctx, costs, threads);
     try {
       DeviceMemory mem = accelerator.memory();
       long req = mem.mallocMapped(ringWords * 8L + 64);
       long ans = mem.malloc(ringWords * 8L);
       ring = new AttributeRing(mem.resolve(req, ringWords * 8L + 64), mem.resolve(ans, ringWords * 8L), ringWords);
-      daemon = new HostDaemon(ring, new TimedComm(comm, costs, new ModelledClock(0)), mem, costs);
+      daemon = new HostDaemon(ring, new TimedComm(comm, costs, new ModelledClock(0), mem.deviceKind(), fabric), mem, costs);
       gmpi = new Gmpi(ring, costs, daemon, timeout);
       daemon.start();
     } catch (RuntimeException e) {
@@ -46,15 +46,16 @@ public final class GmpiNode implements AutoCloseable {
    * @param ctx the rank's device context
    * @param comm the rank's communicator (driven by the daemon from now on); may be null when
    *     kernels only send {@code GMPI_Echo} probes (the argument-count study)
+   * @param fabric the fabric's message times ({@link FabricTimes#measure}); null only without comm
    * @param costs the profile
    * @param ringWords words per ring, a power of two of at least 32
    * @param threads JVM threads running warps
    * @param timeout how long a GMPI call waits for a slot or an answer
    * @return the started node
    */
-  public static GmpiNode open(Context ctx, Communicator comm, AcceleratorCosts costs, int ringWords, int threads,
-      Duration timeout) {
-    return new GmpiNode(ctx, comm, costs, ringWords, threads, timeout);
+  public static GmpiNode open(Context ctx, Communicator comm, FabricTimes fabric, AcceleratorCosts costs,
+      int ringWords, int threads, Duration timeout) {
+    return new GmpiNode(ctx, comm, fabric, costs, ringWords, threads, timeout);
   }
 
   /** @return the accelerator */

@@ -91,7 +91,7 @@ public final class GmpiPingPongCommand implements Callable<Integer>, ValidatesOp
   @Override
   public Integer call() {
     validateOptions();
-    VerbsConfig config = VerbsConfig.load();
+    VerbsConfig config = ProfileOption.modelledConfig();
     try (Context ctx = Verbs.open(config);
         Communicator comm = VerbsCommunicator.open(ctx, MpConfig.defaults().withTimeout(timeout))) {
       if (comm.size() < 2) {
@@ -106,6 +106,10 @@ public final class GmpiPingPongCommand implements Callable<Integer>, ValidatesOp
   void run(Context ctx, Communicator comm, String where) {
     List<GmpiCharts.Series> series = new ArrayList<>();
     double[] xs = Arrays.stream(sizes).asDoubleStream().toArray();
+    FabricTimes fabric = FabricTimes.measure(ctx, comm, DeviceMemory.kindOf(ctx), sizes, 4);
+    if (comm.rank() == 0) {
+      out.printf(Locale.ROOT, "fabric one-way times on the node clock: %s%n", fabric);
+    }
     for (AcceleratorCosts costs : profile.costs(spec)) {
       double[] ratios = new double[sizes.length];
       int index = 0;
@@ -118,9 +122,9 @@ public final class GmpiPingPongCommand implements Callable<Integer>, ValidatesOp
       for (int s : sizes) {
         int at = index++;
         comm.barrier();
-        PingPong.Result host = PingPong.hostDriven(ctx, comm, costs, s, iters, timeout);
+        PingPong.Result host = PingPong.hostDriven(ctx, comm, fabric, costs, s, iters, timeout);
         comm.barrier();
-        PingPong.Result gmpi = PingPong.gmpi(ctx, comm, costs, s, iters, timeout);
+        PingPong.Result gmpi = PingPong.gmpi(ctx, comm, fabric, costs, s, iters, timeout);
         comm.barrier();
         if (comm.rank() == 0) {
           double ratio = host.modelledHalfRoundTripNanos() / gmpi.modelledHalfRoundTripNanos();

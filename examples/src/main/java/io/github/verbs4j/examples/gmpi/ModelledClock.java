@@ -2,9 +2,12 @@ package io.github.verbs4j.examples.gmpi;
 
 /**
  * One actor's modelled time in nanoseconds (a warp, the host thread, the host daemon): it moves
- * forward by charged costs and to the times of events it waits for. Owned by one thread; the
- * accelerator's costs are charged here because the verbs API exposes a context's clock read-only
- * ({@code Context.nowNanos()}), so the fabric's node clock cannot carry them.
+ * forward by charged costs and to the times of events it waits for. Owned by one thread. The
+ * accelerator's costs are kept here rather than charged to the node clock ({@code
+ * Context.chargeNanos}): a rank's actors would share that one clock, which the fabric moves to a
+ * frame's arrival when the frame is delivered, not when an actor waits for it, so the figures would
+ * depend on thread interleaving ({@code docs/gmpi.md}, <i>Modelled time</i>). Message times come
+ * from the fabric's node clock through {@link FabricTimes}.
  */
 public final class ModelledClock {
   private long now;

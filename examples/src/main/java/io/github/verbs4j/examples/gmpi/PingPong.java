@@ -54,21 +54,22 @@ public final class PingPong {
    *
    * @param ctx the rank's context
    * @param comm the rank's communicator (handed to the daemon for the run)
+   * @param fabric the fabric's message times
    * @param costs the profile
    * @param bytes message size, at least 1
    * @param iterations at least 2
    * @param timeout bound of each GMPI call and of the kernel
    * @return rank 0's result (other ranks: zeros)
    */
-  public static Result gmpi(Context ctx, Communicator comm, AcceleratorCosts costs, int bytes, int iterations,
-      Duration timeout) {
+  public static Result gmpi(Context ctx, Communicator comm, FabricTimes fabric, AcceleratorCosts costs, int bytes,
+      int iterations, Duration timeout) {
     check(bytes, iterations);
     int rank = comm.rank();
     if (rank > 1) {
       return new Result(0, 0, iterations);
     }
     int peer = 1 - rank;
-    try (GmpiNode node = GmpiNode.open(ctx, comm, costs, 1024, 1, timeout)) {
+    try (GmpiNode node = GmpiNode.open(ctx, comm, fabric, costs, 1024, 1, timeout)) {
       long src = node.memory().malloc(bytes);
       long dst = node.memory().malloc(bytes);
       ByteBuffer srcBuf = node.memory().resolve(src, bytes);
@@ -106,14 +107,15 @@ public final class PingPong {
    *
    * @param ctx the rank's context
    * @param comm the rank's communicator
+   * @param fabric the fabric's message times
    * @param costs the profile
    * @param bytes message size
    * @param iterations at least 2
    * @param timeout bound of each kernel
    * @return rank 0's result (other ranks: zeros)
    */
-  public static Result hostDriven(Context ctx, Communicator comm, AcceleratorCosts costs, int bytes, int iterations,
-      Duration timeout) {
+  public static Result hostDriven(Context ctx, Communicator comm, FabricTimes fabric, AcceleratorCosts costs,
+      int bytes, int iterations, Duration timeout) {
     check(bytes, iterations);
     int rank = comm.rank();
     if (rank > 1) {
@@ -122,7 +124,7 @@ public final class PingPong {
     int peer = 1 - rank;
     try (Accelerator gpu = new Accelerator(ctx, costs, 1)) {
       ModelledClock host = new ModelledClock(0);
-      TimedComm tc = new TimedComm(comm, costs, host);
+      TimedComm tc = new TimedComm(comm, costs, host, gpu.memory().deviceKind(), fabric);
       long src = gpu.memory().malloc(bytes);
       long dst = gpu.memory().malloc(bytes);
       ByteBuffer srcBuf = gpu.memory().resolve(src, bytes);

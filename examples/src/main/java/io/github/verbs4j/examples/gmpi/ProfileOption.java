@@ -1,5 +1,6 @@
 package io.github.verbs4j.examples.gmpi;
 
+import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -16,6 +17,18 @@ final class ProfileOption {
    * @return the profiles named
    * @throws ParameterException naming the value if it is not paper, h200 or both
    */
+  /**
+   * The runtime's settings, in modelled time unless {@code verbs.time} is set: the fabric's message
+   * times ({@link FabricTimes}) are read from the node clock (wall-clock figures are taken beside
+   * them with {@code System.nanoTime}).
+   *
+   * @return the settings
+   */
+  static VerbsConfig modelledConfig() {
+    VerbsConfig c = VerbsConfig.load();
+    return c.isSet(VerbsConfig.TIME) ? c : c.with("verbs.time", "modelled");
+  }
+
   List<AcceleratorCosts> costs(CommandSpec spec) {
     try {
       return GmpiArgsCommand.profiles(profile);

@@ -4,6 +4,7 @@ import io.github.verbs4j.examples.mp.Communicator;
 import io.github.verbs4j.examples.mp.ReduceOp;
 import io.github.verbs4j.examples.mp.Request;
 import io.github.verbs4j.examples.mp.Status;
+import io.github.verbs4j.verbs.MemoryKind;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
@@ -11,12 +12,16 @@ import java.util.Arrays;
 
 /**
  * The host's message passing on behalf of the accelerator, used by the GMPI daemon and by the
- * host-driven baseline alike: messages between device buffers staged through the communicator's
- * registered buffers, with integer request handles, and a modelled timeline. Every message carries
- * an 8-byte trailer with the sender's modelled posting time, so a receive completes, in modelled
- * time, at {@code max(posted, sent + messageNanos(bytes))} whatever the fabric's clocks do;
- * allreduce also reduces the ranks' times (MAX). The trailer is bookkeeping of the simulation:
- * payloads and statuses exclude it.
+ * host-driven baseline alike: messages between device buffers staged through buffers the
+ * communicator registered, with integer request handles, and a modelled timeline. Staging buffers
+ * are of the accelerator's memory kind: {@code MemoryKind.DEVICE} where the provider has it (tca:
+ * a large message leaves by the PEACH2 board's DMA reading GPU memory), host memory otherwise (ib),
+ * where the sender also pays {@link AcceleratorCosts#deviceReadNanos} for the bytes GPUDirect would
+ * read out of device memory. Every message carries an 8-byte trailer with the sender's modelled
+ * posting time, so a receive completes, in modelled time, at {@code max(posted, sent + read +
+ * fabric(bytes))}, with the fabric's own one-way time ({@link FabricTimes}); allreduce also reduces
+ * the ranks' times (MAX). The trailer is bookkeeping of the simulation: payloads and statuses
+ * exclude it.
  *
  * <p>Staging buffers are pooled by power-of-two size, so steady-state calls allocate nothing but
  * the communicator's own requests. Driven by one thread (the communicator's rule).
@@ -45,6 +50,8 @@ public final class TimedComm {
   private final Communicator comm;
   private final AcceleratorCosts costs;
   private final ModelledClock clock;
+  private final MemoryKind kind;
+  private final FabricTimes fabric;
   @SuppressWarnings("unchecked")
   private final ArrayDeque<ByteBuffer>[] pool = new ArrayDeque[32];
   private Pending[] pending = new Pending[16];
@@ -54,13 +61,21 @@ public final class TimedComm {
 
   /**
    * @param comm the communicator (this object's thread drives it)
-   * @param costs the network term of the profile
+   * @param costs the profile (its device read rate)
    * @param clock the driving thread's modelled clock
+   * @param kind the staging buffers' memory kind (the accelerator's device kind)
+   * @param fabric the fabric's message times (may be null only when {@code comm} is)
    */
-  public TimedComm(Communicator comm, AcceleratorCosts costs, ModelledClock clock) {
+  public TimedComm(Communicator comm, AcceleratorCosts costs, ModelledClock clock, MemoryKind kind,
+      FabricTimes fabric) {
+    if (comm != null && fabric == null) {
+      throw new IllegalArgumentException("fabric must not be null when there is a communicator");
+    }
     this.comm = comm;
     this.costs = costs;
     this.clock = clock;
+    this.kind = kind;
+    this.fabric = fabric;
     for (int i = pending.length - 1; i >= 0; i--) {
       pending[i] = new Pending();
       free[freeCount++] = i;
@@ -87,7 +102,7 @@ public final class TimedComm {
     ArrayDeque<ByteBuffer> q = pool[k];
     ByteBuffer b = q == null ? null : q.poll();
     if (b == null) {
-      b = comm.allocate(1 << k).order(LE);
+      b = comm.allocate(1 << k, kind).order(LE);
     }
     return b.clear();
   }
@@ -140,7 +155,7 @@ public final class TimedComm {
     p.peer = dest;
     p.tag = tag;
     p.postedAt = clock.now();
-    p.doneAt = clock.now() + costs.injectNanos(len);
+    p.doneAt = clock.now() + readNanos(len);
     p.request = comm.isend(s, dest, tag);
     return h;
   }
@@ -188,7 +203,7 @@ public final class TimedComm {
         }
         long sentAt = p.staging.getLong(len);
         p.target.duplicate().put(p.staging.duplicate().position(0).limit(len));
-        p.doneAt = Math.max(p.postedAt, sentAt + costs.messageNanos(len));
+        p.doneAt = Math.max(p.postedAt, sentAt + readNanos(len) + fabric.messageNanos(len));
         st = new Status(st.source(), st.tag(), len);
       } else {
         st = new Status(p.peer, p.tag, p.bytes);
@@ -253,6 +268,10 @@ public final class TimedComm {
     long[] t = {clock.now()};
     comm.allreduce(t, ReduceOp.MAX);
     int rounds = 32 - Integer.numberOfLeadingZeros(comm.size() - 1);
-    clock.advanceTo(t[0] + rounds * costs.messageNanos((long) count * type.size()));
+    clock.advanceTo(t[0] + rounds * fabric.messageNanos((long) count * type.size()));
+  }
+
+  private long readNanos(long bytes) {
+    return kind == MemoryKind.HOST ? costs.deviceReadNanos(bytes) : 0;
   }
 }

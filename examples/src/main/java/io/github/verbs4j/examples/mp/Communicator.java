@@ -1,5 +1,6 @@
 package io.github.verbs4j.examples.mp;
 
+import io.github.verbs4j.verbs.MemoryKind;
 import java.nio.ByteBuffer;
 
 /**
@@ -45,6 +46,23 @@ public interface Communicator extends AutoCloseable {
    * @return the buffer (position 0, limit bytes)
    */
   ByteBuffer allocate(int bytes);
+
+  /**
+   * Memory for messages of a kind: {@link MemoryKind#DEVICE} is accelerator memory where the
+   * provider has it ({@code Capability.DEVICE_MEMORY}), so large messages move by the provider's
+   * device path; registered and valid as {@link #allocate(int)}.
+   *
+   * @param bytes the size
+   * @param kind the memory kind
+   * @return the buffer (position 0, limit bytes)
+   * @throws IllegalArgumentException naming the kind if this communicator cannot allocate it
+   */
+  default ByteBuffer allocate(int bytes, MemoryKind kind) {
+    if (kind == MemoryKind.HOST) {
+      return allocate(bytes);
+    }
+    throw new IllegalArgumentException("kind=" + kind + ": this communicator allocates host memory only");
+  }
 
   /**
    * Starts sending {@code data}'s remaining bytes to {@code dest} with {@code tag}.

@@ -10,6 +10,7 @@ import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.CompletionQueue;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.Job;
+import io.github.verbs4j.verbs.MemoryKind;
 import io.github.verbs4j.verbs.MemoryRegion;
 import io.github.verbs4j.verbs.ProtectionDomain;
 import io.github.verbs4j.verbs.SendWr;
@@ -183,6 +184,20 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       throw new IllegalArgumentException("bytes=" + bytes + " must be at least 1");
     }
     MemoryRegion mr = pd.allocateMemory(bytes, ALL_ACCESS);
+    regions.put(mr.address(), mr);
+    return mr.buffer();
+  }
+
+  @Override
+  public ByteBuffer allocate(int bytes, MemoryKind kind) {
+    if (kind == MemoryKind.HOST) {
+      return allocate(bytes);
+    }
+    ensureUsable();
+    if (bytes < 1) {
+      throw new IllegalArgumentException("bytes=" + bytes + " must be at least 1");
+    }
+    MemoryRegion mr = pd.allocateMemory(bytes, ALL_ACCESS, kind);
     regions.put(mr.address(), mr);
     return mr.buffer();
   }

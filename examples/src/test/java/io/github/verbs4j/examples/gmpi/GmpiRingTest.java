@@ -41,13 +41,19 @@ class GmpiRingTest {
     ctx.close();
   }
 
+  /**
+   * 64 warps race for 8 slots (more warps per slot than the issue's million-request run through 32
+   * slots, so at least as much contention per claim) with 51,264 requests by default, a few seconds.
+   * The soak run of issue 21, 1,000,064 requests, is the same test with {@code
+   * -Dgmpi.ring.requests=1000000} (docs/gmpi.md).
+   */
   @Test
   @Timeout(value = 600, unit = TimeUnit.SECONDS) // a stress test: 64 threads on a small machine
-  void millionRequestsFromSixtyFourRacingWarpsWrapTheRingWithoutLossOrDuplication() {
+  void sixtyFourRacingWarpsWrapTheRingWithoutLossOrDuplication() {
     int warps = 64;
-    int perWarp = 1_000_000 / warps + 1; // 1,000,064 requests in all
+    int perWarp = Integer.getInteger("gmpi.ring.requests", 51_200) / warps + 1;
     AtomicLongArray answered = new AtomicLongArray(warps);
-    try (GmpiNode node = GmpiNode.open(ctx, null, AcceleratorCosts.H200, 1024, warps, LONG)) {
+    try (GmpiNode node = GmpiNode.open(ctx, null, null, AcceleratorCosts.H200, 256, warps, LONG)) {
       Gmpi g = node.gmpi();
       node.accelerator().launch(8, 8, warp -> {
         long id = warp.globalId();
@@ -63,6 +69,7 @@ class GmpiRingTest {
       assertEquals(total, node.daemon().served(), "every request performed exactly once");
       assertEquals(total, node.ring().tail(), "tickets consumed in order");
       assertTrue(total > 1000L * node.ring().capacity(), "the ring of " + node.ring().capacity() + " slots wrapped");
+      assertTrue(node.ring().fullWaits() > 0, "warps found the ring full and backed off");
       for (int w = 0; w < warps; w++) {
         assertEquals(perWarp, answered.get(w), "warp " + w);
       }
@@ -75,7 +82,7 @@ class GmpiRingTest {
     ByteBuffer ans = ByteBuffer.allocateDirect(64 * 8);
     AttributeRing ring = new AttributeRing(req, ans, 64); // two slots
     AcceleratorCosts costs = AcceleratorCosts.PAPER;
-    HostDaemon daemon = new HostDaemon(ring, new TimedComm(null, costs, new ModelledClock(0)), null, costs);
+    HostDaemon daemon = new HostDaemon(ring, new TimedComm(null, costs, new ModelledClock(0), io.github.verbs4j.verbs.MemoryKind.HOST, null), null, costs);
     Gmpi g = new Gmpi(ring, costs, daemon, LONG);
     try (Accelerator gpu = new Accelerator(ctx, costs, 6)) {
       ModelledClock host = new ModelledClock(0);
@@ -98,7 +105,7 @@ class GmpiRingTest {
 
   @Test
   void aStoppedDaemonMakesTheWaitingCallFailWithAClearErrorInsteadOfHanging() {
-    try (GmpiNode node = GmpiNode.open(ctx, null, AcceleratorCosts.PAPER, 64, 1, Duration.ofMillis(300))) {
+    try (GmpiNode node = GmpiNode.open(ctx, null, null, AcceleratorCosts.PAPER, 64, 1, Duration.ofMillis(300))) {
       node.daemon().stop(LONG);
       Gmpi g = node.gmpi();
       KernelRun run = node.accelerator().launch(1, 1, warp -> g.synchronize(warp), node.hostClock());
@@ -111,7 +118,7 @@ class GmpiRingTest {
 
   @Test
   void aFullRingWithNoDaemonFailsTheClaimAfterTheTimeout() {
-    try (GmpiNode node = GmpiNode.open(ctx, null, AcceleratorCosts.PAPER, 32, 2, Duration.ofMillis(300))) {
+    try (GmpiNode node = GmpiNode.open(ctx, null, null, AcceleratorCosts.PAPER, 32, 2, Duration.ofMillis(300))) {
       node.daemon().stop(LONG);
       Gmpi g = node.gmpi();
       KernelRun run = node.accelerator().launch(1, 2, warp -> g.echo(warp, 0), node.hostClock());
@@ -144,7 +151,7 @@ class GmpiRingTest {
   void requestRoundTripsFollowTheArgumentCountInThePaperAndNotOnTheH200() {
     for (AcceleratorCosts costs : new AcceleratorCosts[] {AcceleratorCosts.PAPER, AcceleratorCosts.H200}) {
       long[] trips = new long[AttributeRing.MAX_ARGS + 1];
-      try (GmpiNode node = GmpiNode.open(ctx, null, costs, 256, 1, LONG)) {
+      try (GmpiNode node = GmpiNode.open(ctx, null, null, costs, 256, 1, LONG)) {
         long[] values = new long[AttributeRing.MAX_ARGS];
         node.accelerator().launch(1, 1, warp -> {
           for (int n = 0; n <= AttributeRing.MAX_ARGS; n++) {
