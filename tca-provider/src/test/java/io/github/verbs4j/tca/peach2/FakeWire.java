@@ -116,11 +116,15 @@ final class FakeWire implements AutoCloseable {
       return new HostScheduler() {
         @Override
         public Cancellable schedule(long delayNanos, Runnable task) {
+          Task t;
           synchronized (FakeWire.this) {
-            tasks.add(new Task(now + delayNanos, order++, task));
+            t = new Task(now + delayNanos, order++, task);
+            tasks.add(t);
           }
           return () -> {
-            throw new UnsupportedOperationException("the data link layer cancels nothing");
+            synchronized (FakeWire.this) {
+              tasks.remove(t); // a record: equal only to itself here (order is unique)
+            }
           };
         }
 
