@@ -74,6 +74,11 @@ public final class FabricLink implements Peach2Link {
       public boolean isModelled() {
         return c.isModelled();
       }
+
+      @Override
+      public void busyProbe(java.util.function.BooleanSupplier busy) {
+        c.busyProbe(busy);
+      }
     };
     this.scheduler = new HostScheduler() {
       @Override
@@ -226,6 +231,11 @@ public final class FabricLink implements Peach2Link {
   @Override
   public boolean mayCorrupt() {
     return node.mayCorrupt();
+  }
+
+  @Override
+  public boolean mayLose() {
+    return node.mayLose();
   }
 
   @Override

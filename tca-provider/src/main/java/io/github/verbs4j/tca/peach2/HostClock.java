@@ -30,4 +30,13 @@ public interface HostClock {
 
   /** @return whether the clock is modelled */
   boolean isModelled();
+
+  /**
+   * Says how to learn whether the host has work in hand that may send a frame or charge the clock
+   * (modelled time: while it does, no timer of the fabric is the next event). No effect on a wall
+   * clock or where nothing asks.
+   *
+   * @param busy true while busy; cheap and thread-safe
+   */
+  default void busyProbe(java.util.function.BooleanSupplier busy) {}
 }

@@ -91,6 +91,14 @@ public interface Peach2Link extends AutoCloseable {
   boolean mayCorrupt();
 
   /**
+   * @return whether fault injection may lose frames sent from now on (then a reply a requester
+   *     waits for is not certain to come)
+   */
+  default boolean mayLose() {
+    return true;
+  }
+
+  /**
    * @param dstNode a node
    * @return true if frames to it are accepted without passing the high-water mark
    */

@@ -55,6 +55,11 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
   private long wakeDeadline;
   /** The wake-up timer fired (set on the scheduler's thread; the next duty cycle forgets the timer). */
   private volatile boolean wakeFired;
+  /** A requester waits for an ACK (set by the duty cycle). */
+  private volatile boolean awaitingReply;
+  private volatile long lastWorkWallNanos;
+  /** How long a claimed reply keeps the clock's timers waiting without a duty cycle doing work. */
+  private static final long AWAIT_WALL_LIMIT_NANOS = 10_000_000_000L;
 
   Proxy(TcaContext ctx, Peach2Board board, ByteBuffer areas, int llMax, ProxyRunners.Factory runners) {
     this.ctx = ctx;
@@ -70,7 +75,22 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
 
   void start() {
     board.setWriteHook(this::landed);
+    board.clock().busyProbe(this::busy);
     runners.start();
+  }
+
+  /**
+   * Modelled time: whether this host has work in hand, so that no timer is the next event — a
+   * write landed that the agent has not read, a duty cycle running or due, or a reply certainly on
+   * its way (a requester waits for an ACK over a link that loses nothing: on netty the peer's work
+   * in hand is invisible). The claim lapses after {@link #AWAIT_WALL_LIMIT_NANOS} of wall time
+   * without a duty cycle doing work, so a reply that never comes still times out.
+   */
+  private boolean busy() {
+    if (pending || wakeFired || lock.isHeld()) {
+      return true;
+    }
+    return awaitingReply && System.nanoTime() - lastWorkWallNanos < AWAIT_WALL_LIMIT_NANOS && !board.link().mayLose();
   }
 
   @Override
@@ -185,12 +205,18 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
       }
     }
     acks.clear();
+    boolean awaiting = false;
     for (TcaQueuePair qp : qpArray) {
       synchronized (qp) {
         if (!qp.destroyed && qp.requester.progress(t)) {
           work++;
         }
+        awaiting |= !qp.destroyed && qp.requester.awaitsAck();
       }
+    }
+    awaitingReply = awaiting;
+    if (work > 0) {
+      lastWorkWallNanos = System.nanoTime();
     }
     for (int p = 1; p < channels.length; p++) {
       Channel ch = channels[p];

@@ -222,6 +222,11 @@ final class Requester {
     return true;
   }
 
+  /** @return whether sent messages wait for their ACK (not an RNR wait: its timer is a real event) */
+  boolean awaitsAck() {
+    return timeoutNanos() != 0 && qp.head != next && rnrUntil == 0;
+  }
+
   /** The time of the next timer, or Long.MAX_VALUE (for the proxy's park). */
   long nextDeadline() {
     long d = Long.MAX_VALUE;
