@@ -153,6 +153,11 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   }
 
   @Override
+  protected void chargeClock(long nanos) {
+    port.charge(nanos);
+  }
+
+  @Override
   protected void closeDevice() {
     if (node != null) {
       node.links().removeListener(linkListener);

@@ -38,7 +38,8 @@ import io.netty.buffer.ByteBuf;
  *   <li>type: {@link #TYPE_DATA} (1), a frame whose whole route has been modelled, on its way to
  *       its destination; or {@link #TYPE_TRANSIT} (2), a frame still crossing the modelled fabric
  *       (netty transport: it is on its way to the process that models its next link, which may be
- *       an intermediate node). Other values are rejected.
+ *       an intermediate node); or {@link #TYPE_DOORBELL} (3), no payload, a wake-up on a socket
+ *       for a node whose shared-memory ring poller sleeps. Other values are rejected.
  *   <li>flags: bits the fabric and the provider both read. {@link #FLAG_UNCHECKED} (bit 0): the
  *       payload carries no integrity check of its own, so the fault injector loses such a frame
  *       instead of corrupting it. Other bits are reserved and must be 0.
@@ -71,6 +72,12 @@ public final class FrameHeader {
    * and the arrival field holds the head's time at the next link. Never handed to a receiver.
    */
   public static final int TYPE_TRANSIT = 2;
+  /**
+   * Frame type: a doorbell on a socket, no payload: the sender wrote into the receiver's
+   * shared-memory ring while the receiver's poller slept ({@code fabric.shm}). Never handed to a
+   * receiver, never in a ring.
+   */
+  public static final int TYPE_DOORBELL = 3;
 
   /** Offset of the version byte. */
   public static final int VERSION_OFFSET = 0;
@@ -230,8 +237,11 @@ public final class FrameHeader {
       return DropReason.BAD_VERSION;
     }
     int type = buf.getUnsignedByte(offset + TYPE_OFFSET);
-    if (type != TYPE_DATA && type != TYPE_TRANSIT) {
+    if (type != TYPE_DATA && type != TYPE_TRANSIT && type != TYPE_DOORBELL) {
       return DropReason.BAD_TYPE;
+    }
+    if (type == TYPE_DOORBELL && buf.getUnsignedInt(offset + LENGTH_OFFSET) != 0) {
+      return DropReason.TOO_LONG;
     }
     if ((buf.getUnsignedByte(offset + FLAGS_OFFSET) & ~FLAGS_DEFINED) != 0 || buf.getUnsignedShort(offset + RESERVED_OFFSET) != 0) {
       return DropReason.BAD_FLAGS;

@@ -82,6 +82,18 @@ public interface Context extends AutoCloseable {
    */
   long nowNanos();
 
+  /**
+   * Accounts the application's own work (computation, buffer preparation, a refill thread's
+   * service time) to this context's clock. With {@code verbs.time=modelled} the node's clock moves
+   * forward by {@code nanos}, as if the host CPU had worked that long, so that application work and
+   * communication share one timeline; with wall time it does nothing, because the work already
+   * took real time. This is a simulator extension; libibverbs has no counterpart.
+   *
+   * @param nanos the work's duration in nanoseconds, not negative
+   * @throws VerbsException EINVAL if {@code nanos} is negative, EBADF if the context is closed
+   */
+  void chargeNanos(long nanos);
+
   /** Closes the device ({@code ibv_close_device}). */
   @Override
   void close();

@@ -128,6 +128,14 @@ public interface Communicator extends AutoCloseable {
   /** @return the current time of the communicator's clock (modelled when the fabric models time) */
   long nowNanos();
 
+  /**
+   * Accounts this rank's computation to the communicator's clock: with modelled time the clock
+   * moves forward by {@code nanos} ({@code Context.chargeNanos}); with wall time nothing happens.
+   *
+   * @param nanos the computation's modelled duration, not negative
+   */
+  void compute(long nanos);
+
   /** Releases everything; pending requests are abandoned. */
   @Override
   void close();

@@ -192,6 +192,11 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     return ctx.nowNanos();
   }
 
+  @Override
+  public void compute(long nanos) {
+    ctx.chargeNanos(nanos);
+  }
+
   /** @return the settings */
   public MpConfig config() {
     return config;

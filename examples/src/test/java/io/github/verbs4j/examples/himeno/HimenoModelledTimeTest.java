@@ -54,7 +54,9 @@ class HimenoModelledTimeTest {
     // points x 34 flops / 2 GFLOP/s per iteration, 20 iterations (the report rounds to 0.1 ms)
     assertEquals(points * 34 / 2.0 * 20 / 1e9, calc, 0.00005, r);
     assertTrue(halo > 0 && reduce > 0, r);
-    assertEquals(calc + halo + reduce, total, 0.0003, "max of ranks of each sum: " + r);
+    // total is the largest rank's sum; each column is the largest of the ranks, from different ranks
+    // now that computation is on the clock (a rank with fewer points waits in the halo exchange)
+    assertTrue(total > calc && total <= calc + halo + reduce + 0.0003, "total within the columns: " + r);
   }
 
   @Test

@@ -67,6 +67,13 @@ public final class ThreadCommunicator extends AbstractCommunicator {
   }
 
   @Override
+  public void compute(long nanos) {
+    if (nanos < 0) {
+      throw new IllegalArgumentException("compute nanos=" + nanos + " must not be negative");
+    }
+  }
+
+  @Override
   protected Request isend(ByteBuffer data, int dest, int tag, int context) {
     int len = data.remaining();
     byte[] copy = new byte[len];

@@ -7,10 +7,7 @@ import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.conformance.FabricKit;
 import io.github.verbs4j.verbs.conformance.KitEnvironment;
 import io.github.verbs4j.verbs.conformance.LinkControl;
-import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -63,51 +60,10 @@ final class IbKit {
    * {@link #NETTY_2PROC} with every data frame between the two processes in shared-memory rings
    * ({@code verbs.fabric.shm=required}); the child JVM gets Agrona's {@code --add-exports}.
    */
-  static final KitEnvironment NETTY_2PROC_SHM = new ChildJvmOptions(FabricKit.netty2Proc("ib", "verbs.ib.job",
-      IbKit::coordinator, Map.of("verbs.fabric.shm", "required"), "shm", IbKit::linkControl),
-      List.of("--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED"));
+  static final KitEnvironment NETTY_2PROC_SHM = FabricKit.shm(FabricKit.netty2Proc("ib", "verbs.ib.job",
+      IbKit::coordinator, Map.of("verbs.fabric.shm", "required"), "shm", IbKit::linkControl));
 
   private IbKit() {}
-
-  /** An environment with more options for its child JVMs. */
-  private record ChildJvmOptions(KitEnvironment env, List<String> more) implements KitEnvironment {
-    @Override
-    public String name() {
-      return env.name();
-    }
-
-    @Override
-    public VerbsConfig config(int rank, int size, String jobId) {
-      return env.config(rank, size, jobId);
-    }
-
-    @Override
-    public boolean peersInProcesses() {
-      return env.peersInProcesses();
-    }
-
-    @Override
-    public Duration timeout() {
-      return env.timeout();
-    }
-
-    @Override
-    public Map<String, String> childSystemProperties(String jobId) {
-      return env.childSystemProperties(jobId);
-    }
-
-    @Override
-    public LinkControl linkControl(Context ctx) {
-      return env.linkControl(ctx);
-    }
-
-    @Override
-    public List<String> childJvmOptions() {
-      List<String> all = new ArrayList<>(env.childJvmOptions());
-      all.addAll(more);
-      return all;
-    }
-  }
 
   /**
    * Fault injection on a context's port: its fabric node's own links ({@code FabricNode.links()}:

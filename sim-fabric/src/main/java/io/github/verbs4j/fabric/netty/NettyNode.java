@@ -202,6 +202,9 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
   /** Fabric thread: a frame out of this node's ring. */
   private void onShmFrame(ByteBuf frame) {
     DropReason bad = FrameHeader.check(frame, 0, options.mtu(), nodeId());
+    if (bad == null && frame.getUnsignedByte(FrameHeader.TYPE_OFFSET) == FrameHeader.TYPE_DOORBELL) {
+      bad = DropReason.BAD_TYPE; // doorbells come on sockets only
+    }
     if (bad == null && frame.readableBytes() != FrameHeader.LENGTH + FrameHeader.length(frame, 0)) {
       bad = DropReason.TRUNCATED;
     }
@@ -287,6 +290,14 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
       if (header.src() != peer && (router == null || !router.mayRelay(peer, header.src(), header.dst()))) {
         metrics.drop(DropReason.SPOOFED_SOURCE, header.length());
         frame.release();
+        return;
+      }
+      if (header.type() == FrameHeader.TYPE_DOORBELL) {
+        frame.release();
+        ShmLinks s = shm;
+        if (s != null) {
+          s.doorbell();
+        }
         return;
       }
       receive(frame, r);
@@ -388,6 +399,12 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
           payload.release();
           return true;
         }
+        case SENT_WAKE -> {
+          metrics.sent(len);
+          payload.release();
+          ringDoorbell(next);
+          return true;
+        }
         case FULL -> {
           return drop(DropReason.BACKPRESSURE, payload);
         }
@@ -397,6 +414,21 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
       }
     }
     return outbox.send(members.peer(router.nextNode(route, done)), route, done, tag, flags, payload, sendTime, delay);
+  }
+
+  /**
+   * Wakes a peer whose ring poller sleeps: a header-only {@link FrameHeader#TYPE_DOORBELL} frame on
+   * its socket (one system call, and only when the poller sleeps).
+   */
+  private void ringDoorbell(int peer) {
+    Peer p = members.peer(peer);
+    Channel ch = p == null ? null : p.channel;
+    if (ch == null || !ch.isActive()) {
+      return; // the poller wakes by itself within its sleep limit
+    }
+    ByteBuf bell = ch.alloc().directBuffer(FrameHeader.LENGTH);
+    FrameHeader.write(bell, FrameHeader.TYPE_DOORBELL, 0, 0, nodeId(), peer, 0, 0, 0, 0);
+    ch.writeAndFlush(bell, ch.voidPromise());
   }
 
   /** The reorder window is wall time on a netty node (the event loop's timer). */

@@ -9,6 +9,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
@@ -49,6 +51,8 @@ public final class ShmLinks implements AutoCloseable {
   public enum Result {
     /** In the destination's ring. */
     SENT,
+    /** In the destination's ring, and its poller sleeps: ring its doorbell (a socket frame). */
+    SENT_WAKE,
     /** The ring is full: nothing written (back-pressure). */
     FULL,
     /** No ring to that node, or the frame is larger than its ring takes: use the socket. */
@@ -63,14 +67,18 @@ public final class ShmLinks implements AutoCloseable {
   private final int self;
   private final Path file;
   private final ManyToOneRingBuffer own;
+  private final UnsafeBuffer ownBell;
   private final String address;
-  private final AtomicReferenceArray<ManyToOneRingBuffer> peers;
+  private final AtomicReferenceArray<ShmRing.Mapped> peers;
   private final Path[] peerFiles;
   private final Executor loop;
   private final Consumer<ByteBuf> sink;
   private final ManyToOneConcurrentArrayQueue<ByteBuf> inbox = new ManyToOneConcurrentArrayQueue<>(INBOX);
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final Runnable drainTask = this::drain;
+  private final Runnable doorbellTask = this::doorbell;
+  /** Frames read per doorbell task before the loop's other work. */
+  private static final int DOORBELL_BATCH = 16 * READ_LIMIT;
   private final ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
   private final ThreadLocal<UnsafeBuffer> sendView = ThreadLocal.withInitial(() -> new UnsafeBuffer(new byte[0]));
   private final UnsafeBuffer readView = new UnsafeBuffer(new byte[0]); // whoever holds `reading`
@@ -81,7 +89,10 @@ public final class ShmLinks implements AutoCloseable {
   private volatile long lastInlineNanos; // the fabric thread's last read of the ring
   /** The poller leaves the ring to a fabric thread that read it this recently, ns. */
   private static final long INLINE_LEASE_NANOS = 200_000;
+  /** The poller's longest sleep when no doorbell comes (a doorbell lost with its connection). */
+  private static final long SLEEP_LIMIT_NANOS = 5_000_000;
   private final IdleStrategy idle;
+  private final int sleepAfter; // idle rounds before the poller sleeps until a doorbell
   private final Thread poller;
   private volatile boolean running = true;
 
@@ -96,16 +107,20 @@ public final class ShmLinks implements AutoCloseable {
    * @param loop the node's fabric thread, where {@code sink} runs
    * @param sink takes each received frame (header and payload) and owns it
    */
-  public ShmLinks(Path dir, int capacity, int self, int size, IdleStrategy idle, Executor loop, Consumer<ByteBuf> sink) {
+  public ShmLinks(Path dir, int capacity, int self, int size, String idleStrategy, Executor loop,
+      Consumer<ByteBuf> sink) {
     this.self = self;
     this.loop = loop;
     this.sink = sink;
-    this.idle = idle;
+    this.idle = idleStrategy(idleStrategy);
+    this.sleepAfter = sleepAfter(idleStrategy);
     this.peers = new AtomicReferenceArray<>(size + 1);
     this.peerFiles = new Path[size + 1];
     this.file = dir.resolve("n-" + ProcessHandle.current().pid() + "-" + (self - 1) + "-"
         + Integer.toHexString(ThreadLocalRandom.current().nextInt()) + ".ring");
-    this.own = ShmRing.create(file, capacity);
+    ShmRing.Mapped m = ShmRing.create(file, capacity);
+    this.own = m.ring();
+    this.ownBell = m.bell();
     this.address = hostId() + "\n" + file;
     this.poller = new DefaultThreadFactory("verbs4j-shm-node" + self, true).newThread(this::poll);
     poller.start();
@@ -135,7 +150,7 @@ public final class ShmLinks implements AutoCloseable {
     }
     Path dir = directory(options);
     PrivateDir.cleanStale(dir);
-    return new ShmLinks(dir, capacityFor(options.mtu()), self, options.size(), idleStrategy(options.get(FabricOptions.IDLE_STRATEGY)),
+    return new ShmLinks(dir, capacityFor(options.mtu()), self, options.size(), options.get(FabricOptions.IDLE_STRATEGY),
         loop, sink);
   }
 
@@ -157,14 +172,30 @@ public final class ShmLinks implements AutoCloseable {
 
   /**
    * @param name {@code verbs.idle-strategy}
-   * @return the poller's wait: the numbers of verbs-api's {@code IdleStrategyKey}
+   * @return the poller's busy wait before it sleeps: the spins and yields of verbs-api's {@code
+   *     IdleStrategyKey}
    */
-  public static IdleStrategy idleStrategy(String name) {
+  static IdleStrategy idleStrategy(String name) {
     return switch (name) {
       case "spin" -> new BackoffIdleStrategy(Long.MAX_VALUE, 0, 1_000_000, 1_000_000);
       case "yield" -> new BackoffIdleStrategy(0, Long.MAX_VALUE, 1_000_000, 1_000_000);
       case "sleep" -> new BackoffIdleStrategy(0, 0, 1_000_000, 1_000_000);
       default -> new BackoffIdleStrategy(200, 50, 10_000, 1_000_000);
+    };
+  }
+
+
+  /**
+   * @param name {@code verbs.idle-strategy}
+   * @return idle rounds after which the poller sleeps until a doorbell: never for {@code spin} and
+   *     {@code yield} (they poll), at once otherwise. A frame to an idle node then wakes its fabric
+   *     thread directly (one socket wake-up, as a socket frame) instead of the poller, which would
+   *     hand it to that thread (two); measured in docs/benchmarks.md
+   */
+  static int sleepAfter(String name) {
+    return switch (name) {
+      case "spin", "yield" -> Integer.MAX_VALUE;
+      default -> 1;
     };
   }
 
@@ -201,7 +232,7 @@ public final class ShmLinks implements AutoCloseable {
       return false;
     }
     Path f = Path.of(peerAddress.substring(nl + 1));
-    ManyToOneRingBuffer r = ShmRing.map(f);
+    ShmRing.Mapped r = ShmRing.map(f);
     if (r == null) {
       return false;
     }
@@ -224,22 +255,24 @@ public final class ShmLinks implements AutoCloseable {
    * @return whether a frame of that size to it goes through its ring
    */
   public boolean fits(int node, int payloadBytes) {
-    ManyToOneRingBuffer r = node > 0 && node < peers.length() ? peers.get(node) : null;
-    return r != null && FrameHeader.LENGTH + payloadBytes <= r.maxMsgLength();
+    ShmRing.Mapped r = node > 0 && node < peers.length() ? peers.get(node) : null;
+    return r != null && FrameHeader.LENGTH + payloadBytes <= r.ring().maxMsgLength();
   }
 
   /**
    * Any thread: writes one frame into {@code node}'s ring. Does not take ownership of {@code payload}.
    *
-   * @return {@link Result#SENT}, {@link Result#FULL} or {@link Result#NOT_LINKED}
+   * @return {@link Result#SENT}, {@link Result#SENT_WAKE} (the caller rings the peer's doorbell),
+   *     {@link Result#FULL} or {@link Result#NOT_LINKED}
    */
   public Result send(int node, int type, int flags, int hops, int src, int dst, int tag, ByteBuf payload, long sendTime,
       long arrival) {
-    ManyToOneRingBuffer r = node < peers.length() ? peers.get(node) : null;
+    ShmRing.Mapped m = node < peers.length() ? peers.get(node) : null;
     int len = payload.readableBytes();
-    if (r == null || FrameHeader.LENGTH + len > r.maxMsgLength()) {
+    if (m == null || FrameHeader.LENGTH + len > m.ring().maxMsgLength()) {
       return Result.NOT_LINKED;
     }
+    ManyToOneRingBuffer r = m.ring();
     int at = r.tryClaim(MSG_TYPE, FrameHeader.LENGTH + len);
     if (at < 0) {
       return Result.FULL;
@@ -263,6 +296,13 @@ public final class ShmLinks implements AutoCloseable {
       throw e;
     }
     r.commit(at);
+    // The frame is visible before the doorbell word is read (the poller sets the word, then looks
+    // at the ring): whichever comes second sees the other, so no frame waits for a sleeping poller.
+    VarHandle.fullFence();
+    UnsafeBuffer bell = m.bell();
+    if (bell.getIntVolatile(ShmRing.SLEEPING) == 1 && bell.compareAndSetInt(ShmRing.SLEEPING, 1, 0)) {
+      return Result.SENT_WAKE;
+    }
     return Result.SENT;
   }
 
@@ -292,8 +332,8 @@ public final class ShmLinks implements AutoCloseable {
    * @return whether its ring is less than half full
    */
   public boolean isWritable(int node) {
-    ManyToOneRingBuffer r = peers.get(node);
-    return r != null && r.size() < r.capacity() / 2;
+    ShmRing.Mapped m = peers.get(node);
+    return m != null && m.ring().size() < m.ring().capacity() / 2;
   }
 
   /**
@@ -322,6 +362,11 @@ public final class ShmLinks implements AutoCloseable {
    */
   public int pollInline() {
     lastInlineNanos = System.nanoTime();
+    return readInline();
+  }
+
+  /** Fabric thread: what the poller queued, then the ring, to the sink. */
+  private int readInline() {
     if (!reading.compareAndSet(false, true)) {
       return 0;
     }
@@ -338,25 +383,91 @@ public final class ShmLinks implements AutoCloseable {
     }
   }
 
+  /**
+   * Fabric thread: this node's doorbell rang (a socket frame): a sender wrote into the ring while
+   * the poller slept. Reads the ring now; the poller sleeps on, and the doorbell word is set again
+   * so that the next frame rings too (unless a polling caller reads the ring, which needs none).
+   * Frames that follow within the read need no doorbell: their senders found the word clear.
+   */
+  public void doorbell() {
+    // Frames written while this reads need no doorbell (their senders found the word clear); after
+    // a batch the loop does its other work first.
+    int total = 0;
+    int n;
+    while ((n = readInline()) > 0) {
+      total += n;
+      if (total >= DOORBELL_BATCH) {
+        reschedule();
+        return;
+      }
+    }
+    if (System.nanoTime() - lastInlineNanos <= INLINE_LEASE_NANOS) {
+      return; // a polling caller reads the ring: no doorbell needed
+    }
+    ownBell.putIntVolatile(ShmRing.SLEEPING, 1);
+    if (own.size() > 0 && ownBell.compareAndSetInt(ShmRing.SLEEPING, 1, 0)) {
+      reschedule(); // committed before the word was set: its sender did not ring
+    }
+  }
+
+  private void reschedule() {
+    try {
+      loop.execute(doorbellTask);
+    } catch (RejectedExecutionException closed) {
+      // the node is closing
+    }
+  }
+
+  /**
+   * The poller: reads the ring and hands frames to the fabric thread; idle, it spins and yields by
+   * the idle strategy, then sleeps with the doorbell word set until a sender rings (or {@link
+   * #SLEEP_LIMIT_NANOS}). While a polling caller reads the ring itself it stays out.
+   */
   private void poll() {
+    int idleRounds = 0;
     while (running) {
       int n = 0;
-      if (System.nanoTime() - lastInlineNanos > INLINE_LEASE_NANOS && reading.compareAndSet(false, true)) {
+      boolean leased = System.nanoTime() - lastInlineNanos <= INLINE_LEASE_NANOS;
+      if (!leased && reading.compareAndSet(false, true)) {
         try {
           n = own.controlledRead(reader, READ_LIMIT);
         } finally {
           reading.set(false);
         }
       }
-      if (n > 0 && drainScheduled.compareAndSet(false, true)) {
-        try {
-          loop.execute(drainTask);
-        } catch (RejectedExecutionException closed) {
-          return;
+      if (n > 0) {
+        idleRounds = 0;
+        if (drainScheduled.compareAndSet(false, true)) {
+          try {
+            loop.execute(drainTask);
+          } catch (RejectedExecutionException closed) {
+            return;
+          }
         }
+        idle.idle(n);
+      } else if (leased) {
+        LockSupport.parkNanos(INLINE_LEASE_NANOS); // the caller reads; no doorbell needed
+      } else if (++idleRounds < sleepAfter) {
+        idle.idle(0);
+      } else {
+        sleepUntilDoorbell();
+        idleRounds = 0;
+        idle.reset();
       }
-      idle.idle(n);
     }
+  }
+
+  /** @return whether the poller sleeps until a doorbell (its word is set); for tests */
+  boolean sleeping() {
+    return ownBell.getIntVolatile(ShmRing.SLEEPING) == 1;
+  }
+
+  private void sleepUntilDoorbell() {
+    ownBell.putIntVolatile(ShmRing.SLEEPING, 1);
+    if (own.size() == 0 && running) { // a frame committed before the word was set is read now
+      LockSupport.parkNanos(this, SLEEP_LIMIT_NANOS);
+    }
+    ownBell.putIntVolatile(ShmRing.SLEEPING, 0);
   }
 
   private ControlledMessageHandler.Action onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
@@ -406,6 +517,7 @@ public final class ShmLinks implements AutoCloseable {
   @Override
   public void close() {
     running = false;
+    LockSupport.unpark(poller);
     try {
       poller.join(2000);
     } catch (InterruptedException e) {

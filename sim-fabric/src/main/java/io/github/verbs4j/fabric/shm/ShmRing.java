@@ -17,7 +17,8 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 /**
  * One node's inbound ring: an Agrona {@link ManyToOneRingBuffer} over a memory-mapped file that
- * every sender on the host maps (as Aeron IPC does). The file is created mode 0600 inside the
+ * every sender on the host maps (as Aeron IPC does), followed by a doorbell word that the
+ * receiver's poller sets while it sleeps. The file is created mode 0600 inside the
  * user's 0700 private directory, so only the job's user can map it. Mappings are never unmapped
  * explicitly: a sender thread may still be writing when a peer goes down or the node closes, and an
  * explicit unmap under it would crash the JVM; the mapping goes when its buffer is collected.
@@ -28,7 +29,21 @@ final class ShmRing {
   /** Largest ring: 16 MiB of data (frames up to 2 MiB). */
   static final int MAX_CAPACITY = 1 << 24;
 
+  /** Bytes after the ring's trailer: the receiver's doorbell word, on a cache line of its own. */
+  static final int BELL_LENGTH = 128;
+  /** The doorbell word's offset in the bell: 1 while the receiver's poller sleeps. */
+  static final int SLEEPING = 64;
+
+  /** A mapped ring and its doorbell. */
+  record Mapped(ManyToOneRingBuffer ring, UnsafeBuffer bell) {}
+
   private ShmRing() {}
+
+  private static Mapped wrap(MappedByteBuffer m, long ringBytes) {
+    UnsafeBuffer all = new UnsafeBuffer(m);
+    return new Mapped(new ManyToOneRingBuffer(new UnsafeBuffer(all, 0, (int) ringBytes)),
+        new UnsafeBuffer(all, (int) ringBytes, BELL_LENGTH));
+  }
 
   /**
    * @param mtu the fabric's largest payload
@@ -50,11 +65,11 @@ final class ShmRing {
    * @param capacity data bytes, a power of two
    * @return the ring
    */
-  static ManyToOneRingBuffer create(Path file, int capacity) {
+  static Mapped create(Path file, int capacity) {
     try (FileChannel ch = FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
         StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
-      MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_WRITE, 0, capacity + RingBufferDescriptor.TRAILER_LENGTH);
-      return new ManyToOneRingBuffer(new UnsafeBuffer(m));
+      long ringBytes = capacity + RingBufferDescriptor.TRAILER_LENGTH;
+      return wrap(ch.map(FileChannel.MapMode.READ_WRITE, 0, ringBytes + BELL_LENGTH), ringBytes);
     } catch (IOException e) {
       throw new FabricException("cannot create shared-memory ring " + file + ": " + e, e);
     }
@@ -66,18 +81,18 @@ final class ShmRing {
    * @param file its file
    * @return the ring, or null if the file is not a ring of this user's (missing, wrong size, a link)
    */
-  static ManyToOneRingBuffer map(Path file) {
+  static Mapped map(Path file) {
     try {
       if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
         return null;
       }
       try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
         long size = ch.size();
-        long cap = size - RingBufferDescriptor.TRAILER_LENGTH;
+        long cap = size - RingBufferDescriptor.TRAILER_LENGTH - BELL_LENGTH;
         if (cap < MIN_CAPACITY || cap > MAX_CAPACITY || !BitUtil.isPowerOfTwo(cap)) {
           return null;
         }
-        return new ManyToOneRingBuffer(new UnsafeBuffer(ch.map(FileChannel.MapMode.READ_WRITE, 0, size)));
+        return wrap(ch.map(FileChannel.MapMode.READ_WRITE, 0, size), cap + RingBufferDescriptor.TRAILER_LENGTH);
       }
     } catch (IOException | RuntimeException e) {
       return null;

@@ -89,6 +89,18 @@ class FrameCodecTest {
   }
 
   @Test
+  void aDoorbellIsHeaderOnly() {
+    ByteBuf bell = Unpooled.buffer();
+    FrameHeader.write(bell, FrameHeader.TYPE_DOORBELL, 0, 0, 1, 2, 0, 0, 0, 0);
+    assertNull(FrameHeader.check(bell, 0, 100, 2));
+    ByteBuf loaded = Unpooled.buffer();
+    FrameHeader.write(loaded, FrameHeader.TYPE_DOORBELL, 0, 0, 1, 2, 0, 4, 0, 0);
+    assertEquals(DropReason.TOO_LONG, FrameHeader.check(loaded, 0, 100, 2), "a doorbell carries nothing");
+    bell.release();
+    loaded.release();
+  }
+
+  @Test
   void eachMalformedHeaderIsDroppedWithItsReasonAndTheStreamResumes() {
     EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(100, metrics, () -> 2));
     ByteBuf good = frame(1, 1, 2, 0, new byte[] {1, 2, 3}, 0, 0);

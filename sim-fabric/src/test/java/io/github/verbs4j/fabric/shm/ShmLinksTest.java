@@ -43,13 +43,14 @@ class ShmLinksTest {
   }
 
   private ShmLinks links(int self, int capacity) {
-    ShmLinks l = new ShmLinks(dir, capacity, self, 8, ShmLinks.idleStrategy("backoff"), loop, f -> {
+    ShmLinks l = new ShmLinks(dir, capacity, self, 8, "backoff", loop, f -> {
       byte[] b = new byte[f.readableBytes()];
       f.readBytes(b);
       f.release();
       received.add(b);
     });
     open.add(l);
+    byNode.put(self, l);
     return l;
   }
 
@@ -61,12 +62,20 @@ class ShmLinksTest {
     return Unpooled.directBuffer(len).writeBytes(a);
   }
 
-  /** Sends until the ring takes it (a full ring says so and writes nothing). */
-  private static void sendAll(ShmLinks from, int to, int src, ByteBuf p, int seq) {
+  private final java.util.Map<Integer, ShmLinks> byNode = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * Sends until the ring takes it (a full ring says so and writes nothing); rings the receiver's
+   * doorbell on its fabric thread when the send says its poller sleeps, as the netty node does.
+   */
+  private void sendAll(ShmLinks from, int to, int src, ByteBuf p, int seq) {
     while (true) {
       ShmLinks.Result r = from.send(to, FrameHeader.TYPE_DATA, 0, 0, src, to, seq & 0xFFFF, p, seq, seq + 10);
-      if (r == ShmLinks.Result.SENT) {
+      if (r == ShmLinks.Result.SENT || r == ShmLinks.Result.SENT_WAKE) {
         p.release();
+        if (r == ShmLinks.Result.SENT_WAKE) {
+          loop.execute(byNode.get(to)::doorbell);
+        }
         return;
       }
       assertEquals(ShmLinks.Result.FULL, r);
@@ -164,6 +173,32 @@ class ShmLinksTest {
     assertTrue(a.fits(2, 1 << 20));
     sendAll(a, 2, 1, payload(1, 3, 1 << 20), 3);
     checkFrame(received.poll(30, TimeUnit.SECONDS), 1, 2, 3, 1 << 20);
+  }
+
+  @Test
+  void aSleepingPollerIsWokenByTheDoorbellAndABusyOneNeedsNone() throws Exception {
+    ShmLinks a = links(1, ShmRing.MIN_CAPACITY);
+    ShmLinks b = links(2, ShmRing.MIN_CAPACITY);
+    assertTrue(a.attach(2, b.address()));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!b.sleeping()) { // idle: the poller spins, yields, then sleeps with the word set
+      assertTrue(System.nanoTime() < deadline, "the idle poller never slept");
+      Thread.sleep(1);
+    }
+    ByteBuf p = payload(1, 1, 100);
+    assertEquals(ShmLinks.Result.SENT_WAKE, a.send(2, FrameHeader.TYPE_DATA, 0, 0, 1, 2, 1, p, 1, 11),
+        "a send to a sleeping poller asks for the doorbell");
+    p.release();
+    assertFalse(b.sleeping(), "the sender took the word: one doorbell per sleep");
+    loop.execute(b::doorbell);
+    checkFrame(received.poll(30, TimeUnit.SECONDS), 1, 2, 1, 100);
+    ByteBuf q = payload(1, 2, 100);
+    ShmLinks.Result again = a.send(2, FrameHeader.TYPE_DATA, 0, 0, 1, 2, 2, q, 2, 12);
+    q.release();
+    if (again == ShmLinks.Result.SENT_WAKE) {
+      loop.execute(b::doorbell); // only if the poller went back to sleep in between
+    }
+    checkFrame(received.poll(30, TimeUnit.SECONDS), 1, 2, 2, 100);
   }
 
   @Test

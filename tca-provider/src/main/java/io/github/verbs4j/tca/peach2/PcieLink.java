@@ -67,6 +67,7 @@ final class PcieLink {
   private long lastProgress;
   private long retrainEnd;
   private boolean txTimerScheduled;
+  private HostScheduler.Cancellable txHandle;
   private int waiters;
   private int pendingTlps;
   // receiver
@@ -235,7 +236,22 @@ final class PcieLink {
   private void armTx(long delay) {
     if (!txTimerScheduled && !dll.closed()) {
       txTimerScheduled = true;
-      dll.scheduler.schedule(Math.max(0, delay), txTimer);
+      txHandle = dll.scheduler.schedule(Math.max(0, delay), txTimer);
+    }
+  }
+
+  /**
+   * Modelled time: the replay timer carries exactly the current deadline. A timer left at an old
+   * deadline would be the next event of an idle fabric and move the clock there (by a whole replay
+   * timeout) although nothing is left to replay.
+   */
+  private void retimeReplay(long now) {
+    if (txTimerScheduled) {
+      txHandle.cancel();
+      txTimerScheduled = false;
+    }
+    if (replayDeadline != 0) {
+      armTx(replayDeadline - now);
     }
   }
 
@@ -393,6 +409,9 @@ final class PcieLink {
       lastProgress = now;
       // the oldest frame left may leave later than now (a DMA channel's timeline): time it from then
       replayDeadline = replay.isEmpty() ? 0 : Math.max(now, replay.sentAt(0)) + replayTimeout;
+      if (!wall && state == State.ACTIVE) {
+        retimeReplay(now);
+      }
     }
     if (type == Peach2Dllp.NAK && state == State.ACTIVE) {
       replay(now);

@@ -237,11 +237,19 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
       return;
     }
     long next = nextDeadline(t);
-    if (next == Long.MAX_VALUE || (wakeTimer != null && wakeDeadline - t > 0 && next - wakeDeadline >= 0)) {
+    boolean modelled = board.clock().isModelled();
+    if (wakeTimer != null && wakeDeadline - t > 0
+        && (next == wakeDeadline || (!modelled && next != Long.MAX_VALUE && next - wakeDeadline >= 0))) {
       return; // a timer due no later is set and has not come due
     }
     if (wakeTimer != null) {
+      // on a modelled clock a timer left at a deadline nothing waits for any more would be the
+      // next event and move the clock there: it must carry exactly the current deadline
       wakeTimer.cancel();
+      wakeTimer = null;
+    }
+    if (next == Long.MAX_VALUE) {
+      return;
     }
     wakeDeadline = next;
     wakeTimer = board.link().scheduler().schedule(Math.max(0, next - t), wakeTask);

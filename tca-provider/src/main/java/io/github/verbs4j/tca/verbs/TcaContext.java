@@ -165,6 +165,11 @@ final class TcaContext extends AbstractContext {
   }
 
   @Override
+  protected void chargeClock(long nanos) {
+    board.clock().charge(nanos);
+  }
+
+  @Override
   protected void closeDevice() {
     board.link().removeCableListener(cableListener);
     try {

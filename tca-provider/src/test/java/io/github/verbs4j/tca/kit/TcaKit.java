@@ -54,6 +54,13 @@ final class TcaKit {
   static final KitEnvironment NETTY_2PROC_SHARED = FabricKit.netty2Proc("tca", "verbs.tca.job", TcaKit::coordinator,
       Map.of("verbs.threading", "shared"), "shared");
 
+  /**
+   * {@link #NETTY_2PROC} with the frames between the two JVMs in shared-memory rings ({@code
+   * verbs.fabric.shm=required}), woken by the doorbell (tca runs its fabric with its own threads).
+   */
+  static final KitEnvironment NETTY_2PROC_SHM = FabricKit.shm(FabricKit.netty2Proc("tca", "verbs.tca.job",
+      TcaKit::coordinator, Map.of("verbs.fabric.shm", "required"), "shm", TcaKit::linkControl));
+
   private TcaKit() {}
 
   /**

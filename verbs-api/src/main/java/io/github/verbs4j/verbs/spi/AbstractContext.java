@@ -283,6 +283,22 @@ public abstract class AbstractContext implements Context {
   public abstract long nowNanos();
 
   @Override
+  public final void chargeNanos(long nanos) {
+    if (nanos < 0) {
+      throw new VerbsException(Errno.EINVAL, "chargeNanos: nanos=" + nanos + " must not be negative");
+    }
+    ensureOpen();
+    chargeClock(nanos);
+  }
+
+  /**
+   * Moves a modelled clock forward by the application's work; does nothing on a wall clock.
+   *
+   * @param nanos not negative, already checked
+   */
+  protected abstract void chargeClock(long nanos);
+
+  @Override
   public final synchronized void close() {
     if (closed) {
       return;

@@ -2,6 +2,8 @@ package io.github.verbs4j.verbs.conformance;
 
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.config.VerbsConfig;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -222,4 +224,56 @@ public final class FabricKit {
       return links.of(ctx);
     }
   }
+
+  /**
+   * An environment whose child JVMs can map the netty fabric's shared-memory rings: Agrona needs
+   * {@code jdk.internal.misc} exported ({@code verbs.fabric.shm}).
+   *
+   * @param env the environment, with {@code verbs.fabric.shm} set
+   * @return the same environment with the flag on its child JVMs
+   */
+  public static KitEnvironment shm(KitEnvironment env) {
+    return new ChildJvmOptions(env, List.of("--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED"));
+  }
+
+  /** An environment with more options for its child JVMs. */
+  private record ChildJvmOptions(KitEnvironment env, List<String> more) implements KitEnvironment {
+    @Override
+    public String name() {
+      return env.name();
+    }
+
+    @Override
+    public VerbsConfig config(int rank, int size, String jobId) {
+      return env.config(rank, size, jobId);
+    }
+
+    @Override
+    public boolean peersInProcesses() {
+      return env.peersInProcesses();
+    }
+
+    @Override
+    public Duration timeout() {
+      return env.timeout();
+    }
+
+    @Override
+    public Map<String, String> childSystemProperties(String jobId) {
+      return env.childSystemProperties(jobId);
+    }
+
+    @Override
+    public LinkControl linkControl(Context ctx) {
+      return env.linkControl(ctx);
+    }
+
+    @Override
+    public List<String> childJvmOptions() {
+      List<String> all = new ArrayList<>(env.childJvmOptions());
+      all.addAll(more);
+      return all;
+    }
+  }
+
 }

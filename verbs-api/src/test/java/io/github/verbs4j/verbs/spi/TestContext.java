@@ -55,6 +55,11 @@ final class TestContext extends AbstractContext {
   }
 
   @Override
+  protected void chargeClock(long nanos) {
+    now += nanos;
+  }
+
+  @Override
   protected void closeDevice() {}
 
   /** A PD that creates SRQs, MRs and AHs but no QPs. */
