@@ -305,6 +305,96 @@ class SrqStopResendTest {
   }
 
   @Test
+  void withFewerReceivesThanStoppedSendersAsManyAreAskedToResendRoundRobinAndTheRestStayStopped() {
+    start(SrqFlowParams.Mode.STOP_RESEND);
+    SharedReceiveQueue srq = srq();
+    MemoryRegion m = mr(1024);
+    QueuePair a = rc(srq, PEER_LID, PEER_QPN, 10, 100, 7, 7);
+    QueuePair b = rc(srq, OTHER_LID, OTHER_QPN, 10, 500, 7, 7);
+    QueuePair c = rc(srq, 4, 0x779, 10, 900, 7, 7);
+    inject(a, send(100));
+    inject(b, OTHER_LID, send(500));
+    inject(c, 4, send(900));
+    assertEquals(3, counter(Counter.SRQ_STOPS_SENT));
+    sentPsns();
+    srq.postRecv(new RecvWr().wrId(1).sge(m, 0, 64));
+    port.advance(POLL);
+    assertEquals(List.of(100), sentPsns(), "one receive: one sender asked, the first stopped");
+    port.advance(3 * POLL);
+    assertTrue(sentPsns().isEmpty(), "the receive is promised to that sender: nobody else is asked");
+    inject(a, send(100));
+    assertEquals(1, polled().length, "a's resent request took it");
+    assertEquals(List.of(100), sentPsns(), "its ACK");
+    inject(a, send(101)); // a's next message finds the SRQ dry: a is stopped again
+    assertEquals(List.of(101), sentPsns());
+    srq.postRecv(new RecvWr().wrId(2).sge(m, 64, 64));
+    port.advance(POLL);
+    assertEquals(List.of(500), sentPsns(), "round robin: b is next, not a again");
+    inject(b, OTHER_LID, send(500));
+    assertEquals(1, polled().length);
+    sentPsns();
+    srq.postRecv(new RecvWr().wrId(3).sge(m, 128, 64));
+    srq.postRecv(new RecvWr().wrId(4).sge(m, 192, 64));
+    port.advance(POLL);
+    List<Integer> last = sentPsns();
+    assertEquals(2, last.size(), "two receives: the last two stopped senders");
+    assertTrue(last.containsAll(List.of(900, 101)), last::toString);
+    assertEquals(4, counter(Counter.SRQ_RESENDS_SENT));
+    assertEquals(0, counter(Counter.RNR_NAKS_SENT));
+  }
+
+  @Test
+  void aResumedSenderReopensItsWindowDoublingFromTheStoppedMessage() {
+    start(SrqFlowParams.Mode.STOP_RESEND);
+    QueuePair qp = rc(null, PEER_LID, PEER_QPN, 10, 100, 0, 0);
+    MemoryRegion m = mr(64);
+    for (int i = 0; i < 8; i++) {
+      qp.postSend(new SendWr().wrId(i).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16)); // PSNs 10..17
+    }
+    assertEquals(List.of(10, 11, 12, 13, 14, 15, 16, 17), sentPsns());
+    inject(qp, stop(10));
+    inject(qp, resend(10));
+    List<Pkt.Seen> w1 = sent();
+    assertEquals(List.of(10), w1.stream().map(Pkt.Seen::psn).toList(), "the stopped message alone");
+    assertTrue(w1.get(0).ackReq());
+    release(w1);
+    inject(qp, ack(10));
+    assertEquals(List.of(11, 12), sentPsns(), "then two");
+    inject(qp, ack(12));
+    List<Pkt.Seen> w3 = sent();
+    assertEquals(List.of(13, 14, 15, 16), w3.stream().map(Pkt.Seen::psn).toList(), "then four");
+    assertTrue(w3.get(3).ackReq(), "each window asks for its ACK at its end");
+    release(w3);
+    inject(qp, ack(16));
+    assertEquals(List.of(17), sentPsns());
+    inject(qp, ack(17));
+    assertEquals(8, polled().length);
+    assertEquals(0, counter(Counter.RETRANSMITS), "a resend request is no retry");
+  }
+
+  @Test
+  void withStopResendALocalAckTimeoutProbesWithTheOldestMessageAlone() {
+    start(SrqFlowParams.Mode.STOP_RESEND);
+    QueuePair qp = rc(null, PEER_LID, PEER_QPN, 10, 100, 7, 0);
+    MemoryRegion m = mr(64);
+    for (int i = 0; i < 3; i++) {
+      qp.postSend(new SendWr().wrId(i).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16)); // PSNs 10..12
+    }
+    assertEquals(List.of(10, 11, 12), sentPsns());
+    port.advance(TIMEOUT_NANOS);
+    List<Pkt.Seen> probe = sent();
+    assertEquals(List.of(10), probe.stream().map(Pkt.Seen::psn).toList(),
+        "the receiver is silent: not the whole window again into its backlog");
+    assertTrue(probe.get(0).ackReq());
+    release(probe);
+    assertEquals(1, counter(Counter.TRANSPORT_RETRIES), "a timeout still spends a retry");
+    inject(qp, ack(10));
+    assertEquals(List.of(11, 12), sentPsns());
+    inject(qp, ack(12));
+    assertEquals(3, polled().length);
+  }
+
+  @Test
   void aStoppedRequestThatComesBackOnItsOwnClearsItsBitAndTheSenderGetsNoResend() {
     start(SrqFlowParams.Mode.STOP_RESEND);
     SharedReceiveQueue srq = srq();

@@ -2,6 +2,7 @@ package io.github.verbs4j.examples.srqfc;
 
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AhAttr;
+import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.CompletionQueue;
 import io.github.verbs4j.verbs.DeviceOptions;
 import io.github.verbs4j.verbs.Context;
@@ -36,12 +37,27 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * One flow-control event, measured in modelled time on the in-JVM fabric: two ib contexts
- * ({@code verbs.time=modelled}, {@code verbs.threading=invoker}), a receiver whose SRQ is empty and
- * a sender that posts one SEND into it; as soon as the receiver's device has refused it (a stop
- * request or an RNR NAK sent) the receiver posts one receive. The event
- * costs from the sender's post (t1, the sender's modelled clock) to the receive's completion
- * timestamp (t4, the receiver's modelled clock) — the paper's t4 - t1 (§4.1.2). The stop-resend
- * figure varies by whole poll intervals from run to run (docs/srq-flow-control.md).
+ * ({@code verbs.time=modelled}, {@code verbs.threading=invoker}), a receiver whose SRQ runs dry and
+ * a sender that posts one SEND into it (t1, the sender's modelled clock).
+ *
+ * <ul>
+ *   <li>Stop-resend and RNR: the SRQ is empty; as soon as the receiver's device has refused the
+ *       SEND (a stop request or an RNR NAK sent) the receiving application posts one receive. The
+ *       event ends at the receive's completion timestamp (t4) — the paper's t4 - t1 (§4.1.2).
+ *   <li>Limit-event refill (MVAPICH): the SRQ holds {@link #LIMIT_RECEIVES} receives and is armed
+ *       at that limit, so the SEND takes it below and the device raises {@code
+ *       SRQ_LIMIT_REACHED}. The receiving application takes the event, charges t_int (interrupt to
+ *       refill thread) on its node's modelled clock with {@link Context#chargeNanos}, posts {@link
+ *       #REFILL} receives, re-arms the limit and charges t_setev; the event ends there (t4, the
+ *       receiver's modelled clock; §4.1.2, fig. 8).
+ * </ul>
+ *
+ * <p>Deterministic: until it has posted, the receiving application polls only the receiver's CQ
+ * (the sender's device leaves the stop request or RNR NAK queued) and charges 0 ns of work to its
+ * clock on each turn, which counts as activity: no modelled timer — the receiver's SRQ poll
+ * included — is run as the next event before the post, so the post happens at the stop's modelled
+ * time and the next poll finds it. (A thread descheduled for two of the timer watch's
+ * one-millisecond looks could still let a poll run first.)
  */
 final class EventCost {
   /** How a run's receiver controls the flow. */
@@ -51,8 +67,15 @@ final class EventCost {
     /** verbs.ib.srq-flow-control=stop-resend with the given poll interval. */
     STOP_RESEND,
     /** A receive posted before the SEND: no flow control, the one-way latency. */
-    NONE
+    NONE,
+    /** RNR mode, the SRQ armed with a limit: the limit event and the refill thread. */
+    LIMIT_EVENT
   }
+
+  /** Receives in the SRQ, and its limit, before a limit-event run. */
+  static final int LIMIT_RECEIVES = 2;
+  /** Receives the refill thread posts (the paper adds 64 at a time, §4.1.2). */
+  static final int REFILL = 64;
 
   private static final Duration LIMIT = Duration.ofSeconds(10);
 
@@ -66,6 +89,19 @@ final class EventCost {
    *     not complete within {@link #LIMIT} of wall time
    */
   static long measure(Mode mode, long pollNanos, int bytes) throws Exception {
+    return measure(mode, pollNanos, bytes, 0, 0);
+  }
+
+  /**
+   * @param mode the flow control
+   * @param pollNanos the device's SRQ poll interval (stop-resend)
+   * @param bytes the SEND's size
+   * @param tIntNanos the limit event's interrupt-to-thread time the receiver charges (LIMIT_EVENT)
+   * @param tSetevNanos the limit's re-arming time the receiver charges (LIMIT_EVENT)
+   * @return modelled nanoseconds of the event (see the class), or -1 if it did not end within
+   *     {@link #LIMIT} of wall time
+   */
+  static long measure(Mode mode, long pollNanos, int bytes, long tIntNanos, long tSetevNanos) throws Exception {
     String job = "srqfc-" + UUID.randomUUID();
     MeterRegistry meters = new SimpleMeterRegistry();
     CompletableFuture<Context> r0 = CompletableFuture.supplyAsync(() -> open(job, 0, mode, pollNanos, meters));
@@ -74,8 +110,8 @@ final class EventCost {
     try (Context rx = r0.get(); Context tx = r1.get();
         ProtectionDomain rpd = rx.allocPd(); ProtectionDomain tpd = tx.allocPd();
         CompletionQueue rcq = rx.createCq(16, null, 0); CompletionQueue tcq = tx.createCq(16, null, 0);
-        SharedReceiveQueue srq = rpd.createSrq(SrqAttr.of(16, 1));
-        MemoryRegion rmr = rpd.allocateMemory(4096, EnumSet.of(Access.LOCAL_WRITE));
+        SharedReceiveQueue srq = rpd.createSrq(SrqAttr.of(2 * REFILL, 1));
+        MemoryRegion rmr = rpd.allocateMemory(4096L * (REFILL + LIMIT_RECEIVES), EnumSet.of(Access.LOCAL_WRITE));
         MemoryRegion tmr = tpd.allocateMemory(4096, EnumSet.of(Access.LOCAL_WRITE));
         QueuePair rqp = rpd.createQp(QpInitAttr.builder(QpType.RC).cq(rcq).srq(srq)
             .cap(new QpCap(4, 0, 1, 0, 0)).build());
@@ -86,20 +122,29 @@ final class EventCost {
       if (mode == Mode.NONE) {
         srq.postRecv(recv);
       }
+      if (mode == Mode.LIMIT_EVENT) {
+        for (int i = 0; i < LIMIT_RECEIVES; i++) {
+          srq.postRecv(recv.wrId(i).sge(rmr, 4096L * i, 4096));
+        }
+        srq.arm(LIMIT_RECEIVES);
+      }
       long t1 = tx.nowNanos();
       tqp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).signaled(true).sge(tmr, 0, bytes));
+      if (mode == Mode.LIMIT_EVENT) {
+        return refill(rx, srq, rmr, rcq, tIntNanos, tSetevNanos) - t1;
+      }
       if (mode != Mode.NONE) {
         // The receiving process posts as soon as the SEND was refused (the paper's t2 -> t3): it
-        // watches the device's count of stop requests or RNR NAKs sent, driving both engines
-        // (invoker threading) meanwhile.
+        // watches the device's count of stop requests or RNR NAKs sent, driving the receiver's
+        // engine (invoker threading) and not the sender's, whose stop or NAK stays queued.
         long until = System.nanoTime() + LIMIT.toNanos();
         WorkCompletion[] none = WorkCompletion.array(1);
         while (!refused(rx, meters, mode)) {
           if (System.nanoTime() - until > 0) {
             return -1;
           }
-          tcq.poll(none);
           rcq.poll(none);
+          rx.chargeNanos(0); // the application is at work: no timer is the next event yet
           Thread.onSpinWait();
         }
         srq.postRecv(recv);
@@ -113,6 +158,34 @@ final class EventCost {
       }
       return wc.timestampNanos() - t1;
     }
+  }
+
+  /**
+   * The MVAPICH refill thread: waits for SRQ_LIMIT_REACHED (driving only the receiver's engine),
+   * charges t_int, posts {@link #REFILL} receives, re-arms the limit, charges t_setev.
+   *
+   * @return the receiver's modelled clock when the limit is armed again (t4), or -1 on timeout
+   */
+  private static long refill(Context rx, SharedReceiveQueue srq, MemoryRegion rmr, CompletionQueue rcq,
+      long tIntNanos, long tSetevNanos) {
+    long until = System.nanoTime() + LIMIT.toNanos();
+    WorkCompletion[] wcs = WorkCompletion.array(4);
+    while (rx.pollAsyncEvent(Duration.ZERO).filter(e -> e.type() == AsyncEventType.SRQ_LIMIT_REACHED).isEmpty()) {
+      if (System.nanoTime() - until > 0) {
+        return -1;
+      }
+      rcq.poll(wcs);
+      rx.chargeNanos(0);
+      Thread.onSpinWait();
+    }
+    rx.chargeNanos(tIntNanos); // the interrupt wakes the refill thread (t2)
+    RecvWr wr = new RecvWr();
+    for (int i = 0; i < REFILL; i++) {
+      srq.postRecv(wr.wrId(100 + i).sge(rmr, 4096L * (LIMIT_RECEIVES + i), 4096));
+    }
+    srq.arm(LIMIT_RECEIVES); // (t3) the event set on the HCA again
+    rx.chargeNanos(tSetevNanos);
+    return rx.nowNanos(); // t4
   }
 
   /** Whether the receiver's device refused the SEND: an RNR NAK, or a stop request (its ib meter). */

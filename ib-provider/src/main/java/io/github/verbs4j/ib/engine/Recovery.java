@@ -13,7 +13,8 @@ package io.github.verbs4j.ib.engine;
  * NONE --seq NAK / lost response--> NAK_RETRY_DUE --rewind--> NAK_RETRIED --progress--> NONE
  * any --RNR NAK--> RNR_WAIT --RNR timer--> RNR_RETRY_DUE --rewind--> RNR_PROBE --probe ACKed--> NONE
  * RNR_WAIT, RNR_RETRY_DUE --ACK past the NAKed PSN--> RETRY_DUE
- * any --stop--> STOPPED --resend request--> RESEND_DUE --rewind--> STOP_PROBE --ACKed--> NONE
+ * any --stop--> STOPPED --resend request--> RESEND_DUE --rewind--> STOP_PROBE --ACKed, window doubled
+ *     to maxUnackedPsns--> NONE
  * STOPPED --stop timer--> STOP_PROBE_DUE --rewind--> STOP_PROBE
  * STOP_PROBE --stop--> STOPPED;  STOP_PROBE --timeout--> STOP_PROBE_DUE (spends retry_cnt)
  * STOPPED, RESEND_DUE, STOP_PROBE_DUE --ACK past the stopped PSN--> RETRY_DUE
@@ -61,13 +62,14 @@ enum Recovery {
    */
   STOP_PROBE_DUE,
   /**
-   * Resending only the stopped message, AckReq on its last packet, with the retransmit timer on —
-   * after a resend request, or as the stop timer's probe: an ACK reopens the window (NONE),
-   * another stop request means the SRQ ran dry again or still is (STOPPED, nothing spent),
-   * silence is a timeout that spends {@code retry_cnt} like any other and sends the message alone
-   * again, so a dead receiver ends the stream in RETRY_EXC_ERR. Sending the stopped message alone
-   * keeps a sender that finds the SRQ dry again from sending its whole window to be dropped
-   * behind the next stop (with many senders resumed at once for few receives, most are).
+   * Resending from the stopped message in a window that starts with that message alone and
+   * doubles on each ACK of its last PSN (AckReq there), with the retransmit timer on — after a
+   * resend request, or as the stop timer's probe: once the window reaches the transport's window
+   * ({@code maxUnackedPsns}) NONE; another stop request means the SRQ ran dry again or still is
+   * (STOPPED, nothing spent); silence is a timeout that spends {@code retry_cnt} like any other and
+   * sends the window again, so a dead receiver ends the stream in RETRY_EXC_ERR. The small first
+   * window keeps a sender that finds the SRQ dry again from sending its whole window to be dropped
+   * behind the next stop.
    */
   STOP_PROBE;
 

@@ -58,8 +58,13 @@ final class Requester {
   private Recovery recovery = Recovery.NONE;
   /** The PSN {@link #recovery} refers to (NAK point, RNR-NAKed PSN). */
   private int recoveryPsn;
-  /** RNR_WAIT / RNR_PROBE: the last PSN of the RNR-NAKed message. */
+  /**
+   * RNR_WAIT / RNR_PROBE: the last PSN of the RNR-NAKed message; STOPPED / STOP_PROBE: the last
+   * PSN the stop probe's window may send.
+   */
   private int probeLastPsn;
+  /** STOPPED / STOP_PROBE: PSNs the stop probe's window holds; doubles on each ACK of it. */
+  private int probeWindow;
   private boolean blocked;
   private int pktsSinceAckReq;
   int retryLeft;
@@ -479,14 +484,24 @@ final class Requester {
           recovery = Recovery.RETRY_DUE;
         }
       }
-      case STOPPED, RESEND_DUE, STOP_PROBE_DUE -> {
+      case STOPPED, RESEND_DUE -> {
         if (Psn.compare(compPsn, recoveryPsn) > 0) {
           recovery = Recovery.RETRY_DUE; // the stopped request was taken after all (an earlier copy)
         }
       }
-      case RNR_PROBE, STOP_PROBE -> {
+      case STOP_PROBE_DUE -> {
+        if (Psn.compare(compPsn, probeLastPsn) > 0) {
+          growProbe(compPsn, Recovery.RETRY_DUE); // an earlier copy of the probe was taken
+        }
+      }
+      case RNR_PROBE -> {
         if (Psn.compare(compPsn, probeLastPsn) > 0) {
           recovery = Recovery.NONE; // the receiver takes messages again: reopen the window
+        }
+      }
+      case STOP_PROBE -> {
+        if (Psn.compare(compPsn, probeLastPsn) > 0) {
+          growProbe(compPsn, Recovery.NONE);
         }
       }
       default -> {
@@ -507,6 +522,20 @@ final class Requester {
       armRetransmit(now);
     } else {
       retransmitArmed = false;
+    }
+  }
+
+  /**
+   * The receiver took the stop probe's window: double it (the SRQ it found dry may be dry again;
+   * a whole window sent now would be dropped behind the next stop), and leave probing for {@code
+   * done} once it reaches the transport's own window.
+   */
+  private void growProbe(int compPsn, Recovery done) {
+    probeWindow *= 2;
+    if (probeWindow >= dev.params.maxUnackedPsns) {
+      recovery = done;
+    } else {
+      probeLastPsn = Psn.add(compPsn, probeWindow - 1);
     }
   }
 
@@ -561,6 +590,7 @@ final class Requester {
     recovery = Recovery.STOPPED;
     recoveryPsn = stopPsn;
     probeLastPsn = lastPsn;
+    probeWindow = Psn.distance(stopPsn, lastPsn) + 1;
     retransmitArmed = false;
     if (!peerDead) {
       retryLeft = qp.retryCnt;
@@ -589,11 +619,30 @@ final class Requester {
   /**
    * A local ACK timeout spent a retry: resend from the oldest unacknowledged PSN. It ends any
    * NAK or RNR probe state (the probe itself may have been lost). A seed-002 probe (after a stop)
-   * is sent again alone: the receiver's SRQ was dry when last heard of, and a whole window behind
-   * it would only be dropped behind the next stop.
+   * is sent again in its window: the receiver's SRQ was dry when last heard of, and a whole
+   * window behind it would only be dropped behind the next stop. With stop-resend on, a timeout
+   * while sending normally probes the same way, from the oldest unacknowledged message.
    */
   void timeoutRetry() {
-    recovery = recovery == Recovery.STOP_PROBE ? Recovery.STOP_PROBE_DUE : Recovery.RETRY_DUE;
+    if (recovery == Recovery.STOP_PROBE) {
+      recovery = Recovery.STOP_PROBE_DUE;
+      return;
+    }
+    if (dev.params.srqFlow.stopResend() && recovery == Recovery.NONE && sq.head() < sq.tail()) {
+      // With stop-resend a silent receiver may be one whose SRQ ran dry under many senders and
+      // that has not yet reached this sender's requests: probe with the oldest message alone and
+      // reopen the window as its ACKs come, instead of sending the whole window again into the
+      // backlog (go-back-N by 64 senders at once made the backlog, and the silence, grow).
+      SendWqe h = sq.slot(sq.head());
+      if (h.state == SendWqe.PENDING || h.state == SendWqe.ACTIVE) {
+        recoveryPsn = qp.completer.psn;
+        probeLastPsn = h.lastPsn;
+        probeWindow = Psn.distance(recoveryPsn, h.lastPsn) + 1;
+        recovery = Recovery.STOP_PROBE_DUE;
+        return;
+      }
+    }
+    recovery = Recovery.RETRY_DUE;
   }
 
   /**

@@ -11,8 +11,17 @@ import io.netty.buffer.ByteBuf;
  * request finds the SRQ empty its responder drops it, sends the sender a stop request and sets
  * the sender's bit in this SRQ's {@link RetransmissionTable} ({@link #stop}); from then on the
  * device polls the SRQ every {@code t_poll} ({@link SrqFlowParams#pollNanos()}) — no interrupt, no
- * async event, the application only posts receives — and once it finds receive WQEs it sends a
- * resend request to exactly the senders whose bits are set and clears them ({@link #poll}).
+ * async event, the application only posts receives — and once it finds receive WQEs it sends
+ * resend requests to senders whose bits are set and clears their bits ({@link #poll}).
+ *
+ * <p>As many senders as receives: a poll asks at most as many stopped senders to resend as the
+ * SRQ holds WQEs not already promised to senders asked before (the table's grants), round robin;
+ * the others stay stopped and the poll goes on. (The paper asks every recorded sender; with 64
+ * senders stopped and one WQE posted, 63 of them would resend only to be stopped again — three
+ * packets each per receive, a flood that delayed the answers to probes past the senders' local
+ * ACK timeout on a loaded machine.) A grant lapses after {@link #GRANT_TIMEOUTS} local ACK
+ * timeouts of the QP that stopped the sender: by then a live sender whose resend request was
+ * lost has come back with its stop probe.
  *
  * <p>The poll runs as a device timer carried by the QP whose stop started it (the device's timer
  * list is kept per QP); it keeps running, even if that QP is destroyed meanwhile, until the table
@@ -27,6 +36,15 @@ public final class SrqFlowControl {
   private final IbDevice dev;
   private final RetransmissionTable table;
   private final long pollNanos;
+  /**
+   * Local ACK timeouts after which a grant lapses: a stopped sender probes after {@link
+   * Requester#STOP_PROBE_TIMEOUTS}, so one more is enough for a live one to have come back.
+   */
+  static final int GRANT_TIMEOUTS = Requester.STOP_PROBE_TIMEOUTS + 1;
+  /** A grant's life when the stopping QP has no timeout of its own (a DCT; code 0): 4.096 us x 2^14. */
+  private static final long DEFAULT_GRANT_NANOS = GRANT_TIMEOUTS * (4096L << 14);
+  /** The longest grant life among the QPs that stopped senders. */
+  private long grantNanos;
   /** The QP whose timer carries the poll, or null when no sender is stopped. */
   private EngineQp poller;
   private long pollDeadline;
@@ -71,6 +89,10 @@ public final class SrqFlowControl {
       dev.counters.inc(IbCounters.Counter.SRQ_TABLE_FULL);
       return -1;
     }
+    long life = qp.timeoutNanos > 0 ? GRANT_TIMEOUTS * qp.timeoutNanos : DEFAULT_GRANT_NANOS;
+    if (life > grantNanos) {
+      grantNanos = life;
+    }
     if (poller == null) {
       poller = qp;
       pollDeadline = now + pollNanos;
@@ -80,8 +102,8 @@ public final class SrqFlowControl {
   }
 
   /**
-   * The sender in {@code slot} needs no resend request any more: its stopped request was taken, or
-   * the responder that stopped it was reset or destroyed.
+   * The sender in {@code slot} needs no resend request and no grant any more: its stopped request
+   * was taken, or the responder that stopped it was reset or destroyed.
    *
    * @param owner the responder that stopped it
    * @param slot its slot
@@ -101,7 +123,8 @@ public final class SrqFlowControl {
   }
 
   /**
-   * The poll timer carried by {@code qp}: finds receive WQEs in the SRQ or polls again later.
+   * The poll timer carried by {@code qp}: finds receive WQEs in the SRQ not yet promised and asks
+   * as many stopped senders to resend, or polls again later.
    *
    * @param qp the QP whose timers fire
    * @param now the time
@@ -112,41 +135,36 @@ public final class SrqFlowControl {
       return false;
     }
     dev.counters.inc(IbCounters.Counter.SRQ_POLLS);
+    if (table.grants() > 0) {
+      table.expireGrants(now - grantNanos);
+    }
+    int free = srq.size() - table.grants();
+    if (free > 0 && table.count() > 0) {
+      sendResends(free, now);
+    }
     if (table.count() == 0) {
-      poller = null; // every stopped sender came back by itself (its request was taken)
-      return true;
-    }
-    if (srq.size() == 0) {
+      poller = null; // every stopped sender was asked, or came back by itself (its request was taken)
+    } else {
       pollDeadline = now + pollNanos; // the timer list reads the new deadline after this run
-      return true;
     }
-    sendResends();
-    poller = null;
     return true;
   }
 
-  /** Seed 002 §3.2: a resend request to each sender whose bit is set, and the bit cleared. */
-  private void sendResends() {
-    int procs = table.procs();
-    for (int i = 0; i < table.rowCount() && table.count() > 0; i++) {
-      RetransmissionTable.Row row = table.row(i);
-      for (int w = 0; w < row.bits.length; w++) {
-        long word = row.bits[w];
-        while (word != 0) {
-          int proc = (w << 6) + Long.numberOfTrailingZeros(word);
-          word &= word - 1;
-          int slot = row.node * procs + proc;
-          Opcode op = Opcode.SRQ_RESEND_REQUEST;
-          ByteBuf b = dev.tx.claim(op, 0);
-          ResendEth.write(b, op.offset(HeaderType.RESEND_ETH), srq.srqNum(), slot);
-          int psn = row.psn[proc];
-          int sl = row.sl[proc];
-          int qpn = row.srcQpn[proc];
-          table.clear(slot, null);
-          dev.tx.commit(b, op, row.node, sl, qpn, psn, false, false, 0);
-          dev.counters.inc(IbCounters.Counter.SRQ_RESENDS_SENT);
-        }
+  /** Seed 002 §3.2: a resend request to up to {@code n} senders whose bits are set, round robin. */
+  private void sendResends(int n, long now) {
+    for (int i = 0; i < n; i++) {
+      int slot = table.nextStopped();
+      if (slot < 0) {
+        return;
       }
+      RetransmissionTable.Row row = table.rowOf(slot);
+      int proc = slot - row.node * table.procs();
+      Opcode op = Opcode.SRQ_RESEND_REQUEST;
+      ByteBuf b = dev.tx.claim(op, 0);
+      ResendEth.write(b, op.offset(HeaderType.RESEND_ETH), srq.srqNum(), slot);
+      table.grant(slot, now);
+      dev.tx.commit(b, op, row.node, row.sl[proc], row.srcQpn[proc], row.psn[proc], false, false, 0);
+      dev.counters.inc(IbCounters.Counter.SRQ_RESENDS_SENT);
     }
   }
 

@@ -36,4 +36,27 @@ final class IbSrqStopResend {
       assertTrue(c.get(Counter.TRANSPORT_RETRIES) == 0 && c.get(Counter.RNR_RETRIES) == 0, all);
     }
   }
+
+  /**
+   * Over a lossy fabric: the receiver sent stop and resend requests and no RNR NAK; the senders
+   * were stopped and resumed (losses may spend retries there).
+   */
+  static void assertStoppedAndResumed(Peer p, boolean receiver) {
+    IbCounters c = ((IbContext) p.ctx()).counters();
+    String all = "rank " + p.rank() + ": stops sent " + c.get(Counter.SRQ_STOPS_SENT) + ", received "
+        + c.get(Counter.SRQ_STOPS_RECEIVED) + "; resends sent " + c.get(Counter.SRQ_RESENDS_SENT) + ", received "
+        + c.get(Counter.SRQ_RESENDS_RECEIVED) + ", ignored " + c.get(Counter.SRQ_RESENDS_IGNORED) + "; probes "
+        + c.get(Counter.SRQ_STOP_PROBES) + "; polls " + c.get(Counter.SRQ_POLLS) + "; RNR NAKs "
+        + c.get(Counter.RNR_NAKS_SENT) + "/" + c.get(Counter.RNR_NAKS_RECEIVED) + "; retries "
+        + c.get(Counter.TRANSPORT_RETRIES) + "; timeouts " + c.get(Counter.TIMEOUTS);
+    if (receiver) {
+      assertTrue(c.get(Counter.SRQ_STOPS_SENT) >= 1, all);
+      assertTrue(c.get(Counter.SRQ_RESENDS_SENT) >= 1, all);
+      assertTrue(c.get(Counter.RNR_NAKS_SENT) == 0, all);
+    } else {
+      assertTrue(c.get(Counter.SRQ_STOPS_RECEIVED) >= 1, all);
+      assertTrue(c.get(Counter.SRQ_RESENDS_RECEIVED) >= 1, all);
+      assertTrue(c.get(Counter.RNR_NAKS_RECEIVED) == 0, all);
+    }
+  }
 }
