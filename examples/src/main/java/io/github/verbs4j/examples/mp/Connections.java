@@ -16,7 +16,6 @@ import io.github.verbs4j.verbs.QpInitAttr;
 import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.QueuePair;
 import io.github.verbs4j.verbs.RecvWr;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,10 +29,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The verbs resources of a {@link VerbsCommunicator} and how they are wired: a protection domain,
- * one CQ (with a completion channel to block on) for everything, a slab of registered send and
- * receive slots, and one RC queue pair to every other rank, connected through the job's key-value
- * store (each rank publishes its LID, PSN, MTU, read depth and QP numbers, reads everyone's, and
- * brings its QPs to RTS), with every receive slot posted.
+ * one CQ (with a completion channel to block on) for everything, and per connected peer a {@link
+ * Link}: an RC queue pair and its own registered eager ring with every receive slot posted.
+ *
+ * <p>{@link MpConfig.Strategy#BASELINE}: a link to every other rank, connected at start through the
+ * job's key-value store (each rank publishes its LID, PSN, MTU, read depth and QP numbers, reads
+ * everyone's, and brings its QPs to RTS). {@link MpConfig.Strategy#ON_DEMAND}: links are opened and
+ * closed by the {@link ConnectionManager}; the CQ is sized for at most 2γ of them.
  */
 final class Connections {
   /** RDMA operations one QP keeps posted at a time. */
@@ -48,127 +50,203 @@ final class Connections {
   static final int WR_RECV = 1;
   static final int WR_SEND = 2;
   static final int WR_RDMA = 3;
+  static final int WR_CONTROL_RECV = 4;
+  static final int WR_CONTROL_SEND = 5;
+  /** Ranks a wr_id can name (16 bits). */
+  static final int MAX_RANKS = 1 << 16;
   /** Communicators created per job so far: every rank numbers its communicators alike. */
   private static final Map<Job, AtomicInteger> INSTANCES = Collections.synchronizedMap(new WeakHashMap<>());
 
+  final Context ctx;
   final ProtectionDomain pd;
   final CompletionChannel channel;
   final CompletionQueue cq;
-  final MemoryRegion slabMr;
-  final ByteBuffer slab;
-  /** Receive (and send) slots per peer. */
+  /** Receive (and send) slots per link. */
   final int slots;
   final int slotSize;
-  /** Indexed by rank; null for this rank. */
+  /** Indexed by rank; null for this rank (and, on demand, for ranks never talked to). */
   final Peer[] peers;
+  /** The job-wide name of this communicator's keys. */
+  final JobChannel channelKvs;
+  final int lid;
+  final int mtu;
+  final int outReads;
+  final int psn = ThreadLocalRandom.current().nextInt(1 << 24);
+  /** Links that may be open at once: every other rank, or 2γ on demand. */
+  final int maxLinks;
+  private final QpCap cap;
   private final RecvWr rwr = new RecvWr();
+  private final List<AutoCloseable> created = new ArrayList<>();
 
   /**
-   * Creates the resources and connects every rank; every rank of the job must call this, in the
-   * same order as for its other communicators. On failure what was created is closed again.
+   * Creates the shared resources and, for the baseline, every link, connected; every rank of the
+   * job must call this, in the same order as for its other communicators. On failure what was
+   * created is closed again.
    */
   Connections(Context ctx, Job job, MpConfig config) {
+    this.ctx = ctx;
     int n = job.size();
-    int rank = job.rank();
+    if (n > MAX_RANKS) {
+      throw new IllegalArgumentException("job size " + n + " exceeds the " + MAX_RANKS + " ranks a wr_id can name");
+    }
     DeviceAttr dev = ctx.queryDevice();
     int others = Math.max(1, n - 1);
+    boolean onDemand = config.strategy() == MpConfig.Strategy.ON_DEMAND;
+    this.maxLinks = onDemand ? Math.min(others, 2 * config.gamma()) : others;
     int s = Math.min(config.slots(), dev.maxQpWr() - RDMA_IN_FLIGHT);
-    s = Math.min(s, ((dev.maxCqe() - 1) / others - RDMA_IN_FLIGHT) / 2);
+    int control = onDemand ? ConnectionManager.CONTROL_CQES : 0;
+    s = Math.min(s, ((dev.maxCqe() - 1 - control) / maxLinks - RDMA_IN_FLIGHT) / 2);
     if (s < 2 * MpConfig.RESERVED_SLOTS) {
       throw new IllegalStateException("device limits max_cqe=" + dev.maxCqe() + ", max_qp_wr=" + dev.maxQpWr()
-          + " leave fewer than " + 2 * MpConfig.RESERVED_SLOTS + " slots per peer for " + n + " ranks");
+          + " leave fewer than " + 2 * MpConfig.RESERVED_SLOTS + " slots per peer for " + maxLinks + " links");
     }
     this.slots = s;
     this.slotSize = (Wire.HEADER_LENGTH + config.eagerLimit() + 63) / 64 * 64;
-    List<AutoCloseable> created = new ArrayList<>();
+    this.lid = ctx.queryPort(1).lid();
+    this.mtu = ctx.queryPort(1).activeMtu().bytes();
+    this.outReads = Math.max(1, Math.min(16, Math.min(dev.maxQpRdAtom(), dev.maxQpInitRdAtom())));
+    this.cap = QpCap.builder().maxSendWr(s + RDMA_IN_FLIGHT).maxRecvWr(s).build();
+    int id = INSTANCES.computeIfAbsent(job, j -> new AtomicInteger()).getAndIncrement();
+    this.channelKvs = new JobChannel(job, "mp/" + id, config.timeout());
+    this.peers = new Peer[n];
     try {
-      pd = ctx.allocPd();
-      created.add(pd);
-      channel = ctx.createCompletionChannel();
-      created.add(channel);
-      cq = ctx.createCq(Math.max(1, others * (2 * s + RDMA_IN_FLIGHT)), channel, 0);
-      created.add(cq);
-      slabMr = pd.allocateMemory(Math.max(64L, (long) (n - 1) * 2 * s * slotSize), EnumSet.of(Access.LOCAL_WRITE));
-      created.add(slabMr);
-      slab = slabMr.buffer().order(ByteOrder.LITTLE_ENDIAN);
-      peers = new Peer[n];
-      int outReads = Math.max(1, Math.min(16, Math.min(dev.maxQpRdAtom(), dev.maxQpInitRdAtom())));
-      QpCap cap = QpCap.builder().maxSendWr(s + RDMA_IN_FLIGHT).maxRecvWr(s).build();
-      int index = 0;
-      for (int r = 0; r < n; r++) {
-        if (r == rank) {
-          continue;
+      pd = add(ctx.allocPd());
+      channel = add(ctx.createCompletionChannel());
+      cq = add(ctx.createCq(Math.max(1, maxLinks * (2 * s + RDMA_IN_FLIGHT) + control), channel, 0));
+      if (!onDemand) {
+        for (int r = 0; r < n; r++) {
+          if (r != job.rank()) {
+            Peer p = new Peer(r);
+            peers[r] = p;
+            p.link = openLink(p);
+          }
         }
-        QueuePair qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq).cap(cap).build());
-        created.add(qp);
-        Peer p = new Peer(r, qp, index * 2 * s * slotSize, (index * 2 + 1) * s * slotSize);
-        index++;
-        for (int slot = 0; slot < s; slot++) {
-          p.freeSendSlots.add(slot);
-        }
-        p.credits = s - MpConfig.RESERVED_SLOTS;
-        peers[r] = p;
-        RcConnector.toInit(qp);
-        for (int slot = 0; slot < s; slot++) {
-          postRecvSlot(p, slot);
-        }
+        connectAll(job.rank());
       }
-      int id = INSTANCES.computeIfAbsent(job, j -> new AtomicInteger()).getAndIncrement();
-      connect(ctx, new JobChannel(job, "mp/" + id, config.timeout()), rank, outReads);
     } catch (RuntimeException e) {
-      for (int i = created.size() - 1; i >= 0; i--) {
-        try {
-          created.get(i).close();
-        } catch (Exception c) {
-          e.addSuppressed(c);
-        }
-      }
+      closeCreated(e);
       throw e;
     }
   }
 
-  /** Publishes this rank's LID, PSN and QP numbers, reads everyone's, and brings every QP to RTS. */
-  private void connect(Context ctx, JobChannel ch, int rank, int outReads) {
+  private <T extends AutoCloseable> T add(T c) {
+    created.add(c);
+    return c;
+  }
+
+  /** Closes the shared resources after a failure ({@code e} collects what fails to close). */
+  void closeShared(RuntimeException e) {
+    closeCreated(e);
+  }
+
+  private void closeCreated(RuntimeException e) {
+    for (Peer p : peers) {
+      if (p != null && p.link != null) {
+        closeLink(p.link, e);
+      }
+    }
+    for (int i = created.size() - 1; i >= 0; i--) {
+      try {
+        created.get(i).close();
+      } catch (Exception c) {
+        e.addSuppressed(c);
+      }
+    }
+  }
+
+  /**
+   * Creates a link to {@code p} for its current epoch: the QP (in INIT) and the ring, with every
+   * receive slot posted and every send slot free.
+   */
+  Link openLink(Peer p) {
+    MemoryRegion ring = pd.allocateMemory(2L * slots * slotSize, EnumSet.of(Access.LOCAL_WRITE));
+    QueuePair qp;
+    try {
+      qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq).cap(cap).build());
+    } catch (RuntimeException e) {
+      ring.close();
+      throw e;
+    }
+    Link l = new Link(p.rank, p.epoch, qp, ring, ring.buffer().order(ByteOrder.LITTLE_ENDIAN), slots * slotSize);
+    try {
+      for (int slot = 0; slot < slots; slot++) {
+        l.freeSendSlots.add(slot);
+      }
+      l.credits = slots - MpConfig.RESERVED_SLOTS;
+      RcConnector.toInit(qp);
+      for (int slot = 0; slot < slots; slot++) {
+        postRecvSlot(l, slot);
+      }
+    } catch (RuntimeException e) {
+      closeLink(l, e);
+      throw e;
+    }
+    return l;
+  }
+
+  /** Brings a link's QP to RTS against the peer's published address. */
+  void connectLink(Link l, int remoteLid, int remoteQpn, int remotePsn, int remoteOutReads, int remoteMtu) {
+    RcAddress remote = new RcAddress(remoteLid, remoteQpn, remotePsn, 0, 0, remoteOutReads, remoteMtu);
+    RcAddress local = new RcAddress(lid, l.qp.qpNum(), psn, 0, 0, outReads, mtu);
+    RcConnector.connect(l.qp, local, remote, Math.min(outReads, remoteOutReads), outReads, QP_TIMEOUT);
+  }
+
+  /** Closes a link's QP and ring, adding failures to {@code failure} (when not null). */
+  static void closeLink(Link l, RuntimeException failure) {
+    for (AutoCloseable c : new AutoCloseable[] {l.qp, l.ringMr}) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        if (failure == null) {
+          throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
+        }
+        failure.addSuppressed(e);
+      }
+    }
+  }
+
+  /** Baseline: publishes this rank's LID, PSN and QP numbers, reads everyone's, brings every QP to RTS. */
+  private void connectAll(int rank) {
     int n = peers.length;
-    int lid = ctx.queryPort(1).lid();
-    int mtu = ctx.queryPort(1).activeMtu().bytes();
-    int psn = ThreadLocalRandom.current().nextInt(1 << 24);
     StringBuilder qpns = new StringBuilder();
     for (int r = 0; r < n; r++) {
-      qpns.append(r == 0 ? "" : ":").append(peers[r] == null ? 0 : peers[r].qp.qpNum());
+      qpns.append(r == 0 ? "" : ":").append(peers[r] == null ? 0 : peers[r].link.qp.qpNum());
     }
-    ch.publish("conn", lid + ";" + psn + ";" + mtu + ";" + outReads + ";" + qpns);
+    channelKvs.publish("conn", lid + ";" + psn + ";" + mtu + ";" + outReads + ";" + qpns);
     for (int r = 0; r < n; r++) {
-      if (peers[r] == null) {
+      Peer p = peers[r];
+      if (p == null) {
         continue;
       }
-      String[] f = ch.lookup("conn", r).split(";");
+      String[] f = channelKvs.lookup("conn", r).split(";");
       int[] theirQpns = Arrays.stream(f[4].split(":")).mapToInt(Integer::parseInt).toArray();
-      RcAddress remote = new RcAddress(Integer.parseInt(f[0]), theirQpns[rank], Integer.parseInt(f[1]), 0, 0,
-          Integer.parseInt(f[3]), Integer.parseInt(f[2]));
-      RcAddress local = new RcAddress(lid, peers[r].qp.qpNum(), psn, 0, 0, outReads, mtu);
-      RcConnector.connect(peers[r].qp, local, remote, Math.min(outReads, remote.outReads()), outReads, QP_TIMEOUT);
+      connectLink(p.link, Integer.parseInt(f[0]), theirQpns[rank], Integer.parseInt(f[1]), Integer.parseInt(f[3]),
+          Integer.parseInt(f[2]));
+      p.state = Peer.State.OPEN;
+      p.link.confirmed = true; // nothing arrives before every QP is at RTS: the barrier below
     }
-    ch.barrier();
+    channelKvs.barrier();
   }
 
-  /** @return the wr_id of a work request: its kind, the peer's rank and a slot or request id */
-  static long wrId(int kind, int peer, int index) {
-    return (long) kind << 56 | (long) peer << 32 | (index & 0xffffffffL);
+  /** @return the wr_id of a work request: its kind, the link's epoch, the peer's rank and a slot or request id */
+  static long wrId(int kind, int epoch, int peer, int index) {
+    return (long) kind << 56 | (long) (epoch & 0xff) << 48 | (long) peer << 32 | (index & 0xffffffffL);
   }
 
-  /** Posts receive slot {@code slot} of peer {@code p} (again). */
-  void postRecvSlot(Peer p, int slot) {
-    rwr.wrId(wrId(WR_RECV, p.rank, slot)).sge(slabMr, p.recvBase + (long) slot * slotSize, slotSize);
-    p.qp.postRecv(rwr);
+  /** Posts receive slot {@code slot} of link {@code l} (again). */
+  void postRecvSlot(Link l, int slot) {
+    rwr.wrId(wrId(WR_RECV, l.epoch, l.peer, slot)).sge(l.ringMr, (long) slot * slotSize, slotSize);
+    l.qp.postRecv(rwr);
   }
 
-  /** @return the QPs, to be closed first */
-  List<AutoCloseable> queuePairs() {
+  /** @return the links' QPs and rings, to be closed first */
+  List<AutoCloseable> links() {
     List<AutoCloseable> l = new ArrayList<>();
     for (Peer p : peers) {
-      if (p != null) {
-        l.add(p.qp);
+      if (p != null && p.link != null) {
+        l.add(p.link.qp);
+        l.add(p.link.ringMr);
+        p.link = null;
       }
     }
     return l;
@@ -176,9 +254,9 @@ final class Connections {
 
   /**
    * @param wait the waiter on the CQ, whose queued events are acknowledged before the CQ goes
-   * @return the rest, in closing order, after the QPs and anything else allocated from the PD
+   * @return the rest, in closing order, after the links and anything else allocated from the PD
    */
-  List<AutoCloseable> afterQueuePairs(CompletionWait wait) {
-    return List.of(slabMr, wait::ackQueuedEvents, cq, channel, pd);
+  List<AutoCloseable> afterLinks(CompletionWait wait) {
+    return wait == null ? List.of(cq, channel, pd) : List.of(wait::ackQueuedEvents, cq, channel, pd);
   }
 }

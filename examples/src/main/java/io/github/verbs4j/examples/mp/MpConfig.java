@@ -11,14 +11,33 @@ import java.time.Duration;
  * @param rendezvous how a rendezvous message moves: the sender RDMA-WRITEs into the receiver's
  *     buffer, or the receiver RDMA-READs from the sender's
  * @param timeout the longest wait for one request
+ * @param strategy how peers get their queue pairs and eager rings
+ * @param gamma with {@link Strategy#ON_DEMAND}: the most contexts (QP + ring) a rank opens
+ *     itself (γ of seed 003 §3.2)
  */
-public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duration timeout) {
+public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duration timeout, Strategy strategy,
+    int gamma) {
   /** Default eager limit: 8 KiB. */
   public static final int DEFAULT_EAGER_LIMIT = 8192;
   /** Default slots per peer. */
   public static final int DEFAULT_SLOTS = 32;
   /** Slots kept for credit-return messages, which need no credit themselves. */
   static final int RESERVED_SLOTS = 4;
+  /** Default γ: 1,024 contexts (seed 003 §3.2). */
+  public static final int DEFAULT_GAMMA = 1024;
+
+  /** Connection strategies (seed 003 §2.3, §3.2): when a peer's RC QP and eager ring exist. */
+  public enum Strategy {
+    /** An RC QP and an eager ring for every other rank, created and connected at start. */
+    BASELINE,
+    /**
+     * A peer's RC QP and ring are created on first use (set up over a UD control QP whose address
+     * is in the job's KVS); a rank opens at most γ of them and closes one to open another: the one
+     * used furthest in the future when a schedule is given ({@link VerbsCommunicator#schedule}),
+     * else the least recently used.
+     */
+    ON_DEMAND
+  }
 
   /** How rendezvous data moves. */
   public enum Rendezvous {
@@ -42,11 +61,34 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
     if (timeout == null || timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout=" + timeout + " must be positive");
     }
+    if (strategy == null) {
+      throw new IllegalArgumentException("strategy must be BASELINE or ON_DEMAND");
+    }
+    if (gamma < 1 || gamma > 65535) {
+      throw new IllegalArgumentException("gamma=" + gamma + " must be between 1 and 65535");
+    }
   }
 
-  /** @return 8 KiB eager limit, 32 slots, WRITE rendezvous, 120 s timeout */
+  /** @return 8 KiB eager limit, 32 slots, WRITE rendezvous, 120 s timeout, baseline strategy, γ 1,024 */
   public static MpConfig defaults() {
-    return new MpConfig(DEFAULT_EAGER_LIMIT, DEFAULT_SLOTS, Rendezvous.WRITE, Duration.ofSeconds(120));
+    return new MpConfig(DEFAULT_EAGER_LIMIT, DEFAULT_SLOTS, Rendezvous.WRITE, Duration.ofSeconds(120),
+        Strategy.BASELINE, DEFAULT_GAMMA);
+  }
+
+  /**
+   * @param c the connection strategy
+   * @return a copy with it
+   */
+  public MpConfig withStrategy(Strategy c) {
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, c, gamma);
+  }
+
+  /**
+   * @param g the most contexts a rank opens ({@link Strategy#ON_DEMAND})
+   * @return a copy with it
+   */
+  public MpConfig withGamma(int g) {
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, g);
   }
 
   /**
@@ -54,7 +96,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withEagerLimit(int limit) {
-    return new MpConfig(limit, slots, rendezvous, timeout);
+    return new MpConfig(limit, slots, rendezvous, timeout, strategy, gamma);
   }
 
   /**
@@ -62,7 +104,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withRendezvous(Rendezvous mode) {
-    return new MpConfig(eagerLimit, slots, mode, timeout);
+    return new MpConfig(eagerLimit, slots, mode, timeout, strategy, gamma);
   }
 
   /**
@@ -70,7 +112,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withTimeout(Duration t) {
-    return new MpConfig(eagerLimit, slots, rendezvous, t);
+    return new MpConfig(eagerLimit, slots, rendezvous, t, strategy, gamma);
   }
 
   /**
@@ -78,6 +120,6 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withSlots(int n) {
-    return new MpConfig(eagerLimit, n, rendezvous, timeout);
+    return new MpConfig(eagerLimit, n, rendezvous, timeout, strategy, gamma);
   }
 }

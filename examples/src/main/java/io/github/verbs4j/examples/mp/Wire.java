@@ -35,7 +35,8 @@ import java.nio.ByteBuffer;
  *
  * Kinds: EAGER carries the message; RTS announces a rendezvous message (in READ mode with the
  * sender's address and rkey); CTS answers with the receiver's address and rkey (WRITE mode);
- * FIN ends a rendezvous; CREDIT only returns credits.
+ * FIN ends a rendezvous; CREDIT only returns credits; CLOSE is a side's last message on a link
+ * that is being closed (on-demand connections), sent once its sends and RDMA have completed.
  */
 final class Wire {
   static final byte VERSION = 1;
@@ -56,6 +57,7 @@ final class Wire {
   static final int CTS = 3;
   static final int FIN = 4;
   static final int CREDIT = 5;
+  static final int CLOSE = 6;
 
   private Wire() {}
 
