@@ -18,6 +18,7 @@ import io.github.verbs4j.verbs.SendWr;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.spi.MemoryComponent;
 import io.github.verbs4j.verbs.spi.wire.Grh;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -61,6 +62,8 @@ final class ConnectionManager {
   static final int CONTROL_CQES = CONTROL_RECVS + CONTROL_SENDS;
   private static final int CONTROL_SLOT = 64;
   private static final int CONTROL_RECV_SLOT = Grh.LENGTH + CONTROL_SLOT;
+  /** The control QP's registered buffers. */
+  static final long CONTROL_BYTES = (long) CONTROL_RECVS * CONTROL_RECV_SLOT + (long) CONTROL_SENDS * CONTROL_SLOT;
   private static final int QKEY = 0x6d70;
   /** How long a CONNECT waits for its answer before it is sent again. */
   static final long RESEND_NANOS = 100_000_000L;
@@ -97,10 +100,10 @@ final class ConnectionManager {
     this.conn = conn;
     this.rank = rank;
     this.gamma = gamma;
-    controlMr = conn.pd.allocateMemory((long) CONTROL_RECVS * CONTROL_RECV_SLOT + (long) CONTROL_SENDS * CONTROL_SLOT,
-        EnumSet.of(Access.LOCAL_WRITE));
+    controlMr = conn.pd.allocateMemory(CONTROL_BYTES, EnumSet.of(Access.LOCAL_WRITE));
     try {
       control = controlMr.buffer().order(ByteOrder.LITTLE_ENDIAN);
+      conn.memory.add(control, MemoryComponent.MP_BUFFERS, controlMr.length());
       ud = conn.pd.createQp(QpInitAttr.builder(QpType.UD).cq(conn.cq).cap(QpCap.builder().maxSendWr(CONTROL_SENDS)
           .maxRecvWr(CONTROL_RECVS).maxSendSge(1).maxRecvSge(1).build()).build());
       ud.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qkey(QKEY));
@@ -168,7 +171,7 @@ final class ConnectionManager {
 
   /** @return the counts of links */
   LinkStats stats() {
-    return new LinkStats(live.size(), peakLinks, opened, evictions);
+    return new LinkStats(live.size(), peakLinks, opened, evictions, retiring.size());
   }
 
   /** @return links open now (CONNECTING to CLOSE_SENT) */
@@ -440,7 +443,7 @@ final class ConnectionManager {
       Link l = it.next();
       if (l.closeCompleted && now - l.retiredAt > LINGER_NANOS || now - l.retiredAt > RETIRE_LIMIT_NANOS) {
         it.remove();
-        Connections.closeLink(l, null);
+        conn.closeLink(l, null);
         work++;
       }
     }

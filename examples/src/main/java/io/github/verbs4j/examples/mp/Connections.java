@@ -74,6 +74,8 @@ final class Connections {
   final int psn = ThreadLocalRandom.current().nextInt(1 << 24);
   /** Links that may be open at once: every other rank, or 2γ on demand. */
   final int maxLinks;
+  /** The layer's share of the memory meters. */
+  final MpMemory memory;
   private final QpCap cap;
   private final RecvWr rwr = new RecvWr();
   private final List<AutoCloseable> created = new ArrayList<>();
@@ -109,6 +111,8 @@ final class Connections {
     int id = INSTANCES.computeIfAbsent(job, j -> new AtomicInteger()).getAndIncrement();
     this.channelKvs = new JobChannel(job, "mp/" + id, config.timeout());
     this.peers = new Peer[n];
+    this.memory = new MpMemory(ctx);
+    memory.add(peers, io.github.verbs4j.verbs.spi.MemoryComponent.MP_PEERS, MpMemory.tableBytes(n));
     try {
       pd = add(ctx.allocPd());
       channel = add(ctx.createCompletionChannel());
@@ -116,8 +120,7 @@ final class Connections {
       if (!onDemand) {
         for (int r = 0; r < n; r++) {
           if (r != job.rank()) {
-            Peer p = new Peer(r);
-            peers[r] = p;
+            Peer p = newPeer(r);
             p.link = openLink(p);
           }
         }
@@ -127,6 +130,14 @@ final class Connections {
       closeCreated(e);
       throw e;
     }
+  }
+
+  /** Creates and counts the record of peer {@code r}. */
+  Peer newPeer(int r) {
+    Peer p = new Peer(r);
+    peers[r] = p;
+    memory.add(p, io.github.verbs4j.verbs.spi.MemoryComponent.MP_PEERS, MpMemory.PEER_BYTES);
+    return p;
   }
 
   private <T extends AutoCloseable> T add(T c) {
@@ -145,6 +156,7 @@ final class Connections {
         closeLink(p.link, e);
       }
     }
+    memory.releaseAll();
     for (int i = created.size() - 1; i >= 0; i--) {
       try {
         created.get(i).close();
@@ -168,6 +180,7 @@ final class Connections {
       throw e;
     }
     Link l = new Link(p.rank, p.epoch, qp, ring, ring.buffer().order(ByteOrder.LITTLE_ENDIAN), slots * slotSize);
+    memory.link(l, slots);
     try {
       for (int slot = 0; slot < slots; slot++) {
         l.freeSendSlots.add(slot);
@@ -192,7 +205,8 @@ final class Connections {
   }
 
   /** Closes a link's QP and ring, adding failures to {@code failure} (when not null). */
-  static void closeLink(Link l, RuntimeException failure) {
+  void closeLink(Link l, RuntimeException failure) {
+    memory.linkClosed(l);
     for (AutoCloseable c : new AutoCloseable[] {l.qp, l.ringMr}) {
       try {
         c.close();

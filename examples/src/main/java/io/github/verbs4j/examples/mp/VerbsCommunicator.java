@@ -177,11 +177,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   /** @return the peer of rank {@code r}, created on first contact */
   private Peer peer(int r) {
     Peer p = peers[r];
-    if (p == null) {
-      p = new Peer(r);
-      peers[r] = p;
-    }
-    return p;
+    return p != null ? p : conn.newPeer(r);
   }
 
   /**
@@ -201,6 +197,23 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   /** @return this rank's link counts */
   public LinkStats linkStats() {
     return cm != null ? cm.stats() : LinkStats.baseline(peers.length - 1);
+  }
+
+  /**
+   * Makes progress until every closed link's QP and ring are destroyed (they linger briefly after
+   * a closing), so that the memory meters show only open links; at most {@code wait}.
+   *
+   * @param wait the longest time to spend
+   * @return closed links still held
+   */
+  public int releaseClosedLinks(Duration wait) {
+    ensureUsable();
+    long deadline = System.nanoTime() + wait.toNanos();
+    waiter.reset();
+    while (cm != null && cm.retiring() > 0 && System.nanoTime() - deadline < 0) {
+      waiter.idle(progress());
+    }
+    return cm == null ? 0 : cm.retiring();
   }
 
   private void used(int r, boolean byApplication) {
@@ -670,6 +683,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
         }
       }
     }
+    conn.memory.releaseAll();
     if (failure != null) {
       throw failure;
     }

@@ -1,0 +1,69 @@
+package io.github.verbs4j.examples.mp;
+
+import io.github.verbs4j.verbs.QpCap;
+import io.github.verbs4j.verbs.QpType;
+import io.github.verbs4j.verbs.spi.HcaFootprint;
+import io.github.verbs4j.verbs.spi.MemoryComponent;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * What one rank of a {@link VerbsCommunicator} should hold, by {@code verbs4j.memory.bytes}
+ * component, predicted from the layer's sizes and {@link HcaFootprint} (the same primitives the
+ * meters use), so that a measurement can be set next to it. Links: every other rank for the
+ * baseline; on demand min(peers, γ), the cap (a rank may hold up to 2γ for a moment while it
+ * closes the links it accepted).
+ */
+public final class MpFootprint {
+  private MpFootprint() {}
+
+  /**
+   * @param ranks the job size
+   * @param peers the ranks this rank exchanges messages with
+   * @param config the settings (slots are not reduced by device limits here)
+   * @return predicted bytes by component (components without bytes are left out)
+   */
+  public static Map<MemoryComponent, Long> predict(int ranks, int peers, MpConfig config) {
+    boolean onDemand = config.strategy() == MpConfig.Strategy.ON_DEMAND;
+    return predict(ranks, peers, config, onDemand ? Math.min(peers, config.gamma()) : ranks - 1);
+  }
+
+  /**
+   * @param ranks the job size
+   * @param peers the ranks this rank exchanges messages with
+   * @param config the settings
+   * @param links the links the rank holds
+   * @return predicted bytes by component for that many links
+   */
+  public static Map<MemoryComponent, Long> predict(int ranks, int peers, MpConfig config, int links) {
+    int others = Math.max(1, ranks - 1);
+    boolean onDemand = config.strategy() == MpConfig.Strategy.ON_DEMAND;
+    int maxLinks = onDemand ? Math.min(others, 2 * config.gamma()) : others;
+    int records = onDemand ? peers : ranks - 1;
+    int s = config.slots();
+    long slotSize = (Wire.HEADER_LENGTH + config.eagerLimit() + 63) / 64 * 64;
+    int control = onDemand ? ConnectionManager.CONTROL_CQES : 0;
+    Map<MemoryComponent, Long> m = new EnumMap<>(MemoryComponent.class);
+    m.put(MemoryComponent.CONTEXT, HcaFootprint.context());
+    m.put(MemoryComponent.PD, HcaFootprint.pd());
+    m.put(MemoryComponent.CQ, HcaFootprint.cq(Math.max(1, maxLinks * (2 * s + Connections.RDMA_IN_FLIGHT) + control)));
+    QpCap rc = QpCap.builder().maxSendWr(s + Connections.RDMA_IN_FLIGHT).maxRecvWr(s).build();
+    long qp = links * HcaFootprint.qp(QpType.RC, rc, false);
+    long mr = links * HcaFootprint.mr();
+    long buffers = links * 2L * s * slotSize;
+    long peerBytes = MpMemory.tableBytes(ranks) + (long) records * MpMemory.PEER_BYTES + links * MpMemory.linkBytes(s);
+    if (onDemand) {
+      QpCap ud = QpCap.builder().maxSendWr(ConnectionManager.CONTROL_SENDS).maxRecvWr(ConnectionManager.CONTROL_RECVS)
+          .build();
+      qp += HcaFootprint.qp(QpType.UD, ud, false);
+      mr += HcaFootprint.mr();
+      buffers += ConnectionManager.CONTROL_BYTES;
+      m.put(MemoryComponent.AH, links * HcaFootprint.ah());
+    }
+    m.put(MemoryComponent.QP, qp);
+    m.put(MemoryComponent.MR, mr);
+    m.put(MemoryComponent.MP_PEERS, peerBytes);
+    m.put(MemoryComponent.MP_BUFFERS, buffers);
+    return m;
+  }
+}
