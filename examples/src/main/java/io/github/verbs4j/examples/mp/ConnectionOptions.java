@@ -16,6 +16,11 @@ public final class ConnectionOptions {
       description = "With --connections on_demand: the most links a rank opens (default: ${DEFAULT-VALUE}).")
   int gamma = MpConfig.DEFAULT_GAMMA;
 
+  @Option(names = "--shared-receive", paramLabel = "BUFFERS", defaultValue = "0",
+      description = "Receive buffers in one SRQ shared by every link instead of receive slots per link; 0 = off "
+          + "(seed 003: 4096; default: ${DEFAULT-VALUE}).")
+  int sharedReceive;
+
   /** @return the chosen strategy */
   public MpConfig.Strategy strategy() {
     return strategy;
@@ -35,6 +40,9 @@ public final class ConnectionOptions {
     if (gamma < 1 || gamma > 65535) {
       throw new IllegalArgumentException("--gamma=" + gamma + " must be between 1 and 65535");
     }
-    return base.withStrategy(strategy).withGamma(gamma);
+    if (sharedReceive != 0 && (sharedReceive < 8 || sharedReceive > 1 << 20)) {
+      throw new IllegalArgumentException("--shared-receive=" + sharedReceive + " must be 0 or between 8 and 1048576");
+    }
+    return base.withStrategy(strategy).withGamma(gamma).withSharedReceive(sharedReceive);
   }
 }

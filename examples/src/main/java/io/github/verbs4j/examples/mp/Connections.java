@@ -16,6 +16,10 @@ import io.github.verbs4j.verbs.QpInitAttr;
 import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.QueuePair;
 import io.github.verbs4j.verbs.RecvWr;
+import io.github.verbs4j.verbs.SharedReceiveQueue;
+import io.github.verbs4j.verbs.SrqAttr;
+import io.github.verbs4j.verbs.spi.MemoryComponent;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -52,6 +56,7 @@ final class Connections {
   static final int WR_RDMA = 3;
   static final int WR_CONTROL_RECV = 4;
   static final int WR_CONTROL_SEND = 5;
+  static final int WR_SHARED_RECV = 6;
   /** Ranks a wr_id can name (16 bits). */
   static final int MAX_RANKS = 1 << 16;
   /** Communicators created per job so far: every rank numbers its communicators alike. */
@@ -74,6 +79,12 @@ final class Connections {
   final int psn = ThreadLocalRandom.current().nextInt(1 << 24);
   /** Links that may be open at once: every other rank, or 2γ on demand. */
   final int maxLinks;
+  /** The shared receive queue and its buffers ({@link MpConfig#sharedReceive()}), else null. */
+  final SharedReceiveQueue srq;
+  final MemoryRegion poolMr;
+  final ByteBuffer pool;
+  /** Buffers in the pool (0 without one). */
+  final int poolBuffers;
   /** The layer's share of the memory meters. */
   final MpMemory memory;
   private final QpCap cap;
@@ -96,8 +107,14 @@ final class Connections {
     boolean onDemand = config.strategy() == MpConfig.Strategy.ON_DEMAND;
     this.maxLinks = onDemand ? Math.min(others, 2 * config.gamma()) : others;
     int s = Math.min(config.slots(), dev.maxQpWr() - RDMA_IN_FLIGHT);
-    int control = onDemand ? ConnectionManager.CONTROL_CQES : 0;
-    s = Math.min(s, ((dev.maxCqe() - 1 - control) / maxLinks - RDMA_IN_FLIGHT) / 2);
+    boolean shared = config.sharedReceive() > 0;
+    if (shared && (dev.maxSrq() < 1 || dev.maxSrqWr() < 2 * MpConfig.RESERVED_SLOTS)) {
+      throw new IllegalStateException("shared receive buffers need an SRQ; the device has max_srq=" + dev.maxSrq()
+          + ", max_srq_wr=" + dev.maxSrqWr());
+    }
+    this.poolBuffers = shared ? Math.min(config.sharedReceive(), dev.maxSrqWr()) : 0;
+    int control = (onDemand ? ConnectionManager.CONTROL_CQES : 0) + poolBuffers;
+    s = Math.min(s, ((dev.maxCqe() - 1 - control) / maxLinks - RDMA_IN_FLIGHT) / (shared ? 1 : 2));
     if (s < 2 * MpConfig.RESERVED_SLOTS) {
       throw new IllegalStateException("device limits max_cqe=" + dev.maxCqe() + ", max_qp_wr=" + dev.maxQpWr()
           + " leave fewer than " + 2 * MpConfig.RESERVED_SLOTS + " slots per peer for " + maxLinks + " links");
@@ -107,16 +124,30 @@ final class Connections {
     this.lid = ctx.queryPort(1).lid();
     this.mtu = ctx.queryPort(1).activeMtu().bytes();
     this.outReads = Math.max(1, Math.min(16, Math.min(dev.maxQpRdAtom(), dev.maxQpInitRdAtom())));
-    this.cap = QpCap.builder().maxSendWr(s + RDMA_IN_FLIGHT).maxRecvWr(s).build();
+    this.cap = QpCap.builder().maxSendWr(s + RDMA_IN_FLIGHT).maxRecvWr(shared ? 0 : s).maxRecvSge(shared ? 0 : 1)
+        .build();
     int id = INSTANCES.computeIfAbsent(job, j -> new AtomicInteger()).getAndIncrement();
     this.channelKvs = new JobChannel(job, "mp/" + id, config.timeout());
     this.peers = new Peer[n];
     this.memory = new MpMemory(ctx);
-    memory.add(peers, io.github.verbs4j.verbs.spi.MemoryComponent.MP_PEERS, MpMemory.tableBytes(n));
+    memory.add(peers, MemoryComponent.MP_PEERS, MpMemory.tableBytes(n));
     try {
       pd = add(ctx.allocPd());
       channel = add(ctx.createCompletionChannel());
-      cq = add(ctx.createCq(Math.max(1, maxLinks * (2 * s + RDMA_IN_FLIGHT) + control), channel, 0));
+      cq = add(ctx.createCq(Math.max(1, maxLinks * ((shared ? 1 : 2) * s + RDMA_IN_FLIGHT) + control), channel, 0));
+      if (shared) {
+        srq = add(pd.createSrq(SrqAttr.of(poolBuffers, 1)));
+        poolMr = add(pd.allocateMemory((long) poolBuffers * slotSize, EnumSet.of(Access.LOCAL_WRITE)));
+        pool = poolMr.buffer().order(ByteOrder.LITTLE_ENDIAN);
+        memory.add(pool, MemoryComponent.MP_BUFFERS, poolMr.length());
+        for (int b = 0; b < poolBuffers; b++) {
+          postShared(b);
+        }
+      } else {
+        srq = null;
+        poolMr = null;
+        pool = null;
+      }
       if (!onDemand) {
         for (int r = 0; r < n; r++) {
           if (r != job.rank()) {
@@ -136,7 +167,7 @@ final class Connections {
   Peer newPeer(int r) {
     Peer p = new Peer(r);
     peers[r] = p;
-    memory.add(p, io.github.verbs4j.verbs.spi.MemoryComponent.MP_PEERS, MpMemory.PEER_BYTES);
+    memory.add(p, MemoryComponent.MP_PEERS, MpMemory.PEER_BYTES);
     return p;
   }
 
@@ -171,15 +202,16 @@ final class Connections {
    * receive slot posted and every send slot free.
    */
   Link openLink(Peer p) {
-    MemoryRegion ring = pd.allocateMemory(2L * slots * slotSize, EnumSet.of(Access.LOCAL_WRITE));
+    int recvSlots = srq == null ? slots : 0;
+    MemoryRegion ring = pd.allocateMemory((long) (recvSlots + slots) * slotSize, EnumSet.of(Access.LOCAL_WRITE));
     QueuePair qp;
     try {
-      qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq).cap(cap).build());
+      qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq).srq(srq).cap(cap).build());
     } catch (RuntimeException e) {
       ring.close();
       throw e;
     }
-    Link l = new Link(p.rank, p.epoch, qp, ring, ring.buffer().order(ByteOrder.LITTLE_ENDIAN), slots * slotSize);
+    Link l = new Link(p.rank, p.epoch, qp, ring, ring.buffer().order(ByteOrder.LITTLE_ENDIAN), recvSlots * slotSize);
     memory.link(l, slots);
     try {
       for (int slot = 0; slot < slots; slot++) {
@@ -187,7 +219,7 @@ final class Connections {
       }
       l.credits = slots - MpConfig.RESERVED_SLOTS;
       RcConnector.toInit(qp);
-      for (int slot = 0; slot < slots; slot++) {
+      for (int slot = 0; slot < recvSlots; slot++) {
         postRecvSlot(l, slot);
       }
     } catch (RuntimeException e) {
@@ -247,6 +279,12 @@ final class Connections {
     return (long) kind << 56 | (long) (epoch & 0xff) << 48 | (long) peer << 32 | (index & 0xffffffffL);
   }
 
+  /** Posts buffer {@code b} of the shared pool (again). */
+  void postShared(int b) {
+    rwr.wrId(wrId(WR_SHARED_RECV, 0, 0, b)).sge(poolMr, (long) b * slotSize, slotSize);
+    srq.postRecv(rwr);
+  }
+
   /** Posts receive slot {@code slot} of link {@code l} (again). */
   void postRecvSlot(Link l, int slot) {
     rwr.wrId(wrId(WR_RECV, l.epoch, l.peer, slot)).sge(l.ringMr, (long) slot * slotSize, slotSize);
@@ -271,6 +309,13 @@ final class Connections {
    * @return the rest, in closing order, after the links and anything else allocated from the PD
    */
   List<AutoCloseable> afterLinks(CompletionWait wait) {
-    return wait == null ? List.of(cq, channel, pd) : List.of(wait::ackQueuedEvents, cq, channel, pd);
+    List<AutoCloseable> l = new ArrayList<>();
+    if (wait != null) {
+      l.add(wait::ackQueuedEvents);
+    }
+    for (int i = created.size() - 1; i >= 0; i--) {
+      l.add(created.get(i)); // the pool and SRQ, the CQ, the channel, the PD
+    }
+    return l;
   }
 }

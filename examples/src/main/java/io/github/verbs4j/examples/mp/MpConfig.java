@@ -14,9 +14,11 @@ import java.time.Duration;
  * @param strategy how peers get their queue pairs and eager rings
  * @param gamma with {@link Strategy#ON_DEMAND}: the most contexts (QP + ring) a rank opens
  *     itself (γ of seed 003 §3.2)
+ * @param sharedReceive 0: every link has its own receive slots; else this many receive buffers of
+ *     one slot each in one SRQ that every link shares (seed 003 §3.4: 2 × 2,048 × 4 KiB)
  */
 public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duration timeout, Strategy strategy,
-    int gamma) {
+    int gamma, int sharedReceive) {
   /** Default eager limit: 8 KiB. */
   public static final int DEFAULT_EAGER_LIMIT = 8192;
   /** Default slots per peer. */
@@ -67,12 +69,16 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
     if (gamma < 1 || gamma > 65535) {
       throw new IllegalArgumentException("gamma=" + gamma + " must be between 1 and 65535");
     }
+    if (sharedReceive != 0 && (sharedReceive < 2 * RESERVED_SLOTS || sharedReceive > 1 << 20)) {
+      throw new IllegalArgumentException("sharedReceive=" + sharedReceive + " must be 0 (off) or between "
+          + 2 * RESERVED_SLOTS + " and 1048576");
+    }
   }
 
-  /** @return 8 KiB eager limit, 32 slots, WRITE rendezvous, 120 s timeout, baseline strategy, γ 1,024 */
+  /** @return 8 KiB eager limit, 32 slots, WRITE rendezvous, 120 s timeout, baseline strategy, γ 1,024, no SRQ */
   public static MpConfig defaults() {
     return new MpConfig(DEFAULT_EAGER_LIMIT, DEFAULT_SLOTS, Rendezvous.WRITE, Duration.ofSeconds(120),
-        Strategy.BASELINE, DEFAULT_GAMMA);
+        Strategy.BASELINE, DEFAULT_GAMMA, 0);
   }
 
   /**
@@ -80,7 +86,15 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withStrategy(Strategy c) {
-    return new MpConfig(eagerLimit, slots, rendezvous, timeout, c, gamma);
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, c, gamma, sharedReceive);
+  }
+
+  /**
+   * @param buffers receive buffers in one shared SRQ, or 0 for receive slots per link
+   * @return a copy with it
+   */
+  public MpConfig withSharedReceive(int buffers) {
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, gamma, buffers);
   }
 
   /**
@@ -88,7 +102,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withGamma(int g) {
-    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, g);
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, g, sharedReceive);
   }
 
   /**
@@ -96,7 +110,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withEagerLimit(int limit) {
-    return new MpConfig(limit, slots, rendezvous, timeout, strategy, gamma);
+    return new MpConfig(limit, slots, rendezvous, timeout, strategy, gamma, sharedReceive);
   }
 
   /**
@@ -104,7 +118,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withRendezvous(Rendezvous mode) {
-    return new MpConfig(eagerLimit, slots, mode, timeout, strategy, gamma);
+    return new MpConfig(eagerLimit, slots, mode, timeout, strategy, gamma, sharedReceive);
   }
 
   /**
@@ -112,7 +126,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withTimeout(Duration t) {
-    return new MpConfig(eagerLimit, slots, rendezvous, t, strategy, gamma);
+    return new MpConfig(eagerLimit, slots, rendezvous, t, strategy, gamma, sharedReceive);
   }
 
   /**
@@ -120,6 +134,6 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withSlots(int n) {
-    return new MpConfig(eagerLimit, n, rendezvous, timeout, strategy, gamma);
+    return new MpConfig(eagerLimit, n, rendezvous, timeout, strategy, gamma, sharedReceive);
   }
 }

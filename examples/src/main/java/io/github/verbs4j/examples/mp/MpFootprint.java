@@ -42,15 +42,24 @@ public final class MpFootprint {
     int records = onDemand ? peers : ranks - 1;
     int s = config.slots();
     long slotSize = (Wire.HEADER_LENGTH + config.eagerLimit() + 63) / 64 * 64;
-    int control = onDemand ? ConnectionManager.CONTROL_CQES : 0;
+    int pool = config.sharedReceive();
+    boolean shared = pool > 0;
+    int control = (onDemand ? ConnectionManager.CONTROL_CQES : 0) + pool;
     Map<MemoryComponent, Long> m = new EnumMap<>(MemoryComponent.class);
     m.put(MemoryComponent.CONTEXT, HcaFootprint.context());
     m.put(MemoryComponent.PD, HcaFootprint.pd());
-    m.put(MemoryComponent.CQ, HcaFootprint.cq(Math.max(1, maxLinks * (2 * s + Connections.RDMA_IN_FLIGHT) + control)));
-    QpCap rc = QpCap.builder().maxSendWr(s + Connections.RDMA_IN_FLIGHT).maxRecvWr(s).build();
-    long qp = links * HcaFootprint.qp(QpType.RC, rc, false);
+    m.put(MemoryComponent.CQ, HcaFootprint.cq(Math.max(1, maxLinks * ((shared ? 1 : 2) * s
+        + Connections.RDMA_IN_FLIGHT) + control)));
+    QpCap rc = QpCap.builder().maxSendWr(s + Connections.RDMA_IN_FLIGHT).maxRecvWr(shared ? 0 : s)
+        .maxRecvSge(shared ? 0 : 1).build();
+    long qp = links * HcaFootprint.qp(QpType.RC, rc, shared);
     long mr = links * HcaFootprint.mr();
-    long buffers = links * 2L * s * slotSize;
+    long buffers = links * (shared ? 1L : 2L) * s * slotSize;
+    if (shared) {
+      m.put(MemoryComponent.SRQ, HcaFootprint.srq(pool, 1));
+      mr += HcaFootprint.mr();
+      buffers += pool * slotSize;
+    }
     long peerBytes = MpMemory.tableBytes(ranks) + (long) records * MpMemory.PEER_BYTES + links * MpMemory.linkBytes(s);
     if (onDemand) {
       QpCap ud = QpCap.builder().maxSendWr(ConnectionManager.CONTROL_SENDS).maxRecvWr(ConnectionManager.CONTROL_RECVS)

@@ -6,6 +6,7 @@ import static io.github.verbs4j.examples.mp.Connections.WR_CONTROL_SEND;
 import static io.github.verbs4j.examples.mp.Connections.WR_RDMA;
 import static io.github.verbs4j.examples.mp.Connections.WR_RECV;
 import static io.github.verbs4j.examples.mp.Connections.WR_SEND;
+import static io.github.verbs4j.examples.mp.Connections.WR_SHARED_RECV;
 import static io.github.verbs4j.examples.mp.Connections.wrId;
 
 import io.github.verbs4j.verbs.CompletionQueue;
@@ -428,7 +429,8 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     ByteBuffer ring = l.ring;
     int at = l.sendBase + slot * slotSize;
     int payload = o.kind == Wire.EAGER ? o.length : 0;
-    Wire.write(ring, at, o.kind, o.context, l.owed, o.tag, o.length, o.senderId, o.receiverId, o.addr, o.rkey);
+    Wire.write(ring, at, o.kind, o.context, l.owed, o.tag, o.length, o.senderId, o.receiverId, o.addr, o.rkey,
+        rank());
     l.owed = 0;
     if (payload > 0) {
       ring.put(at + Wire.HEADER_LENGTH, o.eager.buffer, o.eager.buffer.position(), payload);
@@ -492,6 +494,10 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       cm.onControl(wc, kind, index, this::peer);
       return;
     }
+    if (kind == WR_SHARED_RECV) {
+      sharedReceived(wc, index);
+      return;
+    }
     Peer owner = peers[peer];
     Link l = owner.link;
     if (l == null || (l.epoch & 0xff) != epoch) {
@@ -519,10 +525,27 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     }
     switch (kind) {
       case WR_SEND -> l.freeSendSlots.addLast(index);
-      case WR_RECV -> received(owner, l, index);
+      case WR_RECV -> received(owner, l, l.ring, index);
       case WR_RDMA -> rdmaDone(owner, l, index);
       default -> throw new IllegalStateException("unknown wr_id 0x" + Long.toHexString(id));
     }
+  }
+
+  /** A message in a shared buffer: it belongs to no peer, the header names the sender (on its current link). */
+  private void sharedReceived(WorkCompletion wc, int buffer) {
+    if (wc.status() != WcStatus.SUCCESS) {
+      if (closing) {
+        return;
+      }
+      broken = new MpException("rank " + rank() + ": a shared receive completed with " + wc.status().str());
+      throw broken;
+    }
+    Peer from = peer(Wire.source(conn.pool, buffer * slotSize));
+    if (from.link == null) {
+      broken = new MpException("rank " + rank() + ": a message from rank " + from.rank + " arrived with no link to it");
+      throw broken;
+    }
+    received(from, from.link, conn.pool, buffer);
   }
 
   private void rdmaDone(Peer p, Link l, int requestId) {
@@ -538,8 +561,8 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     }
   }
 
-  private void received(Peer p, Link l, int slot) {
-    ByteBuffer slab = l.ring;
+  /** A message in receive slot or shared buffer {@code slot} of {@code slab}, from {@code p} on {@code l}. */
+  private void received(Peer p, Link l, ByteBuffer slab, int slot) {
     int at = slot * slotSize;
     l.confirmed = true;
     if (Wire.version(slab, at) != Wire.VERSION) {
@@ -601,7 +624,10 @@ public final class VerbsCommunicator extends AbstractCommunicator {
           broken = new MpException("rank " + rank() + ": CLOSE from rank " + p.rank + " on a baseline connection");
           throw broken;
         }
-        cm.closeReceived(p); // the peer's last message on this link: its slot is not posted again
+        cm.closeReceived(p); // the peer's last message on this link: its own slot is not posted again
+        if (slab == conn.pool) {
+          conn.postShared(slot);
+        }
         return;
       }
       default -> {
@@ -609,7 +635,11 @@ public final class VerbsCommunicator extends AbstractCommunicator {
         throw broken;
       }
     }
-    conn.postRecvSlot(l, slot);
+    if (slab == conn.pool) {
+      conn.postShared(slot);
+    } else {
+      conn.postRecvSlot(l, slot);
+    }
     if (kind != Wire.CREDIT) {
       l.owed++;
     }

@@ -19,22 +19,32 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A job of in-JVM ranks for the message-passing tests: a provider (the loopback double, ib or tca
- * on the local fabric) and a connection strategy. Results come back by job rank.
+ * on the local fabric), a connection strategy and whether receive buffers are shared. Results come
+ * back by job rank.
  */
 enum MpJob {
   LOOPBACK_BASELINE(null, MpConfig.Strategy.BASELINE),
   IB_BASELINE("ib", MpConfig.Strategy.BASELINE),
   IB_ON_DEMAND("ib", MpConfig.Strategy.ON_DEMAND),
   TCA_BASELINE("tca", MpConfig.Strategy.BASELINE),
-  TCA_ON_DEMAND("tca", MpConfig.Strategy.ON_DEMAND);
+  TCA_ON_DEMAND("tca", MpConfig.Strategy.ON_DEMAND),
+  /** On demand (γ = 1) with one shared pool of 64 receive buffers instead of receive slots per link. */
+  IB_SHARED("ib", MpConfig.Strategy.ON_DEMAND, 64),
+  TCA_SHARED("tca", MpConfig.Strategy.ON_DEMAND, 64);
 
   private static final AtomicInteger JOBS = new AtomicInteger();
   private final String provider;
   private final MpConfig.Strategy strategy;
+  private final int sharedReceive;
 
   MpJob(String provider, MpConfig.Strategy strategy) {
+    this(provider, strategy, 0);
+  }
+
+  MpJob(String provider, MpConfig.Strategy strategy, int sharedReceive) {
     this.provider = provider;
     this.strategy = strategy;
+    this.sharedReceive = sharedReceive;
   }
 
   /** @return the provider, or null for the loopback double */
@@ -47,7 +57,7 @@ enum MpJob {
    * @return them with this job's strategy (on demand: γ = 1, so every change of peer closes a link)
    */
   MpConfig config(MpConfig base) {
-    MpConfig c = base.withStrategy(strategy);
+    MpConfig c = base.withStrategy(strategy).withSharedReceive(sharedReceive);
     return strategy == MpConfig.Strategy.ON_DEMAND ? c.withGamma(1) : c;
   }
 

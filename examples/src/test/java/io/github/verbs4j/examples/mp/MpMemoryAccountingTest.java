@@ -86,6 +86,28 @@ class MpMemoryAccountingTest {
     }
   }
 
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_BASELINE", "TCA_BASELINE"})
+  void sharedReceiveBuffersReplaceTheReceiveHalfOfEveryRing(MpJob job) throws Exception {
+    int n = 5;
+    MpConfig cfg = CONFIG.withSharedReceive(64);
+    List<long[]> got = job.run(n, ctx -> {
+      MemoryAccount a = ((AbstractContext) ctx).memoryAccount();
+      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, cfg)) {
+        return new long[] {a.bytes(MemoryComponent.MP_BUFFERS), a.bytes(MemoryComponent.SRQ),
+            a.bytes(MemoryComponent.QP)};
+      }
+    });
+    Map<MemoryComponent, Long> p = MpFootprint.predict(n, n - 1, cfg);
+    for (long[] r : got) {
+      assertEquals(4L * 16 * 4096 + 64L * 4096, r[0], "send rings of 16 x 4 KiB per peer and 64 shared buffers");
+      assertEquals(p.get(MemoryComponent.MP_BUFFERS), r[0]);
+      assertEquals(p.get(MemoryComponent.SRQ), r[1]);
+      assertTrue(Math.abs(r[2] - p.get(MemoryComponent.QP)) <= p.get(MemoryComponent.QP) / 20,
+          "QPs " + r[2] + " against " + p.get(MemoryComponent.QP));
+    }
+  }
+
   /** The control QP's buffers, as the layer sizes them. */
   private static final class ConnectionManagerBytes {
     static final long CONTROL = ConnectionManager.CONTROL_BYTES;

@@ -12,7 +12,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * On-demand connections capped at γ: many ranks, few links, links closed and opened again while
- * messages of every protocol are in flight, and nothing lost, duplicated or changed.
+ * messages of every protocol are in flight, and nothing lost, duplicated or changed; and receive
+ * buffers shared by all links in one SRQ.
  */
 class OnDemandConnectionsTest {
   private static final int EAGER = 512;
@@ -105,6 +106,52 @@ class OnDemandConnectionsTest {
       for (int from = 0; from < n; from++) {
         assertEquals(from == r ? 0 : count, got.get(r)[from], "rank " + r + " from " + from);
       }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_BASELINE", "TCA_BASELINE"})
+  void aSharedPoolSmallerThanTheCreditsLosesNothing(MpJob job) throws Exception {
+    // 5 peers x 4 credits = 20 messages may be in flight to a rank, into 12 shared buffers: the rest wait in RNR
+    int n = 6;
+    int count = 60;
+    MpConfig cfg = MpConfig.defaults().withEagerLimit(EAGER).withSlots(8).withSharedReceive(12)
+        .withTimeout(Duration.ofSeconds(120));
+    List<long[]> got = job.run(n, ctx -> {
+      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, cfg)) {
+        int me = comm.rank();
+        List<Request> sends = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+          for (int to = 0; to < n; to++) {
+            if (to != me) {
+              ByteBuffer b = ByteBuffer.allocate(300);
+              for (int k = 0; k < 300; k++) {
+                b.put(k, pattern(me, to, i, k));
+              }
+              sends.add(comm.isend(b, to, i));
+            }
+          }
+        }
+        comm.barrier();
+        long sum = 0;
+        ByteBuffer in = ByteBuffer.allocate(300);
+        for (int i = 0; i < count; i++) {
+          for (int from = 0; from < n; from++) {
+            if (from != me) {
+              comm.recv(in, from, i);
+              for (int k = 0; k < 300; k++) {
+                assertEquals(pattern(from, me, i, k), in.get(k), "message " + i + " from " + from + " byte " + k);
+              }
+              sum += 300;
+            }
+          }
+        }
+        comm.waitAll(sends.toArray(Request[]::new));
+        return new long[] {sum};
+      }
+    });
+    for (long[] g : got) {
+      assertEquals(300L * count * (n - 1), g[0]);
     }
   }
 
