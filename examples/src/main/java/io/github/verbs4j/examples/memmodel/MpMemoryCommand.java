@@ -118,7 +118,7 @@ public final class MpMemoryCommand implements Callable<Integer> {
     long wall = System.nanoTime() - wall0;
     Runtime rt = Runtime.getRuntime();
     long heap = rt.totalMemory() - rt.freeMemory();
-    int peers = pattern == Pattern.ALL_TO_ALL ? ranks - 1 : Math.min(ranks - 1, 2);
+    int peers = pattern == Pattern.ALL_TO_ALL ? ranks - 1 : neighbourPeers(ranks);
     Map<MemoryComponent, Long> atLinks = new EnumMap<>(MemoryComponent.class);
     for (RankResult r : results) {
       MpFootprint.predict(ranks, peers, mp, r.links().open()).forEach((c, v) -> atLinks.merge(c, v, Long::sum));
@@ -126,6 +126,17 @@ public final class MpMemoryCommand implements Callable<Integer> {
     atLinks.replaceAll((c, v) -> v / results.size());
     print(spec.commandLine().getOut(), mp, results, MpFootprint.predict(ranks, peers, mp), atLinks, wall, heap);
     return 0;
+  }
+
+  /** @return rank 0's partners in the ring exchange and in the dissemination barriers (r ± 2^k) */
+  static int neighbourPeers(int n) {
+    java.util.Set<Integer> s = new java.util.HashSet<>();
+    for (int k = 1; k < n; k <<= 1) {
+      s.add(k % n);
+      s.add((n - k) % n);
+    }
+    s.remove(0);
+    return s.size();
   }
 
   private List<RankResult> runRanks(MpConfig mp) throws Exception {

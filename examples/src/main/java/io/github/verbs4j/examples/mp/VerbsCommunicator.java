@@ -1,23 +1,19 @@
 package io.github.verbs4j.examples.mp;
 
-import static io.github.verbs4j.examples.mp.Connections.RDMA_IN_FLIGHT;
 import static io.github.verbs4j.examples.mp.Connections.WR_CONTROL_RECV;
 import static io.github.verbs4j.examples.mp.Connections.WR_CONTROL_SEND;
 import static io.github.verbs4j.examples.mp.Connections.WR_RDMA;
 import static io.github.verbs4j.examples.mp.Connections.WR_RECV;
 import static io.github.verbs4j.examples.mp.Connections.WR_SEND;
 import static io.github.verbs4j.examples.mp.Connections.WR_SHARED_RECV;
-import static io.github.verbs4j.examples.mp.Connections.wrId;
 
 import io.github.verbs4j.verbs.CompletionQueue;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.ProtectionDomain;
-import io.github.verbs4j.verbs.SendWr;
 import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
-import io.github.verbs4j.verbs.WrOpcode;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
 import java.nio.ByteBuffer;
@@ -79,14 +75,13 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   private final ConnectionManager cm;
   private final int slots;
   private final int slotSize;
-  private final int creditThreshold;
+  private final Sender sender;
   private final Peer[] peers;
   private final Matcher matcher = new Matcher();
   private final Map<Integer, Request> rendezvous = new HashMap<>();
   private final Map<Integer, Request> rdma = new HashMap<>();
   private final Regions regions;
   private final WorkCompletion[] wcs = WorkCompletion.array(POLL_BATCH);
-  private final SendWr swr = new SendWr();
   private int nextId = 1;
   private boolean closed;
   private boolean closing;
@@ -170,7 +165,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     this.slots = conn.slots;
     this.slotSize = conn.slotSize;
     this.peers = conn.peers;
-    this.creditThreshold = Math.max(1, (slots - MpConfig.RESERVED_SLOTS) / 2);
+    this.sender = new Sender(job.rank(), conn, cm, rdma);
     LOG.debug("rank {} of {}: communicator up ({} slots of {} bytes per peer, eager limit {}, rendezvous {}, {})",
         rank(), size(), slots, slotSize, config.eagerLimit(), config.rendezvous(), config.strategy());
   }
@@ -278,7 +273,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       rendezvous.put(r.id, r);
       enqueue(p, new Outgoing(Wire.RTS, context, tag, len, r.id, 0, read ? t.localAddr : 0, read ? t.rkey : 0, null));
     }
-    drain(p);
+    sender.drain(p);
     return r;
   }
 
@@ -348,7 +343,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       rendezvous.put(r.id, r);
       enqueue(p, new Outgoing(Wire.CTS, r.context, tag, length, rts.senderId(), r.id, t.localAddr, t.rkey, null));
     }
-    drain(p);
+    sender.drain(p);
   }
 
   /** A rendezvous receive has its data (FIN in WRITE mode, READ completion in READ mode). */
@@ -369,99 +364,6 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     p.pending.addLast(o);
   }
 
-  /**
-   * Posts what waits for peer {@code p} as far as credits, slots and the RDMA window allow, on an
-   * open link; asks for a link when there is none, and sends CLOSE once a closing link is drained.
-   */
-  private int drain(Peer p) {
-    switch (p.state) {
-      case OPEN -> {
-        return p.link.confirmed ? drainOpen(p, p.link) : 0;
-      }
-      case DRAINING -> {
-        Link l = p.link;
-        if (l.rdmaInFlight > 0 || l.freeSendSlots.size() < slots) {
-          return 0;
-        }
-        trySend(p, l, new Outgoing(Wire.CLOSE, 0, 0, 0, 0, 0, 0, 0, null));
-        cm.closeSent(p);
-        return 1;
-      }
-      case IDLE -> {
-        if (cm != null && p.hasWork()) {
-          cm.want(p);
-          return 1;
-        }
-        return 0;
-      }
-      default -> {
-        return 0;
-      }
-    }
-  }
-
-  private int drainOpen(Peer p, Link l) {
-    int work = 0;
-    while (l.rdmaInFlight < RDMA_IN_FLIGHT && !p.pendingRdma.isEmpty()) {
-      postRdma(p, l, p.pendingRdma.pollFirst());
-      work++;
-    }
-    while (!p.pending.isEmpty() && trySend(p, l, p.pending.peekFirst())) {
-      p.pending.pollFirst();
-      work++;
-    }
-    if (!closing && l.owed >= creditThreshold && !l.freeSendSlots.isEmpty()) {
-      trySend(p, l, new Outgoing(Wire.CREDIT, 0, 0, 0, 0, 0, 0, 0, null));
-      work++;
-    }
-    return work;
-  }
-
-  private boolean trySend(Peer p, Link l, Outgoing o) {
-    boolean free = o.kind == Wire.CREDIT || o.kind == Wire.CLOSE;
-    if (!free && l.credits == 0) {
-      return false;
-    }
-    Integer slot = l.freeSendSlots.pollFirst();
-    if (slot == null) {
-      return false;
-    }
-    ByteBuffer ring = l.ring;
-    int at = l.sendBase + slot * slotSize;
-    int payload = o.kind == Wire.EAGER ? o.length : 0;
-    Wire.write(ring, at, o.kind, o.context, l.owed, o.tag, o.length, o.senderId, o.receiverId, o.addr, o.rkey,
-        rank());
-    l.owed = 0;
-    if (payload > 0) {
-      ring.put(at + Wire.HEADER_LENGTH, o.eager.buffer, o.eager.buffer.position(), payload);
-    }
-    swr.wrId(wrId(WR_SEND, l.epoch, p.rank, slot)).opcode(WrOpcode.SEND)
-        .sge(l.ringMr, at, Wire.HEADER_LENGTH + payload).signaled(true);
-    l.qp.postSend(swr);
-    if (!free) {
-      l.credits--;
-    }
-    if (o.eager != null) {
-      o.eager.complete(new Status(p.rank, o.tag, payload));
-    }
-    return true;
-  }
-
-  private void postRdma(Peer p, Link l, Transfer t) {
-    int id = t.request.id;
-    swr.wrId(wrId(WR_RDMA, l.epoch, p.rank, id)).opcode(t.read ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE)
-        .rdma(t.remoteAddr, t.remoteRkey).signaled(true);
-    swr.sgList().numSge(1);
-    swr.sgList().sge(0).set(t.localAddr, t.length, t.lkey);
-    l.qp.postSend(swr);
-    l.rdmaInFlight++;
-    rdma.put(id, t.request);
-    if (!t.read) {
-      // FIN follows the WRITE on the same QP, so the receiver sees it only after the data is placed.
-      enqueue(p, new Outgoing(Wire.FIN, t.request.context, t.tag, t.length, 0, t.remoteId, 0, 0, null));
-    }
-  }
-
   @Override
   protected int progress() {
     if (broken != null) {
@@ -475,7 +377,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     work += n;
     for (Peer p : peers) {
       if (p != null) {
-        work += drain(p);
+        work += sender.drain(p);
       }
     }
     if (cm != null) {
@@ -674,6 +576,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       try {
         barrier();
         closing = true;
+        sender.closing = true;
         quiesce();
       } catch (RuntimeException e) {
         failure = e;

@@ -68,6 +68,20 @@ class LauncherJobIT {
   }
 
   @Test
+  void himenoWithOnDemandLinksAndSharedBuffersGivesTheSameResidualOnBothProviders() throws Exception {
+    Result serial = verbs4j("himeno", "--size", "tiny", "--iterations", "20", "--check");
+    assertEquals(0, serial.exit(), serial.out());
+    for (String provider : new String[] {"ib", "tca"}) {
+      // gamma 1: every change of neighbour closes a link and opens another, across processes (netty)
+      Result four = verbs4j("run", "-n", "4", "--timeout", "240s", "--provider", provider, "himeno", "--size", "tiny",
+          "--iterations", "20", "--connections", "on_demand", "--gamma", "1", "--shared-receive", "64");
+      assertEquals(0, four.exit(), four.out());
+      assertTrue(four.out().contains("Provider           : " + provider), four.out());
+      assertEquals(gosaBits(serial.out()), gosaBits(four.out()), provider);
+    }
+  }
+
+  @Test
   void sendLatencyRunsOnTwoProcessesAndWritesCsvAndChart() throws Exception {
     Result r = verbs4j("run", "-n", "2", "--timeout", "240s", "send_lat", "-n", "100", "--csv", "lat.csv", "--plot",
         "lat.png");
