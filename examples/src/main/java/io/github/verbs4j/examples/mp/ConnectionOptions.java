@@ -9,7 +9,8 @@ import picocli.CommandLine.Option;
 public final class ConnectionOptions {
   @Option(names = "--connections", paramLabel = "STRATEGY", defaultValue = "BASELINE",
       description = "When peers get their RC QP and eager ring: ${COMPLETION-CANDIDATES} (baseline: every peer at "
-          + "start; on_demand: on first use, at most --gamma per rank; default: ${DEFAULT-VALUE}).")
+          + "start; on_demand: on first use, at most --gamma per rank; dc: two DC initiators and a DC target per "
+          + "rank serve every peer, receives in a shared pool; default: ${DEFAULT-VALUE}).")
   MpConfig.Strategy strategy = MpConfig.Strategy.BASELINE;
 
   @Option(names = "--gamma", paramLabel = "N", defaultValue = "" + MpConfig.DEFAULT_GAMMA,

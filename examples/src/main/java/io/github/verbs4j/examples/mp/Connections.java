@@ -15,6 +15,10 @@ import io.github.verbs4j.verbs.QpCap;
 import io.github.verbs4j.verbs.QpInitAttr;
 import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.QueuePair;
+import io.github.verbs4j.verbs.AhAttr;
+import io.github.verbs4j.verbs.Mtu;
+import io.github.verbs4j.verbs.QpAttr;
+import io.github.verbs4j.verbs.QpState;
 import io.github.verbs4j.verbs.RecvWr;
 import io.github.verbs4j.verbs.SharedReceiveQueue;
 import io.github.verbs4j.verbs.SrqAttr;
@@ -85,6 +89,13 @@ final class Connections {
   final ByteBuffer pool;
   /** Buffers in the pool (0 without one). */
   final int poolBuffers;
+  /** DC: the two initiators (a peer always uses dcis[rank % 2], which keeps its messages in order), the target. */
+  final QueuePair[] dcis;
+  final QueuePair dct;
+  /** DC: send WRs one DCI may have outstanding. */
+  final int dciDepth;
+  /** The DC target's access key. */
+  static final long DC_KEY = 0x6d7064634b6579L;
   /** The layer's share of the memory meters. */
   final MpMemory memory;
   private final QpCap cap;
@@ -105,16 +116,25 @@ final class Connections {
     DeviceAttr dev = ctx.queryDevice();
     int others = Math.max(1, n - 1);
     boolean onDemand = config.strategy() == MpConfig.Strategy.ON_DEMAND;
-    this.maxLinks = onDemand ? Math.min(others, 2 * config.gamma()) : others;
+    boolean dc = config.strategy() == MpConfig.Strategy.DC;
+    if (dc && !dev.has(io.github.verbs4j.verbs.Capability.DC)) {
+      throw new IllegalStateException("strategy DC needs a device with the DC capability; " + ctx.device().name()
+          + " has none");
+    }
+    this.maxLinks = onDemand ? Math.min(others, 2 * config.gamma()) : dc ? 0 : others;
+    this.dciDepth = dc ? Math.min(1024, dev.maxQpWr()) : 0;
     int s = Math.min(config.slots(), dev.maxQpWr() - RDMA_IN_FLIGHT);
-    boolean shared = config.sharedReceive() > 0;
+    boolean shared = config.sharedReceive() > 0 || dc;
     if (shared && (dev.maxSrq() < 1 || dev.maxSrqWr() < 2 * MpConfig.RESERVED_SLOTS)) {
       throw new IllegalStateException("shared receive buffers need an SRQ; the device has max_srq=" + dev.maxSrq()
           + ", max_srq_wr=" + dev.maxSrqWr());
     }
-    this.poolBuffers = shared ? Math.min(config.sharedReceive(), dev.maxSrqWr()) : 0;
-    int control = (onDemand ? ConnectionManager.CONTROL_CQES : 0) + poolBuffers;
-    s = Math.min(s, ((dev.maxCqe() - 1 - control) / maxLinks - RDMA_IN_FLIGHT) / (shared ? 1 : 2));
+    this.poolBuffers = shared ? Math.min(config.sharedReceive() > 0 ? config.sharedReceive()
+        : MpConfig.DEFAULT_DC_POOL, dev.maxSrqWr()) : 0;
+    int control = (onDemand ? ConnectionManager.CONTROL_CQES : 0) + poolBuffers + 2 * dciDepth;
+    if (maxLinks > 0) {
+      s = Math.min(s, ((dev.maxCqe() - 1 - control) / maxLinks - RDMA_IN_FLIGHT) / (shared ? 1 : 2));
+    }
     if (s < 2 * MpConfig.RESERVED_SLOTS) {
       throw new IllegalStateException("device limits max_cqe=" + dev.maxCqe() + ", max_qp_wr=" + dev.maxQpWr()
           + " leave fewer than " + 2 * MpConfig.RESERVED_SLOTS + " slots per peer for " + maxLinks + " links");
@@ -148,7 +168,29 @@ final class Connections {
         poolMr = null;
         pool = null;
       }
-      if (!onDemand) {
+      if (dc) {
+        dcis = new QueuePair[2];
+        QpCap dciCap = QpCap.builder().maxSendWr(dciDepth).maxRecvWr(0).maxSendSge(1).maxRecvSge(0).build();
+        for (int i = 0; i < 2; i++) {
+          dcis[i] = add(pd.createQp(QpInitAttr.builder(QpType.DCI).sendCq(cq).cap(dciCap).build()));
+          dcis[i].modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1));
+          dcis[i].modify(new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.ofBytes(mtu)));
+          dcis[i].modify(new QpAttr().qpState(QpState.RTS).timeout(QP_TIMEOUT).retryCnt(RcConnector.RETRY_CNT)
+              .rnrRetry(RcConnector.RNR_RETRY).maxRdAtomic(outReads).sqPsn(psn));
+        }
+        dct = add(pd.createQp(QpInitAttr.builder(QpType.DCT).recvCq(cq).srq(srq)
+            .cap(QpCap.builder().maxRecvWr(0).maxRecvSge(0).maxSendSge(0).build()).dcKey(DC_KEY).build()));
+        dct.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1)
+            .qpAccessFlags(EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ)));
+        dct.modify(new QpAttr().qpState(QpState.RTR).minRnrTimer(RcConnector.MIN_RNR_TIMER).ahAttr(AhAttr.lid(lid))
+            .pathMtu(Mtu.ofBytes(mtu)));
+        channelKvs.publish("dc", lid + ";" + dct.qpNum());
+        channelKvs.barrier();
+      } else {
+        dcis = null;
+        dct = null;
+      }
+      if (!onDemand && !dc) {
         for (int r = 0; r < n; r++) {
           if (r != job.rank()) {
             Peer p = newPeer(r);
@@ -239,7 +281,8 @@ final class Connections {
   /** Closes a link's QP and ring, adding failures to {@code failure} (when not null). */
   void closeLink(Link l, RuntimeException failure) {
     memory.linkClosed(l);
-    for (AutoCloseable c : new AutoCloseable[] {l.qp, l.ringMr}) {
+    AutoCloseable[] all = l.ah != null ? new AutoCloseable[] {l.ah, l.ringMr} : new AutoCloseable[] {l.qp, l.ringMr};
+    for (AutoCloseable c : all) {
       try {
         c.close();
       } catch (Exception e) {
@@ -249,6 +292,32 @@ final class Connections {
         failure.addSuppressed(e);
       }
     }
+  }
+
+  /**
+   * DC: a peer's link is an address handle to its DC target (looked up in the key-value store) and
+   * send slots; the QP is the rank's DCI for that peer.
+   */
+  Link openDcLink(Peer p) {
+    String[] f = channelKvs.lookup("dc", p.rank).split(";");
+    MemoryRegion ring = pd.allocateMemory((long) slots * slotSize, EnumSet.of(Access.LOCAL_WRITE));
+    Link l = new Link(p.rank, p.epoch, dcis[p.rank % 2], ring, ring.buffer().order(ByteOrder.LITTLE_ENDIAN), 0);
+    try {
+      l.ah = pd.createAh(AhAttr.lid(Integer.parseInt(f[0])));
+    } catch (RuntimeException e) {
+      ring.close();
+      throw e;
+    }
+    l.dctn = Integer.parseInt(f[1]);
+    memory.link(l, slots);
+    for (int slot = 0; slot < slots; slot++) {
+      l.freeSendSlots.add(slot);
+    }
+    l.credits = slots - MpConfig.RESERVED_SLOTS;
+    l.confirmed = true;
+    p.link = l;
+    p.state = Peer.State.OPEN;
+    return l;
   }
 
   /** Baseline: publishes this rank's LID, PSN and QP numbers, reads everyone's, brings every QP to RTS. */
@@ -296,7 +365,7 @@ final class Connections {
     List<AutoCloseable> l = new ArrayList<>();
     for (Peer p : peers) {
       if (p != null && p.link != null) {
-        l.add(p.link.qp);
+        l.add(p.link.ah != null ? p.link.ah : p.link.qp); // a DCI is shared: it goes with the rest
         l.add(p.link.ringMr);
         p.link = null;
       }

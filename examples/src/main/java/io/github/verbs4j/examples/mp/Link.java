@@ -23,6 +23,9 @@ final class Link {
   /** Receive slots reposted here since the last credits went back. */
   int owed;
   int rdmaInFlight;
+  /** DC: the peer's address handle and DC target number (the QP is one of the rank's DCIs). */
+  io.github.verbs4j.verbs.AddressHandle ah;
+  int dctn;
   /** Whether the peer's QP is known to be at RTS (before that nothing is posted on this link). */
   boolean confirmed;
   /** Retiring: whether our CLOSE has completed, and when the handshake ended (nanoTime). */

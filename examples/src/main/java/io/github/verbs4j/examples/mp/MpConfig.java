@@ -38,8 +38,18 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
      * used furthest in the future when a schedule is given ({@link VerbsCommunicator#schedule}),
      * else the least recently used.
      */
-    ON_DEMAND
+    ON_DEMAND,
+    /**
+     * Dynamically connected transport (seed 003 §3.3): two DC initiators and one DC target per rank
+     * serve every peer; receives go to a shared pool ({@link MpConfig#sharedReceive()}, default
+     * {@link MpConfig#DEFAULT_DC_POOL}); a peer needs only an address handle and send slots, made on
+     * first use. Needs a device with DC.
+     */
+    DC
   }
+
+  /** Shared receive buffers of {@link Strategy#DC} when none are set. */
+  public static final int DEFAULT_DC_POOL = 256;
 
   /** How rendezvous data moves. */
   public enum Rendezvous {
@@ -64,7 +74,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
       throw new IllegalArgumentException("timeout=" + timeout + " must be positive");
     }
     if (strategy == null) {
-      throw new IllegalArgumentException("strategy must be BASELINE or ON_DEMAND");
+      throw new IllegalArgumentException("strategy must be BASELINE, ON_DEMAND or DC");
     }
     if (gamma < 1 || gamma > 65535) {
       throw new IllegalArgumentException("gamma=" + gamma + " must be between 1 and 65535");

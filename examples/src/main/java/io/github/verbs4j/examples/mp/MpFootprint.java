@@ -17,6 +17,28 @@ import java.util.Map;
 public final class MpFootprint {
   private MpFootprint() {}
 
+  /** DC: 2 DCIs and a DCT on the shared pool; per peer talked to, an AH and send slots. */
+  private static Map<MemoryComponent, Long> predictDc(int ranks, int peers, MpConfig config) {
+    int s = config.slots();
+    long slotSize = (Wire.HEADER_LENGTH + config.eagerLimit() + 63) / 64 * 64;
+    int pool = config.sharedReceive() > 0 ? config.sharedReceive() : MpConfig.DEFAULT_DC_POOL;
+    int depth = 1024;
+    Map<MemoryComponent, Long> m = new EnumMap<>(MemoryComponent.class);
+    m.put(MemoryComponent.CONTEXT, HcaFootprint.context());
+    m.put(MemoryComponent.PD, HcaFootprint.pd());
+    m.put(MemoryComponent.CQ, HcaFootprint.cq(pool + 2 * depth));
+    m.put(MemoryComponent.SRQ, HcaFootprint.srq(pool, 1));
+    QpCap dci = QpCap.builder().maxSendWr(depth).maxRecvWr(0).maxSendSge(1).maxRecvSge(0).build();
+    m.put(MemoryComponent.DCI, 2 * HcaFootprint.qp(QpType.DCI, dci, false));
+    m.put(MemoryComponent.DCT, HcaFootprint.qp(QpType.DCT, QpCap.builder().maxRecvWr(0).maxRecvSge(0).build(), true));
+    m.put(MemoryComponent.AH, peers * HcaFootprint.ah());
+    m.put(MemoryComponent.MR, (peers + 1L) * HcaFootprint.mr());
+    m.put(MemoryComponent.MP_PEERS, MpMemory.tableBytes(ranks) + (long) peers * (MpMemory.PEER_BYTES
+        + MpMemory.linkBytes(s)));
+    m.put(MemoryComponent.MP_BUFFERS, (long) peers * s * slotSize + pool * slotSize);
+    return m;
+  }
+
   /**
    * @param ranks the job size
    * @param peers the ranks this rank exchanges messages with
@@ -36,6 +58,9 @@ public final class MpFootprint {
    * @return predicted bytes by component for that many links
    */
   public static Map<MemoryComponent, Long> predict(int ranks, int peers, MpConfig config, int links) {
+    if (config.strategy() == MpConfig.Strategy.DC) {
+      return predictDc(ranks, peers, config);
+    }
     int others = Math.max(1, ranks - 1);
     boolean onDemand = config.strategy() == MpConfig.Strategy.ON_DEMAND;
     int maxLinks = onDemand ? Math.min(others, 2 * config.gamma()) : others;

@@ -25,6 +25,9 @@ final class Sender {
   private final ConnectionManager cm;
   /** The communicator's RDMA operations in flight, by request id. */
   private final Map<Integer, Request> rdma;
+  private final Connections conn;
+  /** DC: send WRs outstanding on each DCI. */
+  private final int[] dciInFlight = new int[2];
   private final SendWr swr = new SendWr();
   /** The communicator is closing: no more credit messages. */
   boolean closing;
@@ -36,6 +39,28 @@ final class Sender {
     this.creditThreshold = Math.max(1, (slots - MpConfig.RESERVED_SLOTS) / 2);
     this.cm = cm;
     this.rdma = rdma;
+    this.conn = conn;
+  }
+
+  /** A send or RDMA operation posted on {@code l} has completed (DC: frees room on its DCI). */
+  void completed(Link l) {
+    if (l.ah != null) {
+      dciInFlight[l.peer % 2]--;
+    }
+  }
+
+  /** @return whether {@code l} may post one more WR now (DC: its DCI's queue has room) */
+  private boolean room(Link l) {
+    return l.ah == null || dciInFlight[l.peer % 2] < conn.dciDepth;
+  }
+
+  /** Posts {@link #swr} on {@code l}, addressed to the peer's DC target when the link is DC. */
+  private void post(Link l) {
+    if (l.ah != null) {
+      swr.dc(l.ah, l.dctn, Connections.DC_KEY);
+      dciInFlight[l.peer % 2]++;
+    }
+    l.qp.postSend(swr);
   }
 
   /**
@@ -57,6 +82,9 @@ final class Sender {
         return 1;
       }
       case IDLE -> {
+        if (conn.dcis != null && p.hasWork()) {
+          return drainOpen(p, conn.openDcLink(p)) + 1;
+        }
         if (cm != null && p.hasWork()) {
           cm.want(p);
           return 1;
@@ -71,7 +99,7 @@ final class Sender {
 
   private int drainOpen(Peer p, Link l) {
     int work = 0;
-    while (l.rdmaInFlight < RDMA_IN_FLIGHT && !p.pendingRdma.isEmpty()) {
+    while (l.rdmaInFlight < RDMA_IN_FLIGHT && !p.pendingRdma.isEmpty() && room(l)) {
       postRdma(p, l, p.pendingRdma.pollFirst());
       work++;
     }
@@ -95,6 +123,10 @@ final class Sender {
     if (slot == null) {
       return false;
     }
+    if (!room(l)) {
+      l.freeSendSlots.addFirst(slot);
+      return false;
+    }
     ByteBuffer ring = l.ring;
     int at = l.sendBase + slot * slotSize;
     int payload = o.kind == Wire.EAGER ? o.length : 0;
@@ -106,7 +138,7 @@ final class Sender {
     }
     swr.wrId(wrId(WR_SEND, l.epoch, p.rank, slot)).opcode(WrOpcode.SEND)
         .sge(l.ringMr, at, Wire.HEADER_LENGTH + payload).signaled(true);
-    l.qp.postSend(swr);
+    post(l);
     if (!free) {
       l.credits--;
     }
@@ -122,7 +154,7 @@ final class Sender {
         .rdma(t.remoteAddr, t.remoteRkey).signaled(true);
     swr.sgList().numSge(1);
     swr.sgList().sge(0).set(t.localAddr, t.length, t.lkey);
-    l.qp.postSend(swr);
+    post(l);
     l.rdmaInFlight++;
     rdma.put(id, t.request);
     if (!t.read) {

@@ -412,6 +412,9 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     if (wc.status() != WcStatus.SUCCESS && closing) {
       // a peer that finished closing first destroyed its QP; what was still in flight does not matter now
       LOG.debug("rank {}: completion {} from the QP to rank {} while closing", rank(), wc.status(), peer);
+      if (kind != WR_RECV) {
+        sender.completed(l);
+      }
       if (kind == WR_SEND) {
         l.freeSendSlots.addLast(index);
       } else if (kind == WR_RDMA) {
@@ -424,6 +427,9 @@ public final class VerbsCommunicator extends AbstractCommunicator {
           : "RDMA") + " on the QP to rank " + peer + " completed with " + wc.status().str() + " ("
           + wc.status().value() + ")");
       throw broken;
+    }
+    if (kind != WR_RECV) {
+      sender.completed(l);
     }
     switch (kind) {
       case WR_SEND -> l.freeSendSlots.addLast(index);
@@ -443,7 +449,9 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       throw broken;
     }
     Peer from = peer(Wire.source(conn.pool, buffer * slotSize));
-    if (from.link == null) {
+    if (from.link == null && conn.dcis != null) {
+      conn.openDcLink(from); // DC: the sender needs no link here, but credits go back on one
+    } else if (from.link == null) {
       broken = new MpException("rank " + rank() + ": a message from rank " + from.rank + " arrived with no link to it");
       throw broken;
     }

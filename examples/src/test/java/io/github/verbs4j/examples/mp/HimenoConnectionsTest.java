@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class HimenoConnectionsTest {
   @ParameterizedTest
-  @EnumSource(value = MpJob.class, names = {"IB_BASELINE", "IB_ON_DEMAND", "IB_SHARED", "TCA_BASELINE", "TCA_ON_DEMAND",
-      "TCA_SHARED"})
+  @EnumSource(value = MpJob.class, names = {"IB_BASELINE", "IB_ON_DEMAND", "IB_SHARED", "IB_DC", "TCA_BASELINE",
+      "TCA_ON_DEMAND", "TCA_SHARED", "TCA_DC"})
   void sixRanksGiveTheSerialResidual(MpJob job) throws Exception {
     float serial = new SerialHimeno(HimenoSize.TINY).jacobi(10);
     List<Float> gosa = job.run(6, ctx -> {

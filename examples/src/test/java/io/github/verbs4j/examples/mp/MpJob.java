@@ -2,6 +2,7 @@ package io.github.verbs4j.examples.mp;
 
 import io.github.verbs4j.examples.testing.InJvmJob;
 import io.github.verbs4j.examples.testing.Loopback;
+import io.github.verbs4j.verbs.Capability;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.config.VerbsConfig;
@@ -16,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * A job of in-JVM ranks for the message-passing tests: a provider (the loopback double, ib or tca
@@ -30,7 +32,11 @@ enum MpJob {
   TCA_ON_DEMAND("tca", MpConfig.Strategy.ON_DEMAND),
   /** On demand (γ = 1) with one shared pool of 64 receive buffers instead of receive slots per link. */
   IB_SHARED("ib", MpConfig.Strategy.ON_DEMAND, 64),
-  TCA_SHARED("tca", MpConfig.Strategy.ON_DEMAND, 64);
+  TCA_SHARED("tca", MpConfig.Strategy.ON_DEMAND, 64),
+  /** DC with a pool of 64 shared receive buffers (ib only: tca has no DC capability). */
+  IB_DC("ib", MpConfig.Strategy.DC, 64),
+  /** Skipped by capability: tca has no DC. */
+  TCA_DC("tca", MpConfig.Strategy.DC, 64);
 
   private static final AtomicInteger JOBS = new AtomicInteger();
   private final String provider;
@@ -69,6 +75,10 @@ enum MpJob {
    * @return the communicator
    */
   VerbsCommunicator open(Context ctx, MpConfig base) {
+    if (strategy == MpConfig.Strategy.DC) {
+      Assumptions.assumeTrue(ctx.queryDevice().has(Capability.DC),
+          () -> ctx.device().name() + " has no DC capability: the DC strategy is skipped");
+    }
     return VerbsCommunicator.open(ctx, config(base));
   }
 

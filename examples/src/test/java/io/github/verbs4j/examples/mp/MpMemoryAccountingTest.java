@@ -108,6 +108,31 @@ class MpMemoryAccountingTest {
     }
   }
 
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_DC", "TCA_DC"})
+  void dcHoldsTwoInitiatorsAndATargetAndNoRcQueuePairs(MpJob job) throws Exception {
+    int n = 5;
+    List<Map<MemoryComponent, Long>> got = job.run(n, ctx -> {
+      MemoryAccount a = ((AbstractContext) ctx).memoryAccount();
+      try (VerbsCommunicator comm = job.open(ctx, CONFIG)) {
+        int me = comm.rank();
+        for (int k = 1; k < n; k++) {
+          comm.waitAll(comm.irecv(ByteBuffer.allocate(8), (me - k + n) % n, k),
+              comm.isend(ByteBuffer.allocate(8), (me + k) % n, k));
+        }
+        return snapshot(a);
+      }
+    });
+    Map<MemoryComponent, Long> p = MpFootprint.predict(n, n - 1, job.config(CONFIG));
+    for (Map<MemoryComponent, Long> m : got) {
+      assertEquals(0, m.get(MemoryComponent.QP), "no RC QP");
+      for (MemoryComponent c : new MemoryComponent[] {MemoryComponent.DCI, MemoryComponent.DCT, MemoryComponent.SRQ,
+          MemoryComponent.AH, MemoryComponent.MP_BUFFERS, MemoryComponent.MP_PEERS}) {
+        assertEquals(p.get(c), m.get(c), c.tag());
+      }
+    }
+  }
+
   /** The control QP's buffers, as the layer sizes them. */
   private static final class ConnectionManagerBytes {
     static final long CONTROL = ConnectionManager.CONTROL_BYTES;
