@@ -79,6 +79,16 @@ class LauncherJobIT {
       assertTrue(four.out().contains("Provider           : " + provider), four.out());
       assertEquals(gosaBits(serial.out()), gosaBits(four.out()), provider);
     }
+    Result dc = verbs4j("run", "-n", "4", "--timeout", "240s", "--provider", "ib", "himeno", "--size", "tiny",
+        "--iterations", "20", "--connections", "dc", "--shared-receive", "64");
+    assertEquals(0, dc.exit(), dc.out());
+    assertEquals(gosaBits(serial.out()), gosaBits(dc.out()), "ib, DC");
+    // tca has no DC: refused by capability, with the reason
+    Result noDc = verbs4j("run", "-n", "2", "--timeout", "240s", "--provider", "tca", "himeno", "--size", "tiny",
+        "--iterations", "2", "--connections", "dc");
+    assertEquals(1, noDc.exit(), noDc.out());
+    assertTrue(noDc.out().contains("strategy DC needs a device with the DC capability; tca_peach2 has none"),
+        noDc.out());
   }
 
   @Test
