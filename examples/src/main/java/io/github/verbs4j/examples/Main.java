@@ -10,6 +10,7 @@ import io.github.verbs4j.examples.launcher.ParentWatch;
 import io.github.verbs4j.examples.launcher.ProbeCommand;
 import io.github.verbs4j.examples.launcher.RunCommand;
 import io.github.verbs4j.examples.memmodel.MemoryModelCommand;
+import io.github.verbs4j.examples.memmodel.MpMemoryCommand;
 import io.github.verbs4j.examples.perftest.AtomicLat;
 import io.github.verbs4j.examples.perftest.Compare;
 import io.github.verbs4j.examples.perftest.Demo;
@@ -46,6 +47,7 @@ import picocli.CommandLine.Spec;
     subcommands = {RunCommand.class, Demo.class, SendLat.class, WriteLat.class, ReadLat.class, AtomicLat.class, SendBw.class,
         WriteBw.class, ReadBw.class, Compare.class, Reproduce.class, HimenoCommand.class, GmpiArgsCommand.class,
         GmpiPingPongCommand.class, GmpiHimenoCommand.class, PlotCommand.class, MemoryModelCommand.class,
+        MpMemoryCommand.class,
         SrqFcCommand.class, ProbeCommand.class, HelpCommand.class})
 public final class Main implements Runnable {
   @Spec

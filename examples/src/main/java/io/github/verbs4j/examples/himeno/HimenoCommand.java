@@ -3,6 +3,7 @@ package io.github.verbs4j.examples.himeno;
 import io.github.verbs4j.examples.common.DurationConverter;
 import io.github.verbs4j.examples.common.ValidatesOptions;
 import io.github.verbs4j.examples.mp.Communicator;
+import io.github.verbs4j.examples.mp.ConnectionOptions;
 import io.github.verbs4j.examples.mp.MpConfig;
 import io.github.verbs4j.examples.mp.ReduceOp;
 import io.github.verbs4j.examples.mp.VerbsCommunicator;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -67,6 +69,9 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
       description = "Longest wait for one message (default: ${DEFAULT-VALUE}).")
   Duration timeout;
 
+  @Mixin
+  ConnectionOptions connections = new ConnectionOptions();
+
   private PrintStream out = System.out;
 
   @Override
@@ -84,6 +89,16 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
     if (grid != null) {
       parseGrid(grid);
     }
+    if (connections.gamma() < 1 || connections.gamma() > 65535) {
+      throw new ParameterException(spec.commandLine(), "--gamma=" + connections.gamma()
+          + " must be between 1 and 65535");
+    }
+  }
+
+  /** @return the message-passing settings of the options */
+  MpConfig mpConfig() {
+    return connections.apply(MpConfig.defaults().withEagerLimit(eagerLimit).withRendezvous(rendezvous)
+        .withTimeout(timeout));
   }
 
   private int[] parseGrid(String g) {
@@ -105,7 +120,7 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
   public Integer call() {
     validateOptions();
     VerbsConfig config = VerbsConfig.load();
-    MpConfig mp = MpConfig.defaults().withEagerLimit(eagerLimit).withRendezvous(rendezvous).withTimeout(timeout);
+    MpConfig mp = mpConfig();
     try (Context ctx = Verbs.open(config); Communicator comm = VerbsCommunicator.open(ctx, mp)) {
       run(comm, "modelled".equals(config.get(VerbsConfig.TIME)),
           ctx.device().provider() + ", fabric " + config.get(VerbsConfig.FABRIC));

@@ -15,7 +15,14 @@ import io.github.verbs4j.verbs.QpCap;
 import io.github.verbs4j.verbs.QpInitAttr;
 import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.QueuePair;
+import io.github.verbs4j.verbs.AhAttr;
+import io.github.verbs4j.verbs.Mtu;
+import io.github.verbs4j.verbs.QpAttr;
+import io.github.verbs4j.verbs.QpState;
 import io.github.verbs4j.verbs.RecvWr;
+import io.github.verbs4j.verbs.SharedReceiveQueue;
+import io.github.verbs4j.verbs.SrqAttr;
+import io.github.verbs4j.verbs.spi.MemoryComponent;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -30,10 +37,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The verbs resources of a {@link VerbsCommunicator} and how they are wired: a protection domain,
- * one CQ (with a completion channel to block on) for everything, a slab of registered send and
- * receive slots, and one RC queue pair to every other rank, connected through the job's key-value
- * store (each rank publishes its LID, PSN, MTU, read depth and QP numbers, reads everyone's, and
- * brings its QPs to RTS), with every receive slot posted.
+ * one CQ (with a completion channel to block on) for everything, and per connected peer a {@link
+ * Link}: an RC queue pair and its own registered eager ring with every receive slot posted.
+ *
+ * <p>{@link MpConfig.Strategy#BASELINE}: a link to every other rank, connected at start through the
+ * job's key-value store (each rank publishes its LID, PSN, MTU, read depth and QP numbers, reads
+ * everyone's, and brings its QPs to RTS). {@link MpConfig.Strategy#ON_DEMAND}: links are opened and
+ * closed by the {@link ConnectionManager}; the CQ is sized for at most 2γ of them.
  */
 final class Connections {
   /** RDMA operations one QP keeps posted at a time. */
@@ -48,127 +58,316 @@ final class Connections {
   static final int WR_RECV = 1;
   static final int WR_SEND = 2;
   static final int WR_RDMA = 3;
+  static final int WR_CONTROL_RECV = 4;
+  static final int WR_CONTROL_SEND = 5;
+  static final int WR_SHARED_RECV = 6;
+  /** Ranks a wr_id can name (16 bits). */
+  static final int MAX_RANKS = 1 << 16;
   /** Communicators created per job so far: every rank numbers its communicators alike. */
   private static final Map<Job, AtomicInteger> INSTANCES = Collections.synchronizedMap(new WeakHashMap<>());
 
+  final Context ctx;
   final ProtectionDomain pd;
   final CompletionChannel channel;
   final CompletionQueue cq;
-  final MemoryRegion slabMr;
-  final ByteBuffer slab;
-  /** Receive (and send) slots per peer. */
+  /** Receive (and send) slots per link. */
   final int slots;
   final int slotSize;
-  /** Indexed by rank; null for this rank. */
+  /** Indexed by rank; null for this rank (and, on demand, for ranks never talked to). */
   final Peer[] peers;
+  /** The job-wide name of this communicator's keys. */
+  final JobChannel channelKvs;
+  final int lid;
+  final int mtu;
+  final int outReads;
+  final int psn = ThreadLocalRandom.current().nextInt(1 << 24);
+  /** Links that may be open at once: every other rank, or 2γ on demand. */
+  final int maxLinks;
+  /** The shared receive queue and its buffers ({@link MpConfig#sharedReceive()}), else null. */
+  final SharedReceiveQueue srq;
+  final MemoryRegion poolMr;
+  final ByteBuffer pool;
+  /** Buffers in the pool (0 without one). */
+  final int poolBuffers;
+  /** DC: the two initiators (a peer always uses dcis[rank % 2], which keeps its messages in order), the target. */
+  final QueuePair[] dcis;
+  final QueuePair dct;
+  /** DC: send WRs one DCI may have outstanding. */
+  final int dciDepth;
+  /** The DC target's access key. */
+  static final long DC_KEY = 0x6d7064634b6579L;
+  /** The layer's share of the memory meters. */
+  final MpMemory memory;
+  private final QpCap cap;
   private final RecvWr rwr = new RecvWr();
+  private final List<AutoCloseable> created = new ArrayList<>();
 
   /**
-   * Creates the resources and connects every rank; every rank of the job must call this, in the
-   * same order as for its other communicators. On failure what was created is closed again.
+   * Creates the shared resources and, for the baseline, every link, connected; every rank of the
+   * job must call this, in the same order as for its other communicators. On failure what was
+   * created is closed again.
    */
   Connections(Context ctx, Job job, MpConfig config) {
+    this.ctx = ctx;
     int n = job.size();
-    int rank = job.rank();
+    if (n > MAX_RANKS) {
+      throw new IllegalArgumentException("job size " + n + " exceeds the " + MAX_RANKS + " ranks a wr_id can name");
+    }
     DeviceAttr dev = ctx.queryDevice();
     int others = Math.max(1, n - 1);
+    boolean onDemand = config.strategy() == MpConfig.Strategy.ON_DEMAND;
+    boolean dc = config.strategy() == MpConfig.Strategy.DC;
+    if (dc && !dev.has(io.github.verbs4j.verbs.Capability.DC)) {
+      throw new IllegalStateException("strategy DC needs a device with the DC capability; " + ctx.device().name()
+          + " has none");
+    }
+    this.maxLinks = onDemand ? Math.min(others, 2 * config.gamma()) : dc ? 0 : others;
+    this.dciDepth = dc ? Math.min(1024, dev.maxQpWr()) : 0;
     int s = Math.min(config.slots(), dev.maxQpWr() - RDMA_IN_FLIGHT);
-    s = Math.min(s, ((dev.maxCqe() - 1) / others - RDMA_IN_FLIGHT) / 2);
+    boolean shared = config.sharedReceive() > 0 || dc;
+    if (shared && (dev.maxSrq() < 1 || dev.maxSrqWr() < 2 * MpConfig.RESERVED_SLOTS)) {
+      throw new IllegalStateException("shared receive buffers need an SRQ; the device has max_srq=" + dev.maxSrq()
+          + ", max_srq_wr=" + dev.maxSrqWr());
+    }
+    this.poolBuffers = shared ? Math.min(config.sharedReceive() > 0 ? config.sharedReceive()
+        : MpConfig.DEFAULT_DC_POOL, dev.maxSrqWr()) : 0;
+    int control = (onDemand ? ConnectionManager.CONTROL_CQES : 0) + poolBuffers + 2 * dciDepth;
+    if (maxLinks > 0) {
+      s = Math.min(s, ((dev.maxCqe() - 1 - control) / maxLinks - RDMA_IN_FLIGHT) / (shared ? 1 : 2));
+    }
     if (s < 2 * MpConfig.RESERVED_SLOTS) {
       throw new IllegalStateException("device limits max_cqe=" + dev.maxCqe() + ", max_qp_wr=" + dev.maxQpWr()
-          + " leave fewer than " + 2 * MpConfig.RESERVED_SLOTS + " slots per peer for " + n + " ranks");
+          + " leave fewer than " + 2 * MpConfig.RESERVED_SLOTS + " slots per peer for " + maxLinks + " links");
     }
     this.slots = s;
     this.slotSize = (Wire.HEADER_LENGTH + config.eagerLimit() + 63) / 64 * 64;
-    List<AutoCloseable> created = new ArrayList<>();
+    this.lid = ctx.queryPort(1).lid();
+    this.mtu = ctx.queryPort(1).activeMtu().bytes();
+    this.outReads = Math.max(1, Math.min(16, Math.min(dev.maxQpRdAtom(), dev.maxQpInitRdAtom())));
+    this.cap = QpCap.builder().maxSendWr(s + RDMA_IN_FLIGHT).maxRecvWr(shared ? 0 : s).maxRecvSge(shared ? 0 : 1)
+        .build();
+    int id = INSTANCES.computeIfAbsent(job, j -> new AtomicInteger()).getAndIncrement();
+    this.channelKvs = new JobChannel(job, "mp/" + id, config.timeout());
+    this.peers = new Peer[n];
+    this.memory = new MpMemory(ctx);
+    memory.add(peers, MemoryComponent.MP_PEERS, MpMemory.tableBytes(n));
     try {
-      pd = ctx.allocPd();
-      created.add(pd);
-      channel = ctx.createCompletionChannel();
-      created.add(channel);
-      cq = ctx.createCq(Math.max(1, others * (2 * s + RDMA_IN_FLIGHT)), channel, 0);
-      created.add(cq);
-      slabMr = pd.allocateMemory(Math.max(64L, (long) (n - 1) * 2 * s * slotSize), EnumSet.of(Access.LOCAL_WRITE));
-      created.add(slabMr);
-      slab = slabMr.buffer().order(ByteOrder.LITTLE_ENDIAN);
-      peers = new Peer[n];
-      int outReads = Math.max(1, Math.min(16, Math.min(dev.maxQpRdAtom(), dev.maxQpInitRdAtom())));
-      QpCap cap = QpCap.builder().maxSendWr(s + RDMA_IN_FLIGHT).maxRecvWr(s).build();
-      int index = 0;
-      for (int r = 0; r < n; r++) {
-        if (r == rank) {
-          continue;
+      pd = add(ctx.allocPd());
+      channel = add(ctx.createCompletionChannel());
+      cq = add(ctx.createCq(Math.max(1, maxLinks * ((shared ? 1 : 2) * s + RDMA_IN_FLIGHT) + control), channel, 0));
+      if (shared) {
+        srq = add(pd.createSrq(SrqAttr.of(poolBuffers, 1)));
+        poolMr = add(pd.allocateMemory((long) poolBuffers * slotSize, EnumSet.of(Access.LOCAL_WRITE)));
+        pool = poolMr.buffer().order(ByteOrder.LITTLE_ENDIAN);
+        memory.add(pool, MemoryComponent.MP_BUFFERS, poolMr.length());
+        for (int b = 0; b < poolBuffers; b++) {
+          postShared(b);
         }
-        QueuePair qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq).cap(cap).build());
-        created.add(qp);
-        Peer p = new Peer(r, qp, index * 2 * s * slotSize, (index * 2 + 1) * s * slotSize);
-        index++;
-        for (int slot = 0; slot < s; slot++) {
-          p.freeSendSlots.add(slot);
-        }
-        p.credits = s - MpConfig.RESERVED_SLOTS;
-        peers[r] = p;
-        RcConnector.toInit(qp);
-        for (int slot = 0; slot < s; slot++) {
-          postRecvSlot(p, slot);
-        }
+      } else {
+        srq = null;
+        poolMr = null;
+        pool = null;
       }
-      int id = INSTANCES.computeIfAbsent(job, j -> new AtomicInteger()).getAndIncrement();
-      connect(ctx, new JobChannel(job, "mp/" + id, config.timeout()), rank, outReads);
+      if (dc) {
+        dcis = new QueuePair[2];
+        QpCap dciCap = QpCap.builder().maxSendWr(dciDepth).maxRecvWr(0).maxSendSge(1).maxRecvSge(0).build();
+        for (int i = 0; i < 2; i++) {
+          dcis[i] = add(pd.createQp(QpInitAttr.builder(QpType.DCI).sendCq(cq).cap(dciCap).build()));
+          dcis[i].modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1));
+          dcis[i].modify(new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.ofBytes(mtu)));
+          dcis[i].modify(new QpAttr().qpState(QpState.RTS).timeout(QP_TIMEOUT).retryCnt(RcConnector.RETRY_CNT)
+              .rnrRetry(RcConnector.RNR_RETRY).maxRdAtomic(outReads).sqPsn(psn));
+        }
+        dct = add(pd.createQp(QpInitAttr.builder(QpType.DCT).recvCq(cq).srq(srq)
+            .cap(QpCap.builder().maxRecvWr(0).maxRecvSge(0).maxSendSge(0).build()).dcKey(DC_KEY).build()));
+        dct.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1)
+            .qpAccessFlags(EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ)));
+        dct.modify(new QpAttr().qpState(QpState.RTR).minRnrTimer(RcConnector.MIN_RNR_TIMER).ahAttr(AhAttr.lid(lid))
+            .pathMtu(Mtu.ofBytes(mtu)));
+        channelKvs.publish("dc", lid + ";" + dct.qpNum());
+        channelKvs.barrier();
+      } else {
+        dcis = null;
+        dct = null;
+      }
+      if (!onDemand && !dc) {
+        for (int r = 0; r < n; r++) {
+          if (r != job.rank()) {
+            Peer p = newPeer(r);
+            p.link = openLink(p);
+          }
+        }
+        connectAll(job.rank());
+      }
     } catch (RuntimeException e) {
-      for (int i = created.size() - 1; i >= 0; i--) {
-        try {
-          created.get(i).close();
-        } catch (Exception c) {
-          e.addSuppressed(c);
-        }
-      }
+      closeCreated(e);
       throw e;
     }
   }
 
-  /** Publishes this rank's LID, PSN and QP numbers, reads everyone's, and brings every QP to RTS. */
-  private void connect(Context ctx, JobChannel ch, int rank, int outReads) {
+  /** Creates and counts the record of peer {@code r}. */
+  Peer newPeer(int r) {
+    Peer p = new Peer(r);
+    peers[r] = p;
+    memory.add(p, MemoryComponent.MP_PEERS, MpMemory.PEER_BYTES);
+    return p;
+  }
+
+  private <T extends AutoCloseable> T add(T c) {
+    created.add(c);
+    return c;
+  }
+
+  /** Closes the shared resources after a failure ({@code e} collects what fails to close). */
+  void closeShared(RuntimeException e) {
+    closeCreated(e);
+  }
+
+  private void closeCreated(RuntimeException e) {
+    for (Peer p : peers) {
+      if (p != null && p.link != null) {
+        closeLink(p.link, e);
+      }
+    }
+    memory.releaseAll();
+    for (int i = created.size() - 1; i >= 0; i--) {
+      try {
+        created.get(i).close();
+      } catch (Exception c) {
+        e.addSuppressed(c);
+      }
+    }
+  }
+
+  /**
+   * Creates a link to {@code p} for its current epoch: the QP (in INIT) and the ring, with every
+   * receive slot posted and every send slot free.
+   */
+  Link openLink(Peer p) {
+    int recvSlots = srq == null ? slots : 0;
+    MemoryRegion ring = pd.allocateMemory((long) (recvSlots + slots) * slotSize, EnumSet.of(Access.LOCAL_WRITE));
+    QueuePair qp;
+    try {
+      qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq).srq(srq).cap(cap).build());
+    } catch (RuntimeException e) {
+      ring.close();
+      throw e;
+    }
+    Link l = new Link(p.rank, p.epoch, qp, ring, ring.buffer().order(ByteOrder.LITTLE_ENDIAN), recvSlots * slotSize);
+    memory.link(l, slots);
+    try {
+      for (int slot = 0; slot < slots; slot++) {
+        l.freeSendSlots.add(slot);
+      }
+      l.credits = slots - MpConfig.RESERVED_SLOTS;
+      RcConnector.toInit(qp);
+      for (int slot = 0; slot < recvSlots; slot++) {
+        postRecvSlot(l, slot);
+      }
+    } catch (RuntimeException e) {
+      closeLink(l, e);
+      throw e;
+    }
+    return l;
+  }
+
+  /** Brings a link's QP to RTS against the peer's published address. */
+  void connectLink(Link l, int remoteLid, int remoteQpn, int remotePsn, int remoteOutReads, int remoteMtu) {
+    RcAddress remote = new RcAddress(remoteLid, remoteQpn, remotePsn, 0, 0, remoteOutReads, remoteMtu);
+    RcAddress local = new RcAddress(lid, l.qp.qpNum(), psn, 0, 0, outReads, mtu);
+    RcConnector.connect(l.qp, local, remote, Math.min(outReads, remoteOutReads), outReads, QP_TIMEOUT);
+  }
+
+  /** Closes a link's QP and ring, adding failures to {@code failure} (when not null). */
+  void closeLink(Link l, RuntimeException failure) {
+    memory.linkClosed(l);
+    AutoCloseable[] all = l.ah != null ? new AutoCloseable[] {l.ah, l.ringMr} : new AutoCloseable[] {l.qp, l.ringMr};
+    for (AutoCloseable c : all) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        if (failure == null) {
+          throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
+        }
+        failure.addSuppressed(e);
+      }
+    }
+  }
+
+  /**
+   * DC: a peer's link is an address handle to its DC target (looked up in the key-value store) and
+   * send slots; the QP is the rank's DCI for that peer.
+   */
+  Link openDcLink(Peer p) {
+    String[] f = channelKvs.lookup("dc", p.rank).split(";");
+    MemoryRegion ring = pd.allocateMemory((long) slots * slotSize, EnumSet.of(Access.LOCAL_WRITE));
+    Link l = new Link(p.rank, p.epoch, dcis[p.rank % 2], ring, ring.buffer().order(ByteOrder.LITTLE_ENDIAN), 0);
+    try {
+      l.ah = pd.createAh(AhAttr.lid(Integer.parseInt(f[0])));
+    } catch (RuntimeException e) {
+      ring.close();
+      throw e;
+    }
+    l.dctn = Integer.parseInt(f[1]);
+    memory.link(l, slots);
+    for (int slot = 0; slot < slots; slot++) {
+      l.freeSendSlots.add(slot);
+    }
+    l.credits = slots - MpConfig.RESERVED_SLOTS;
+    l.confirmed = true;
+    p.link = l;
+    p.state = Peer.State.OPEN;
+    return l;
+  }
+
+  /** Baseline: publishes this rank's LID, PSN and QP numbers, reads everyone's, brings every QP to RTS. */
+  private void connectAll(int rank) {
     int n = peers.length;
-    int lid = ctx.queryPort(1).lid();
-    int mtu = ctx.queryPort(1).activeMtu().bytes();
-    int psn = ThreadLocalRandom.current().nextInt(1 << 24);
     StringBuilder qpns = new StringBuilder();
     for (int r = 0; r < n; r++) {
-      qpns.append(r == 0 ? "" : ":").append(peers[r] == null ? 0 : peers[r].qp.qpNum());
+      qpns.append(r == 0 ? "" : ":").append(peers[r] == null ? 0 : peers[r].link.qp.qpNum());
     }
-    ch.publish("conn", lid + ";" + psn + ";" + mtu + ";" + outReads + ";" + qpns);
+    channelKvs.publish("conn", lid + ";" + psn + ";" + mtu + ";" + outReads + ";" + qpns);
     for (int r = 0; r < n; r++) {
-      if (peers[r] == null) {
+      Peer p = peers[r];
+      if (p == null) {
         continue;
       }
-      String[] f = ch.lookup("conn", r).split(";");
+      String[] f = channelKvs.lookup("conn", r).split(";");
       int[] theirQpns = Arrays.stream(f[4].split(":")).mapToInt(Integer::parseInt).toArray();
-      RcAddress remote = new RcAddress(Integer.parseInt(f[0]), theirQpns[rank], Integer.parseInt(f[1]), 0, 0,
-          Integer.parseInt(f[3]), Integer.parseInt(f[2]));
-      RcAddress local = new RcAddress(lid, peers[r].qp.qpNum(), psn, 0, 0, outReads, mtu);
-      RcConnector.connect(peers[r].qp, local, remote, Math.min(outReads, remote.outReads()), outReads, QP_TIMEOUT);
+      connectLink(p.link, Integer.parseInt(f[0]), theirQpns[rank], Integer.parseInt(f[1]), Integer.parseInt(f[3]),
+          Integer.parseInt(f[2]));
+      p.state = Peer.State.OPEN;
+      p.link.confirmed = true; // nothing arrives before every QP is at RTS: the barrier below
     }
-    ch.barrier();
+    channelKvs.barrier();
   }
 
-  /** @return the wr_id of a work request: its kind, the peer's rank and a slot or request id */
-  static long wrId(int kind, int peer, int index) {
-    return (long) kind << 56 | (long) peer << 32 | (index & 0xffffffffL);
+  /** @return the wr_id of a work request: its kind, the link's epoch, the peer's rank and a slot or request id */
+  static long wrId(int kind, int epoch, int peer, int index) {
+    return (long) kind << 56 | (long) (epoch & 0xff) << 48 | (long) peer << 32 | (index & 0xffffffffL);
   }
 
-  /** Posts receive slot {@code slot} of peer {@code p} (again). */
-  void postRecvSlot(Peer p, int slot) {
-    rwr.wrId(wrId(WR_RECV, p.rank, slot)).sge(slabMr, p.recvBase + (long) slot * slotSize, slotSize);
-    p.qp.postRecv(rwr);
+  /** Posts buffer {@code b} of the shared pool (again). */
+  void postShared(int b) {
+    rwr.wrId(wrId(WR_SHARED_RECV, 0, 0, b)).sge(poolMr, (long) b * slotSize, slotSize);
+    srq.postRecv(rwr);
   }
 
-  /** @return the QPs, to be closed first */
-  List<AutoCloseable> queuePairs() {
+  /** Posts receive slot {@code slot} of link {@code l} (again). */
+  void postRecvSlot(Link l, int slot) {
+    rwr.wrId(wrId(WR_RECV, l.epoch, l.peer, slot)).sge(l.ringMr, (long) slot * slotSize, slotSize);
+    l.qp.postRecv(rwr);
+  }
+
+  /** @return the links' QPs and rings, to be closed first */
+  List<AutoCloseable> links() {
     List<AutoCloseable> l = new ArrayList<>();
     for (Peer p : peers) {
-      if (p != null) {
-        l.add(p.qp);
+      if (p != null && p.link != null) {
+        l.add(p.link.ah != null ? p.link.ah : p.link.qp); // a DCI is shared: it goes with the rest
+        l.add(p.link.ringMr);
+        p.link = null;
       }
     }
     return l;
@@ -176,9 +375,16 @@ final class Connections {
 
   /**
    * @param wait the waiter on the CQ, whose queued events are acknowledged before the CQ goes
-   * @return the rest, in closing order, after the QPs and anything else allocated from the PD
+   * @return the rest, in closing order, after the links and anything else allocated from the PD
    */
-  List<AutoCloseable> afterQueuePairs(CompletionWait wait) {
-    return List.of(slabMr, wait::ackQueuedEvents, cq, channel, pd);
+  List<AutoCloseable> afterLinks(CompletionWait wait) {
+    List<AutoCloseable> l = new ArrayList<>();
+    if (wait != null) {
+      l.add(wait::ackQueuedEvents);
+    }
+    for (int i = created.size() - 1; i >= 0; i--) {
+      l.add(created.get(i)); // the pool and SRQ, the CQ, the channel, the PD
+    }
+    return l;
   }
 }

@@ -11,14 +11,45 @@ import java.time.Duration;
  * @param rendezvous how a rendezvous message moves: the sender RDMA-WRITEs into the receiver's
  *     buffer, or the receiver RDMA-READs from the sender's
  * @param timeout the longest wait for one request
+ * @param strategy how peers get their queue pairs and eager rings
+ * @param gamma with {@link Strategy#ON_DEMAND}: the most contexts (QP + ring) a rank opens
+ *     itself (γ of seed 003 §3.2)
+ * @param sharedReceive 0: every link has its own receive slots; else this many receive buffers of
+ *     one slot each in one SRQ that every link shares (seed 003 §3.4: 2 × 2,048 × 4 KiB)
  */
-public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duration timeout) {
+public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duration timeout, Strategy strategy,
+    int gamma, int sharedReceive) {
   /** Default eager limit: 8 KiB. */
   public static final int DEFAULT_EAGER_LIMIT = 8192;
   /** Default slots per peer. */
   public static final int DEFAULT_SLOTS = 32;
   /** Slots kept for credit-return messages, which need no credit themselves. */
   static final int RESERVED_SLOTS = 4;
+  /** Default γ: 1,024 contexts (seed 003 §3.2). */
+  public static final int DEFAULT_GAMMA = 1024;
+
+  /** Connection strategies (seed 003 §2.3, §3.2): when a peer's RC QP and eager ring exist. */
+  public enum Strategy {
+    /** An RC QP and an eager ring for every other rank, created and connected at start. */
+    BASELINE,
+    /**
+     * A peer's RC QP and ring are created on first use (set up over a UD control QP whose address
+     * is in the job's KVS); a rank opens at most γ of them and closes one to open another: the one
+     * used furthest in the future when a schedule is given ({@link VerbsCommunicator#schedule}),
+     * else the least recently used.
+     */
+    ON_DEMAND,
+    /**
+     * Dynamically connected transport (seed 003 §3.3): two DC initiators and one DC target per rank
+     * serve every peer; receives go to a shared pool ({@link MpConfig#sharedReceive()}, default
+     * {@link MpConfig#DEFAULT_DC_POOL}); a peer needs only an address handle and send slots, made on
+     * first use. Needs a device with DC.
+     */
+    DC
+  }
+
+  /** Shared receive buffers of {@link Strategy#DC} when none are set. */
+  public static final int DEFAULT_DC_POOL = 256;
 
   /** How rendezvous data moves. */
   public enum Rendezvous {
@@ -42,11 +73,46 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
     if (timeout == null || timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout=" + timeout + " must be positive");
     }
+    if (strategy == null) {
+      throw new IllegalArgumentException("strategy must be BASELINE, ON_DEMAND or DC");
+    }
+    if (gamma < 1 || gamma > 65535) {
+      throw new IllegalArgumentException("gamma=" + gamma + " must be between 1 and 65535");
+    }
+    if (sharedReceive != 0 && (sharedReceive < 2 * RESERVED_SLOTS || sharedReceive > 1 << 20)) {
+      throw new IllegalArgumentException("sharedReceive=" + sharedReceive + " must be 0 (off) or between "
+          + 2 * RESERVED_SLOTS + " and 1048576");
+    }
   }
 
-  /** @return 8 KiB eager limit, 32 slots, WRITE rendezvous, 120 s timeout */
+  /** @return 8 KiB eager limit, 32 slots, WRITE rendezvous, 120 s timeout, baseline strategy, γ 1,024, no SRQ */
   public static MpConfig defaults() {
-    return new MpConfig(DEFAULT_EAGER_LIMIT, DEFAULT_SLOTS, Rendezvous.WRITE, Duration.ofSeconds(120));
+    return new MpConfig(DEFAULT_EAGER_LIMIT, DEFAULT_SLOTS, Rendezvous.WRITE, Duration.ofSeconds(120),
+        Strategy.BASELINE, DEFAULT_GAMMA, 0);
+  }
+
+  /**
+   * @param c the connection strategy
+   * @return a copy with it
+   */
+  public MpConfig withStrategy(Strategy c) {
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, c, gamma, sharedReceive);
+  }
+
+  /**
+   * @param buffers receive buffers in one shared SRQ, or 0 for receive slots per link
+   * @return a copy with it
+   */
+  public MpConfig withSharedReceive(int buffers) {
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, gamma, buffers);
+  }
+
+  /**
+   * @param g the most contexts a rank opens ({@link Strategy#ON_DEMAND})
+   * @return a copy with it
+   */
+  public MpConfig withGamma(int g) {
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, g, sharedReceive);
   }
 
   /**
@@ -54,7 +120,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withEagerLimit(int limit) {
-    return new MpConfig(limit, slots, rendezvous, timeout);
+    return new MpConfig(limit, slots, rendezvous, timeout, strategy, gamma, sharedReceive);
   }
 
   /**
@@ -62,7 +128,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withRendezvous(Rendezvous mode) {
-    return new MpConfig(eagerLimit, slots, mode, timeout);
+    return new MpConfig(eagerLimit, slots, mode, timeout, strategy, gamma, sharedReceive);
   }
 
   /**
@@ -70,7 +136,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withTimeout(Duration t) {
-    return new MpConfig(eagerLimit, slots, rendezvous, t);
+    return new MpConfig(eagerLimit, slots, rendezvous, t, strategy, gamma, sharedReceive);
   }
 
   /**
@@ -78,6 +144,6 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withSlots(int n) {
-    return new MpConfig(eagerLimit, n, rendezvous, timeout);
+    return new MpConfig(eagerLimit, n, rendezvous, timeout, strategy, gamma, sharedReceive);
   }
 }

@@ -1,29 +1,66 @@
 package io.github.verbs4j.examples.mp;
 
-import io.github.verbs4j.verbs.QueuePair;
+import io.github.verbs4j.verbs.AddressHandle;
 import java.util.ArrayDeque;
 
-/** One peer of a {@link VerbsCommunicator}: its QP, slot areas, credits and what waits to be sent to it. */
+/**
+ * One peer of a {@link VerbsCommunicator}: what waits to be sent to it, and its connection ({@link
+ * Link}) while it has one. With {@link MpConfig.Strategy#ON_DEMAND} a peer's connection comes and
+ * goes; each connection is one epoch of the pair, numbered alike on both sides.
+ */
 final class Peer {
+  /** Where the peer's connection is (seed 003 §3.2's context life cycle). */
+  enum State {
+    /** No QP or ring. */
+    IDLE,
+    /** Our QP is created (INIT) and our address sent; waiting for the peer's. */
+    CONNECTING,
+    /** Both QPs at RTS. */
+    OPEN,
+    /** Closing: nothing new is posted; CLOSE goes once our sends and RDMA have completed. */
+    DRAINING,
+    /** Our CLOSE is posted; waiting for the peer's. */
+    CLOSE_SENT
+  }
+
   final int rank;
-  final QueuePair qp;
-  /** Offset of its receive slots in the slab. */
-  final int recvBase;
-  /** Offset of its send slots in the slab. */
-  final int sendBase;
-  final ArrayDeque<Integer> freeSendSlots = new ArrayDeque<>();
   final ArrayDeque<Outgoing> pending = new ArrayDeque<>();
   final ArrayDeque<Transfer> pendingRdma = new ArrayDeque<>();
-  /** Messages it can still take (free receive slots there, less the reserved ones). */
-  int credits;
-  /** Receive slots reposted here since the last credits went back. */
-  int owed;
-  int rdmaInFlight;
+  State state = State.IDLE;
+  /** The pair's connection number: both sides move to the next when a CLOSE handshake ends. */
+  int epoch;
+  /** The current connection, or null when {@link State#IDLE}. */
+  Link link;
+  /** Whether the peer's CLOSE of this epoch has arrived. */
+  boolean peerClosed;
+  /** When this side last sent to or received from the peer (a logical clock), for LRU eviction. */
+  long lastUse;
+  /** When our CONNECT was last sent (nanoTime), to resend it. */
+  long connectSentAt;
+  /** The peer's control address (LID, UD QPN), once known; 0 before. */
+  int lid;
+  int udQpn;
+  /** The address handle of the peer's control QP, while it is connected or connecting. */
+  AddressHandle ah;
 
-  Peer(int rank, QueuePair qp, int recvBase, int sendBase) {
+  Peer(int rank) {
     this.rank = rank;
-    this.qp = qp;
-    this.recvBase = recvBase;
-    this.sendBase = sendBase;
+  }
+
+  /** Appends what a timed-out wait reports about this peer, if anything waits or its link is not open. */
+  void describe(StringBuilder b) {
+    Link l = link;
+    if (hasWork() || l != null && l.credits == 0 || state != State.OPEN && l != null) {
+      b.append("; to rank ").append(rank).append(" (").append(state).append(", epoch ").append(epoch).append("): ")
+          .append(pending.size()).append(" waiting, RDMA queued ").append(pendingRdma.size());
+      if (l != null) {
+        b.append(", credits ").append(l.credits).append(", free slots ").append(l.freeSendSlots.size());
+      }
+    }
+  }
+
+  /** @return whether something waits to be sent to the peer */
+  boolean hasWork() {
+    return !pending.isEmpty() || !pendingRdma.isEmpty();
   }
 }

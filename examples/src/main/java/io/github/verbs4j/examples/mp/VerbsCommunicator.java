@@ -1,36 +1,28 @@
 package io.github.verbs4j.examples.mp;
 
-import static io.github.verbs4j.examples.mp.Connections.RDMA_IN_FLIGHT;
+import static io.github.verbs4j.examples.mp.Connections.WR_CONTROL_RECV;
+import static io.github.verbs4j.examples.mp.Connections.WR_CONTROL_SEND;
 import static io.github.verbs4j.examples.mp.Connections.WR_RDMA;
 import static io.github.verbs4j.examples.mp.Connections.WR_RECV;
 import static io.github.verbs4j.examples.mp.Connections.WR_SEND;
-import static io.github.verbs4j.examples.mp.Connections.wrId;
+import static io.github.verbs4j.examples.mp.Connections.WR_SHARED_RECV;
 
-import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.CompletionQueue;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.MemoryKind;
-import io.github.verbs4j.verbs.MemoryRegion;
 import io.github.verbs4j.verbs.ProtectionDomain;
-import io.github.verbs4j.verbs.SendWr;
 import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
-import io.github.verbs4j.verbs.WrOpcode;
 import io.github.verbs4j.verbs.config.VerbsConfig;
-import io.github.verbs4j.verbs.spi.DirectAddress;
 import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
-import java.util.Set;
-import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,12 +52,15 @@ import org.slf4j.LoggerFactory;
  * channel until the next completion ({@link CompletionWait}). The resources and their wiring are
  * {@link Connections}.
  *
+ * <p><b>Connections</b> ({@link MpConfig#strategy()}): {@link MpConfig.Strategy#BASELINE} connects
+ * every pair at start; {@link MpConfig.Strategy#ON_DEMAND} opens a peer's QP and ring when there is
+ * something to send to it and keeps at most γ open ({@link ConnectionManager}). A message waits in
+ * its peer's queue while the peer has no open link, and goes on the next one.
+ *
  * <p>Not thread-safe; one thread drives it.
  */
 public final class VerbsCommunicator extends AbstractCommunicator {
   private static final Logger LOG = LoggerFactory.getLogger(VerbsCommunicator.class);
-  private static final Set<Access> ALL_ACCESS =
-      EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
   private static final int POLL_BATCH = 32;
   /** How long close waits for its last sends to complete. */
   private static final Duration QUIESCE = Duration.ofSeconds(5);
@@ -77,18 +72,17 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   private final CompletionWait waiter;
   private final ProtectionDomain pd;
   private final CompletionQueue cq;
-  private final MemoryRegion slabMr;
-  private final ByteBuffer slab;
+  /** On-demand connections; null for the baseline. */
+  private final ConnectionManager cm;
   private final int slots;
   private final int slotSize;
-  private final int creditThreshold;
+  private final Sender sender;
   private final Peer[] peers;
   private final Matcher matcher = new Matcher();
   private final Map<Integer, Request> rendezvous = new HashMap<>();
   private final Map<Integer, Request> rdma = new HashMap<>();
-  private final NavigableMap<Long, MemoryRegion> regions = new TreeMap<>();
+  private final Regions regions;
   private final WorkCompletion[] wcs = WorkCompletion.array(POLL_BATCH);
-  private final SendWr swr = new SendWr();
   private int nextId = 1;
   private boolean closed;
   private boolean closing;
@@ -144,12 +138,21 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       IdleStrategyKey.Backoff idle, Duration block) {
     Job job = ctx.job();
     Connections conn = new Connections(ctx, job, config);
-    return new VerbsCommunicator(ctx, job, ownsContext, config, conn,
+    ConnectionManager cm = null;
+    if (config.strategy() == MpConfig.Strategy.ON_DEMAND) {
+      try {
+        cm = new ConnectionManager(conn, job.rank(), config.gamma());
+      } catch (RuntimeException e) {
+        conn.closeShared(e);
+        throw e;
+      }
+    }
+    return new VerbsCommunicator(ctx, job, ownsContext, config, conn, cm,
         new CompletionWait(conn.cq, conn.channel, idle, block));
   }
 
   private VerbsCommunicator(Context ctx, Job job, boolean ownsContext, MpConfig config, Connections conn,
-      CompletionWait waiter) {
+      ConnectionManager cm, CompletionWait waiter) {
     super(job.rank(), job.size(), config.timeout(), waiter);
     this.ctx = ctx;
     this.ownsContext = ownsContext;
@@ -158,14 +161,62 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     this.waiter = waiter;
     this.pd = conn.pd;
     this.cq = conn.cq;
-    this.slabMr = conn.slabMr;
-    this.slab = conn.slab;
+    this.regions = new Regions(pd);
+    this.cm = cm;
     this.slots = conn.slots;
     this.slotSize = conn.slotSize;
     this.peers = conn.peers;
-    this.creditThreshold = Math.max(1, (slots - MpConfig.RESERVED_SLOTS) / 2);
-    LOG.debug("rank {} of {}: communicator up ({} slots of {} bytes per peer, eager limit {}, rendezvous {})",
-        rank(), size(), slots, slotSize, config.eagerLimit(), config.rendezvous());
+    this.sender = new Sender(job.rank(), conn, cm, rdma);
+    LOG.debug("rank {} of {}: communicator up ({} slots of {} bytes per peer, eager limit {}, rendezvous {}, {})",
+        rank(), size(), slots, slotSize, config.eagerLimit(), config.rendezvous(), config.strategy());
+  }
+
+  /** @return the peer of rank {@code r}, created on first contact */
+  private Peer peer(int r) {
+    Peer p = peers[r];
+    return p != null ? p : conn.newPeer(r);
+  }
+
+  /**
+   * Gives the order in which this rank will name peers in its sends and receives (collectives
+   * included), so that {@link MpConfig.Strategy#ON_DEMAND} closes the link used furthest in the
+   * future instead of the least recently used one. Ignored by the baseline.
+   *
+   * @param trace peer ranks in the order of use
+   */
+  public void schedule(int[] trace) {
+    ensureUsable();
+    if (cm != null) {
+      cm.schedule(trace.clone());
+    }
+  }
+
+  /** @return this rank's link counts */
+  public LinkStats linkStats() {
+    return cm != null ? cm.stats() : LinkStats.baseline(peers.length - 1);
+  }
+
+  /**
+   * Makes progress until every closed link's QP and ring are destroyed (they linger briefly after
+   * a closing), so that the memory meters show only open links; at most {@code wait}.
+   *
+   * @param wait the longest time to spend
+   * @return closed links still held
+   */
+  public int releaseClosedLinks(Duration wait) {
+    ensureUsable();
+    long deadline = System.nanoTime() + wait.toNanos();
+    waiter.reset();
+    while (cm != null && cm.retiring() > 0 && System.nanoTime() - deadline < 0) {
+      waiter.idle(progress());
+    }
+    return cm == null ? 0 : cm.retiring();
+  }
+
+  private void used(int r, boolean byApplication) {
+    if (cm != null && r != rank()) {
+      cm.used(peer(r), byApplication);
+    }
   }
 
   private void ensureUsable() {
@@ -183,9 +234,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     if (bytes < 1) {
       throw new IllegalArgumentException("bytes=" + bytes + " must be at least 1");
     }
-    MemoryRegion mr = pd.allocateMemory(bytes, ALL_ACCESS);
-    regions.put(mr.address(), mr);
-    return mr.buffer();
+    return regions.allocate(bytes);
   }
 
   @Override
@@ -197,9 +246,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     if (bytes < 1) {
       throw new IllegalArgumentException("bytes=" + bytes + " must be at least 1");
     }
-    MemoryRegion mr = pd.allocateMemory(bytes, ALL_ACCESS, kind);
-    regions.put(mr.address(), mr);
-    return mr.buffer();
+    return regions.allocate(bytes, kind);
   }
 
   @Override
@@ -231,7 +278,8 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       sendToSelf(r);
       return r;
     }
-    Peer p = peers[dest];
+    used(dest, true);
+    Peer p = peer(dest);
     if (len <= config.eagerLimit()) {
       enqueue(p, new Outgoing(Wire.EAGER, context, tag, len, 0, 0, 0, 0, r));
     } else {
@@ -239,11 +287,11 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       Transfer t = new Transfer(r, dest, tag, len, read);
       r.id = nextId++;
       r.transfer = t;
-      attachSource(t, data, len);
+      regions.attach(t, data, len, true, true);
       rendezvous.put(r.id, r);
       enqueue(p, new Outgoing(Wire.RTS, context, tag, len, r.id, 0, read ? t.localAddr : 0, read ? t.rkey : 0, null));
     }
-    drain(p);
+    sender.drain(p);
     return r;
   }
 
@@ -251,6 +299,9 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   protected Request irecv(ByteBuffer into, int source, int tag, int context) {
     ensureUsable();
     Request r = new Request(Request.Kind.RECV, source, tag, context, into, into.remaining());
+    if (source != ANY_SOURCE) {
+      used(source, true);
+    }
     Incoming m = matcher.takeUnexpected(r);
     if (m == null) {
       matcher.post(r);
@@ -292,54 +343,16 @@ public final class VerbsCommunicator extends AbstractCommunicator {
         + " is truncated: the receive buffer has " + r.length + " bytes");
   }
 
-  private MemoryRegion registered(ByteBuffer b, int len) {
-    if (!b.isDirect() || regions.isEmpty()) {
-      return null;
-    }
-    long addr = DirectAddress.of(b) + b.position();
-    Map.Entry<Long, MemoryRegion> e = regions.floorEntry(addr);
-    if (e == null || addr + len > e.getKey() + e.getValue().length()) {
-      return null;
-    }
-    return e.getValue();
-  }
-
-  /** Where a rendezvous send's data is read from: the caller's registered buffer, or a bounce copy. */
-  private void attachSource(Transfer t, ByteBuffer data, int len) {
-    MemoryRegion mr = registered(data, len);
-    if (mr != null) {
-      t.localAddr = DirectAddress.of(data) + data.position();
-      t.lkey = mr.lkey();
-      t.rkey = mr.rkey();
-    } else {
-      t.bounce = pd.allocateMemory(len, ALL_ACCESS);
-      t.bounce.buffer().put(0, data, data.position(), len);
-      t.localAddr = t.bounce.address();
-      t.lkey = t.bounce.lkey();
-      t.rkey = t.bounce.rkey();
-    }
-  }
-
   /** A receive matched a rendezvous announcement: ask for the data (CTS) or read it. */
   private void startReceive(Request r, int source, int tag, int length, Rts rts) {
     boolean read = rts.addr() != 0;
     Transfer t = new Transfer(r, source, tag, length, read);
     t.truncated = length > r.length;
     t.remoteId = rts.senderId();
-    MemoryRegion mr = t.truncated ? null : registered(r.buffer, length);
-    if (mr != null) {
-      t.localAddr = DirectAddress.of(r.buffer) + r.buffer.position();
-      t.lkey = mr.lkey();
-      t.rkey = mr.rkey();
-    } else {
-      t.bounce = pd.allocateMemory(Math.max(1, length), ALL_ACCESS);
-      t.localAddr = t.bounce.address();
-      t.lkey = t.bounce.lkey();
-      t.rkey = t.bounce.rkey();
-    }
+    regions.attach(t, r.buffer, length, !t.truncated, false);
     r.id = nextId++;
     r.transfer = t;
-    Peer p = peers[source];
+    Peer p = peer(source);
     if (read) {
       t.remoteAddr = rts.addr();
       t.remoteRkey = rts.rkey();
@@ -348,7 +361,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       rendezvous.put(r.id, r);
       enqueue(p, new Outgoing(Wire.CTS, r.context, tag, length, rts.senderId(), r.id, t.localAddr, t.rkey, null));
     }
-    drain(p);
+    sender.drain(p);
   }
 
   /** A rendezvous receive has its data (FIN in WRITE mode, READ completion in READ mode). */
@@ -369,66 +382,6 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     p.pending.addLast(o);
   }
 
-  /** Posts what waits for peer {@code p} as far as credits, slots and the RDMA window allow. */
-  private int drain(Peer p) {
-    int work = 0;
-    while (p.rdmaInFlight < RDMA_IN_FLIGHT && !p.pendingRdma.isEmpty()) {
-      postRdma(p, p.pendingRdma.pollFirst());
-      work++;
-    }
-    while (!p.pending.isEmpty() && trySend(p, p.pending.peekFirst())) {
-      p.pending.pollFirst();
-      work++;
-    }
-    if (!closing && p.owed >= creditThreshold && !p.freeSendSlots.isEmpty()) {
-      trySend(p, new Outgoing(Wire.CREDIT, 0, 0, 0, 0, 0, 0, 0, null));
-      work++;
-    }
-    return work;
-  }
-
-  private boolean trySend(Peer p, Outgoing o) {
-    if (o.kind != Wire.CREDIT && p.credits == 0) {
-      return false;
-    }
-    Integer slot = p.freeSendSlots.pollFirst();
-    if (slot == null) {
-      return false;
-    }
-    int at = p.sendBase + slot * slotSize;
-    int payload = o.kind == Wire.EAGER ? o.length : 0;
-    Wire.write(slab, at, o.kind, o.context, p.owed, o.tag, o.length, o.senderId, o.receiverId, o.addr, o.rkey);
-    p.owed = 0;
-    if (payload > 0) {
-      slab.put(at + Wire.HEADER_LENGTH, o.eager.buffer, o.eager.buffer.position(), payload);
-    }
-    swr.wrId(wrId(WR_SEND, p.rank, slot)).opcode(WrOpcode.SEND).sge(slabMr, at, Wire.HEADER_LENGTH + payload)
-        .signaled(true);
-    p.qp.postSend(swr);
-    if (o.kind != Wire.CREDIT) {
-      p.credits--;
-    }
-    if (o.eager != null) {
-      o.eager.complete(new Status(p.rank, o.tag, payload));
-    }
-    return true;
-  }
-
-  private void postRdma(Peer p, Transfer t) {
-    int id = t.request.id;
-    swr.wrId(wrId(WR_RDMA, p.rank, id)).opcode(t.read ? WrOpcode.RDMA_READ : WrOpcode.RDMA_WRITE)
-        .rdma(t.remoteAddr, t.remoteRkey).signaled(true);
-    swr.sgList().numSge(1);
-    swr.sgList().sge(0).set(t.localAddr, t.length, t.lkey);
-    p.qp.postSend(swr);
-    p.rdmaInFlight++;
-    rdma.put(id, t.request);
-    if (!t.read) {
-      // FIN follows the WRITE on the same QP, so the receiver sees it only after the data is placed.
-      enqueue(p, new Outgoing(Wire.FIN, t.request.context, t.tag, t.length, 0, t.remoteId, 0, 0, null));
-    }
-  }
-
   @Override
   protected int progress() {
     if (broken != null) {
@@ -442,8 +395,11 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     work += n;
     for (Peer p : peers) {
       if (p != null) {
-        work += drain(p);
+        work += sender.drain(p);
       }
+    }
+    if (cm != null) {
+      work += cm.progress();
     }
     return work;
   }
@@ -451,15 +407,36 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   private void handle(WorkCompletion wc) {
     long id = wc.wrId();
     int kind = (int) (id >>> 56);
+    int epoch = (int) (id >>> 48) & 0xff;
     int peer = (int) (id >>> 32) & 0xffff;
     int index = (int) id;
+    if (kind == WR_CONTROL_RECV || kind == WR_CONTROL_SEND) {
+      cm.onControl(wc, kind, index, this::peer);
+      return;
+    }
+    if (kind == WR_SHARED_RECV) {
+      sharedReceived(wc, index);
+      return;
+    }
+    Peer owner = peers[peer];
+    Link l = owner.link;
+    if (l == null || (l.epoch & 0xff) != epoch) {
+      // a link that has closed: its last sends, or receives flushed when it went
+      if (kind != WR_RECV) {
+        cm.retiredCompletion(owner, epoch, kind == WR_SEND, index, kind == WR_RDMA);
+      }
+      return;
+    }
     if (wc.status() != WcStatus.SUCCESS && closing) {
       // a peer that finished closing first destroyed its QP; what was still in flight does not matter now
       LOG.debug("rank {}: completion {} from the QP to rank {} while closing", rank(), wc.status(), peer);
+      if (kind != WR_RECV) {
+        sender.completed(l);
+      }
       if (kind == WR_SEND) {
-        peers[peer].freeSendSlots.addLast(index);
+        l.freeSendSlots.addLast(index);
       } else if (kind == WR_RDMA) {
-        peers[peer].rdmaInFlight--;
+        l.rdmaInFlight--;
       }
       return;
     }
@@ -469,17 +446,38 @@ public final class VerbsCommunicator extends AbstractCommunicator {
           + wc.status().value() + ")");
       throw broken;
     }
-    Peer p = peers[peer];
+    if (kind != WR_RECV) {
+      sender.completed(l);
+    }
     switch (kind) {
-      case WR_SEND -> p.freeSendSlots.addLast(index);
-      case WR_RECV -> received(p, index);
-      case WR_RDMA -> rdmaDone(p, index);
+      case WR_SEND -> l.freeSendSlots.addLast(index);
+      case WR_RECV -> received(owner, l, l.ring, index);
+      case WR_RDMA -> rdmaDone(owner, l, index);
       default -> throw new IllegalStateException("unknown wr_id 0x" + Long.toHexString(id));
     }
   }
 
-  private void rdmaDone(Peer p, int requestId) {
-    p.rdmaInFlight--;
+  /** A message in a shared buffer: it belongs to no peer, the header names the sender (on its current link). */
+  private void sharedReceived(WorkCompletion wc, int buffer) {
+    if (wc.status() != WcStatus.SUCCESS) {
+      if (closing) {
+        return;
+      }
+      broken = new MpException("rank " + rank() + ": a shared receive completed with " + wc.status().str());
+      throw broken;
+    }
+    Peer from = peer(Wire.source(conn.pool, buffer * slotSize));
+    if (from.link == null && conn.dcis != null) {
+      conn.openDcLink(from); // DC: the sender needs no link here, but credits go back on one
+    } else if (from.link == null) {
+      broken = new MpException("rank " + rank() + ": a message from rank " + from.rank + " arrived with no link to it");
+      throw broken;
+    }
+    received(from, from.link, conn.pool, buffer);
+  }
+
+  private void rdmaDone(Peer p, Link l, int requestId) {
+    l.rdmaInFlight--;
     Request r = rdma.remove(requestId);
     Transfer t = (Transfer) r.transfer;
     if (t.read) {
@@ -491,8 +489,10 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     }
   }
 
-  private void received(Peer p, int slot) {
-    int at = p.recvBase + slot * slotSize;
+  /** A message in receive slot or shared buffer {@code slot} of {@code slab}, from {@code p} on {@code l}. */
+  private void received(Peer p, Link l, ByteBuffer slab, int slot) {
+    int at = slot * slotSize;
+    l.confirmed = true;
     if (Wire.version(slab, at) != Wire.VERSION) {
       broken = new MpException("rank " + rank() + ": message from rank " + p.rank + " has header version "
           + Wire.version(slab, at) + ", expected " + Wire.VERSION);
@@ -502,7 +502,10 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     int context = Wire.context(slab, at);
     int tag = Wire.tag(slab, at);
     int length = Wire.length(slab, at);
-    p.credits += Wire.credits(slab, at);
+    l.credits += Wire.credits(slab, at);
+    if (kind != Wire.CREDIT && kind != Wire.CLOSE) {
+      used(p.rank, false);
+    }
     switch (kind) {
       case Wire.EAGER -> {
         Request r = matcher.takePosted(p.rank, tag, context);
@@ -544,14 +547,29 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       case Wire.CREDIT -> {
         // only the credits in the header
       }
+      case Wire.CLOSE -> {
+        if (cm == null) {
+          broken = new MpException("rank " + rank() + ": CLOSE from rank " + p.rank + " on a baseline connection");
+          throw broken;
+        }
+        cm.closeReceived(p); // the peer's last message on this link: its own slot is not posted again
+        if (slab == conn.pool) {
+          conn.postShared(slot);
+        }
+        return;
+      }
       default -> {
         broken = new MpException("rank " + rank() + ": message kind " + kind + " from rank " + p.rank + " is unknown");
         throw broken;
       }
     }
-    conn.postRecvSlot(p, slot);
+    if (slab == conn.pool) {
+      conn.postShared(slot);
+    } else {
+      conn.postRecvSlot(l, slot);
+    }
     if (kind != Wire.CREDIT) {
-      p.owed++;
+      l.owed++;
     }
   }
 
@@ -560,11 +578,12 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     StringBuilder b = new StringBuilder("; receives posted ").append(matcher.postedCount()).append(", unexpected ")
         .append(matcher.unexpectedCount());
     for (Peer p : peers) {
-      if (p != null && (!p.pending.isEmpty() || p.credits == 0 || !p.pendingRdma.isEmpty())) {
-        b.append("; to rank ").append(p.rank).append(": ").append(p.pending.size()).append(" waiting, credits ")
-            .append(p.credits).append(", free slots ").append(p.freeSendSlots.size()).append(", RDMA queued ")
-            .append(p.pendingRdma.size());
+      if (p != null) {
+        p.describe(b);
       }
+    }
+    if (cm != null) {
+      b.append("; links ").append(cm.links()).append(", retiring ").append(cm.retiring());
     }
     return b.toString();
   }
@@ -583,13 +602,17 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       try {
         barrier();
         closing = true;
+        sender.closing = true;
         quiesce();
       } catch (RuntimeException e) {
         failure = e;
       }
     }
     closed = true;
-    List<AutoCloseable> all = new ArrayList<>(conn.queuePairs());
+    List<AutoCloseable> all = new ArrayList<>(conn.links());
+    if (cm != null) {
+      all.addAll(cm.closeables());
+    }
     for (Request r : rendezvous.values()) {
       Transfer t = (Transfer) r.transfer;
       if (t != null && t.bounce != null) {
@@ -602,8 +625,8 @@ public final class VerbsCommunicator extends AbstractCommunicator {
         all.add(t.bounce);
       }
     }
-    all.addAll(regions.values());
-    all.addAll(conn.afterQueuePairs(waiter));
+    all.addAll(regions.all());
+    all.addAll(conn.afterLinks(waiter));
     if (ownsContext) {
       all.add(ctx);
     }
@@ -619,6 +642,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
         }
       }
     }
+    conn.memory.releaseAll();
     if (failure != null) {
       throw failure;
     }
@@ -627,15 +651,18 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   /**
    * After the closing barrier: waits (at most {@link #QUIESCE}) until every posted send and RDMA
    * operation has completed, returning no more credits and ignoring errors from peers that closed
-   * first. Every message a peer still needed was delivered before the barrier could complete.
+   * first. Every message a peer still needed was delivered before the barrier could complete. On
+   * demand, every link is also closed with its peer first ({@link ConnectionManager#closeAll()}).
    */
   private void quiesce() {
     long deadline = System.nanoTime() + QUIESCE.toNanos();
     waiter.reset();
     while (true) {
-      boolean idle = true;
+      boolean idle = cm == null || cm.closeAll();
       for (Peer p : peers) {
-        if (p != null && (p.freeSendSlots.size() < slots || p.rdmaInFlight > 0 || !p.pending.isEmpty())) {
+        Link l = p == null ? null : p.link;
+        if (l != null && p.state == Peer.State.OPEN
+            && (l.freeSendSlots.size() < slots || l.rdmaInFlight > 0 || !p.pending.isEmpty())) {
           idle = false;
           break;
         }

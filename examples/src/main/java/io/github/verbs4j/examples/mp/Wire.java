@@ -28,14 +28,15 @@ import java.nio.ByteBuffer;
  * +---------------------------------------------------------------+
  * |                         rkey                                  | 32
  * +---------------------------------------------------------------+
- * |                       (reserved)                              | 36
+ * |                     sender's rank                             | 36
  * +---------------------------------------------------------------+
  * |                   payload (EAGER only) ...                    | 40
  * </pre>
  *
  * Kinds: EAGER carries the message; RTS announces a rendezvous message (in READ mode with the
  * sender's address and rkey); CTS answers with the receiver's address and rkey (WRITE mode);
- * FIN ends a rendezvous; CREDIT only returns credits.
+ * FIN ends a rendezvous; CREDIT only returns credits; CLOSE is a side's last message on a link
+ * that is being closed (on-demand connections), sent once its sends and RDMA have completed.
  */
 final class Wire {
   static final byte VERSION = 1;
@@ -49,6 +50,8 @@ final class Wire {
   static final int RECEIVER_ID_OFFSET = 20;
   static final int ADDR_OFFSET = 24;
   static final int RKEY_OFFSET = 32;
+  /** The sender's rank: with shared receive buffers a buffer belongs to no peer. */
+  static final int SOURCE_OFFSET = 36;
   static final int HEADER_LENGTH = 40;
 
   static final int EAGER = 1;
@@ -56,11 +59,12 @@ final class Wire {
   static final int CTS = 3;
   static final int FIN = 4;
   static final int CREDIT = 5;
+  static final int CLOSE = 6;
 
   private Wire() {}
 
   static void write(ByteBuffer b, int at, int kind, int context, int credits, int tag, int length, int senderId,
-      int receiverId, long addr, int rkey) {
+      int receiverId, long addr, int rkey, int source) {
     b.put(at + VERSION_OFFSET, VERSION);
     b.put(at + KIND_OFFSET, (byte) kind);
     b.put(at + CONTEXT_OFFSET, (byte) context);
@@ -72,7 +76,7 @@ final class Wire {
     b.putInt(at + RECEIVER_ID_OFFSET, receiverId);
     b.putLong(at + ADDR_OFFSET, addr);
     b.putInt(at + RKEY_OFFSET, rkey);
-    b.putInt(at + 36, 0);
+    b.putInt(at + SOURCE_OFFSET, source);
   }
 
   static int version(ByteBuffer b, int at) {
@@ -109,6 +113,10 @@ final class Wire {
 
   static long addr(ByteBuffer b, int at) {
     return b.getLong(at + ADDR_OFFSET);
+  }
+
+  static int source(ByteBuffer b, int at) {
+    return b.getInt(at + SOURCE_OFFSET);
   }
 
   static int rkey(ByteBuffer b, int at) {

@@ -68,6 +68,30 @@ class LauncherJobIT {
   }
 
   @Test
+  void himenoWithOnDemandLinksAndSharedBuffersGivesTheSameResidualOnBothProviders() throws Exception {
+    Result serial = verbs4j("himeno", "--size", "tiny", "--iterations", "20", "--check");
+    assertEquals(0, serial.exit(), serial.out());
+    for (String provider : new String[] {"ib", "tca"}) {
+      // gamma 1: every change of neighbour closes a link and opens another, across processes (netty)
+      Result four = verbs4j("run", "-n", "4", "--timeout", "240s", "--provider", provider, "himeno", "--size", "tiny",
+          "--iterations", "20", "--connections", "on_demand", "--gamma", "1", "--shared-receive", "64");
+      assertEquals(0, four.exit(), four.out());
+      assertTrue(four.out().contains("Provider           : " + provider), four.out());
+      assertEquals(gosaBits(serial.out()), gosaBits(four.out()), provider);
+    }
+    Result dc = verbs4j("run", "-n", "4", "--timeout", "240s", "--provider", "ib", "himeno", "--size", "tiny",
+        "--iterations", "20", "--connections", "dc", "--shared-receive", "64");
+    assertEquals(0, dc.exit(), dc.out());
+    assertEquals(gosaBits(serial.out()), gosaBits(dc.out()), "ib, DC");
+    // tca has no DC: refused by capability, with the reason
+    Result noDc = verbs4j("run", "-n", "2", "--timeout", "240s", "--provider", "tca", "himeno", "--size", "tiny",
+        "--iterations", "2", "--connections", "dc");
+    assertEquals(1, noDc.exit(), noDc.out());
+    assertTrue(noDc.out().contains("strategy DC needs a device with the DC capability; tca_peach2 has none"),
+        noDc.out());
+  }
+
+  @Test
   void sendLatencyRunsOnTwoProcessesAndWritesCsvAndChart() throws Exception {
     Result r = verbs4j("run", "-n", "2", "--timeout", "240s", "send_lat", "-n", "100", "--csv", "lat.csv", "--plot",
         "lat.png");

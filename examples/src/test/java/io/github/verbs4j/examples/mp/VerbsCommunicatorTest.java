@@ -21,8 +21,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The verbs communicator's protocols (eager slots with credits, rendezvous by WRITE and READ) and
- * MPI matching rules, on the in-JVM loopback test double and on the ib provider over the local
- * fabric.
+ * MPI matching rules, on the in-JVM loopback test double and on the ib and tca providers over the
+ * local fabric, with every connection strategy ({@link MpJob}; on demand with γ = 1, so links are
+ * closed and opened again between messages).
  */
 class VerbsCommunicatorTest {
   private static final int EAGER = 1024;
@@ -34,10 +35,10 @@ class VerbsCommunicatorTest {
   }
 
   @ParameterizedTest
-  @EnumSource(InJvmJob.class)
-  void tagsSelectMessagesAndOrderIsKeptPerSourceAndTag(InJvmJob job) throws Exception {
+  @EnumSource(MpJob.class)
+  void tagsSelectMessagesAndOrderIsKeptPerSourceAndTag(MpJob job) throws Exception {
     List<List<Integer>> got = job.run(2, ctx -> {
-      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, CONFIG)) {
+      try (VerbsCommunicator comm = job.open(ctx, CONFIG)) {
         List<Integer> seen = new ArrayList<>();
         if (comm.rank() == 0) {
           int[] tags = {5, 7, 5, 7, 5, 9};
@@ -63,10 +64,10 @@ class VerbsCommunicatorTest {
   }
 
   @ParameterizedTest
-  @EnumSource(InJvmJob.class)
-  void anySourceTakesMessagesFromEveryRank(InJvmJob job) throws Exception {
+  @EnumSource(MpJob.class)
+  void anySourceTakesMessagesFromEveryRank(MpJob job) throws Exception {
     List<Set<Integer>> got = job.run(4, ctx -> {
-      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, CONFIG)) {
+      try (VerbsCommunicator comm = job.open(ctx, CONFIG)) {
         Set<Integer> sources = new HashSet<>();
         if (comm.rank() != 0) {
           comm.send(intMessage(comm.rank() * 10), 0, 1);
@@ -92,7 +93,7 @@ class VerbsCommunicatorTest {
 
   static Stream<Arguments> sizes() {
     List<Arguments> list = new ArrayList<>();
-    for (InJvmJob job : InJvmJob.values()) {
+    for (MpJob job : MpJob.values()) {
       for (MpConfig.Rendezvous mode : MpConfig.Rendezvous.values()) {
         for (BufferKind kind : BufferKind.values()) {
           list.add(Arguments.of(job, mode, kind));
@@ -104,12 +105,12 @@ class VerbsCommunicatorTest {
 
   @ParameterizedTest(name = "{0}: {1} rendezvous, {2} buffers")
   @MethodSource("sizes")
-  void messagesAroundTheEagerLimitAndRendezvousArriveIntact(InJvmJob job, MpConfig.Rendezvous mode, BufferKind kind)
+  void messagesAroundTheEagerLimitAndRendezvousArriveIntact(MpJob job, MpConfig.Rendezvous mode, BufferKind kind)
       throws Exception {
     int[] sizes = {0, 1, EAGER - 1, EAGER, EAGER + 1, 100_000, 1 << 20};
     MpConfig cfg = CONFIG.withRendezvous(mode);
     List<Integer> checked = job.run(2, ctx -> {
-      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, cfg)) {
+      try (VerbsCommunicator comm = job.open(ctx, cfg)) {
         int ok = 0;
         for (int size : sizes) {
           ByteBuffer buf = switch (kind) {
@@ -141,7 +142,7 @@ class VerbsCommunicatorTest {
 
   static Stream<Arguments> jobsAndModes() {
     List<Arguments> list = new ArrayList<>();
-    for (InJvmJob job : InJvmJob.values()) {
+    for (MpJob job : MpJob.values()) {
       for (MpConfig.Rendezvous mode : MpConfig.Rendezvous.values()) {
         list.add(Arguments.of(job, mode));
       }
@@ -151,11 +152,11 @@ class VerbsCommunicatorTest {
 
   @ParameterizedTest(name = "{0}: {1}")
   @MethodSource("jobsAndModes")
-  void aRendezvousMessageSentBeforeItsReceiveIsPostedWaitsForIt(InJvmJob job, MpConfig.Rendezvous mode)
+  void aRendezvousMessageSentBeforeItsReceiveIsPostedWaitsForIt(MpJob job, MpConfig.Rendezvous mode)
       throws Exception {
     MpConfig cfg = CONFIG.withRendezvous(mode);
     List<Integer> got = job.run(2, ctx -> {
-      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, cfg)) {
+      try (VerbsCommunicator comm = job.open(ctx, cfg)) {
         ByteBuffer big = comm.allocate(64 * 1024);
         if (comm.rank() == 0) {
           big.putInt(0, 4242);
@@ -173,11 +174,11 @@ class VerbsCommunicatorTest {
   }
 
   @ParameterizedTest
-  @EnumSource(InJvmJob.class)
-  void creditsThrottleAFloodOfEagerMessagesWithoutLosingOne(InJvmJob job) throws Exception {
+  @EnumSource(MpJob.class)
+  void creditsThrottleAFloodOfEagerMessagesWithoutLosingOne(MpJob job) throws Exception {
     int n = 300;
     List<int[]> got = job.run(2, ctx -> {
-      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, CONFIG)) {
+      try (VerbsCommunicator comm = job.open(ctx, CONFIG)) {
         int[] values = new int[n];
         if (comm.rank() == 0) {
           List<Request> reqs = new ArrayList<>();
@@ -206,10 +207,10 @@ class VerbsCommunicatorTest {
 
   @ParameterizedTest(name = "{0}: {1}")
   @MethodSource("jobsAndModes")
-  void aTooLongMessageFailsTheReceiveAndNamesTheSizes(InJvmJob job, MpConfig.Rendezvous mode) throws Exception {
+  void aTooLongMessageFailsTheReceiveAndNamesTheSizes(MpJob job, MpConfig.Rendezvous mode) throws Exception {
     MpConfig cfg = CONFIG.withRendezvous(mode);
     List<String> got = job.run(2, ctx -> {
-      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, cfg)) {
+      try (VerbsCommunicator comm = job.open(ctx, cfg)) {
         if (comm.rank() == 0) {
           comm.send(ByteBuffer.allocate(100), 1, 1);
           comm.send(ByteBuffer.allocate(5000), 1, 2);
@@ -227,10 +228,10 @@ class VerbsCommunicatorTest {
   }
 
   @ParameterizedTest
-  @EnumSource(InJvmJob.class)
-  void collectivesOverVerbs(InJvmJob job) throws Exception {
+  @EnumSource(MpJob.class)
+  void collectivesOverVerbs(MpJob job) throws Exception {
     List<double[]> got = job.run(3, ctx -> {
-      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, CONFIG)) {
+      try (VerbsCommunicator comm = job.open(ctx, CONFIG)) {
         comm.barrier();
         double[] v = {comm.rank() + 0.5, -comm.rank()};
         comm.allreduce(v, ReduceOp.SUM);
@@ -245,10 +246,10 @@ class VerbsCommunicatorTest {
   }
 
   @ParameterizedTest
-  @EnumSource(InJvmJob.class)
-  void aRankSendsToItself(InJvmJob job) throws Exception {
+  @EnumSource(MpJob.class)
+  void aRankSendsToItself(MpJob job) throws Exception {
     List<Integer> got = job.run(1, ctx -> {
-      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, CONFIG)) {
+      try (VerbsCommunicator comm = job.open(ctx, CONFIG)) {
         comm.send(intMessage(99), 0, 4);
         ByteBuffer b = ByteBuffer.allocate(4);
         Request r = comm.irecv(b, 0, 5);

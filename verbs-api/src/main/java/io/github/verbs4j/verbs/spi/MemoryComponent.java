@@ -22,7 +22,14 @@ public enum MemoryComponent {
   /** DC initiators with their send queues. */
   DCI("dci"),
   /** DC targets (their receives use an SRQ). */
-  DCT("dct");
+  DCT("dct"),
+  /**
+   * Per-peer state of a message-passing layer over verbs (its peer and connection records and rank
+   * table), counted by that layer through {@link AbstractContext#memoryAccount()}.
+   */
+  MP_PEERS("mp-peers"),
+  /** Eager rings, receive pools and control buffers of a message-passing layer, counted by it. */
+  MP_BUFFERS("mp-buffers");
 
   private final String tag;
 

@@ -1,0 +1,276 @@
+package io.github.verbs4j.examples.memmodel;
+
+import io.github.verbs4j.examples.mp.ConnectionOptions;
+import io.github.verbs4j.examples.mp.LinkStats;
+import io.github.verbs4j.examples.mp.MpConfig;
+import io.github.verbs4j.examples.mp.MpFootprint;
+import io.github.verbs4j.examples.mp.Request;
+import io.github.verbs4j.examples.mp.VerbsCommunicator;
+import io.github.verbs4j.verbs.Context;
+import io.github.verbs4j.verbs.DeviceOptions;
+import io.github.verbs4j.verbs.Verbs;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.github.verbs4j.verbs.spi.MemoryAccount;
+import io.github.verbs4j.verbs.spi.MemoryComponent;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code verbs4j mp-memory}: runs N ranks of the message-passing layer as threads of this JVM on
+ * the local fabric with one connection strategy and one workload, reads every rank's {@code
+ * verbs4j.memory.bytes{component}} meters after the workload (before the communicator closes, once
+ * closed links have been destroyed), and
+ * prints them per component next to {@link MpFootprint}'s prediction for the same n.
+ */
+@Command(name = "mp-memory", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Per-rank memory of the message-passing layer, measured from the verbs4j.memory.bytes meters of "
+        + "N in-JVM ranks (local fabric) after a workload, next to the prediction for the same n.",
+        "Rings default to the seed-003 baseline: 16 slots of 4 KiB per peer."})
+public final class MpMemoryCommand implements Callable<Integer> {
+  /** Workloads. */
+  enum Pattern {
+    /** Every rank sends to and receives from every other (n - 1 shifts). */
+    ALL_TO_ALL,
+    /** Every rank exchanges with its two ring neighbours. */
+    NEIGHBOUR
+  }
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--ranks", paramLabel = "N", defaultValue = "16", description = "Ranks (default: ${DEFAULT-VALUE}).")
+  int ranks;
+
+  @Option(names = "--provider", paramLabel = "NAME", defaultValue = "ib",
+      description = "verbs provider: ib or tca (default: ${DEFAULT-VALUE}).")
+  String provider;
+
+  @Option(names = "--pattern", paramLabel = "P", defaultValue = "ALL_TO_ALL",
+      description = "Workload: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+  Pattern pattern;
+
+  @Option(names = "--rounds", paramLabel = "R", defaultValue = "1", description = "Rounds (default: ${DEFAULT-VALUE}).")
+  int rounds;
+
+  @Option(names = "--size", paramLabel = "BYTES", defaultValue = "1024",
+      description = "Message size (default: ${DEFAULT-VALUE}).")
+  int size;
+
+  @Option(names = "--slots", paramLabel = "N", defaultValue = "16",
+      description = "Eager slots per link and direction (default: ${DEFAULT-VALUE}).")
+  int slots;
+
+  @Option(names = "--eager-limit", paramLabel = "BYTES", defaultValue = "4056",
+      description = "Eager limit; a slot is this + a 40-byte header, rounded to 64 (default: ${DEFAULT-VALUE}: "
+          + "4 KiB slots).")
+  int eagerLimit;
+
+  @Option(names = "--time", paramLabel = "CLOCK", defaultValue = "wall",
+      description = "verbs.time: wall or modelled (default: ${DEFAULT-VALUE}).")
+  String time;
+
+  @Mixin
+  ConnectionOptions connections = new ConnectionOptions();
+
+  private record RankResult(Map<MemoryComponent, Long> bytes, LinkStats links, long elapsedNanos) {}
+
+  @Override
+  public Integer call() throws Exception {
+    if (ranks < 2 || ranks > 4096) {
+      throw new ParameterException(spec.commandLine(), "--ranks=" + ranks + " must be between 2 and 4096");
+    }
+    if (rounds < 1 || size < 0) {
+      throw new ParameterException(spec.commandLine(), "--rounds=" + rounds + " must be at least 1 and --size="
+          + size + " at least 0");
+    }
+    MpConfig mp;
+    try {
+      mp = connections.apply(MpConfig.defaults().withSlots(slots).withEagerLimit(eagerLimit)
+          .withTimeout(Duration.ofMinutes(10)));
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    long wall0 = System.nanoTime();
+    List<RankResult> results = runRanks(mp);
+    long wall = System.nanoTime() - wall0;
+    Runtime rt = Runtime.getRuntime();
+    long heap = rt.totalMemory() - rt.freeMemory();
+    int peers = pattern == Pattern.ALL_TO_ALL ? ranks - 1 : neighbourPeers(ranks);
+    Map<MemoryComponent, Long> atLinks = new EnumMap<>(MemoryComponent.class);
+    for (RankResult r : results) {
+      MpFootprint.predict(ranks, peers, mp, r.links().open()).forEach((c, v) -> atLinks.merge(c, v, Long::sum));
+    }
+    atLinks.replaceAll((c, v) -> v / results.size());
+    print(spec.commandLine().getOut(), mp, results, MpFootprint.predict(ranks, peers, mp), atLinks, wall, heap);
+    return 0;
+  }
+
+  /** @return rank 0's partners in the ring exchange and in the dissemination barriers (r ± 2^k) */
+  static int neighbourPeers(int n) {
+    java.util.Set<Integer> s = new java.util.HashSet<>();
+    for (int k = 1; k < n; k <<= 1) {
+      s.add(k % n);
+      s.add((n - k) % n);
+    }
+    s.remove(0);
+    return s.size();
+  }
+
+  private List<RankResult> runRanks(MpConfig mp) throws Exception {
+    String fabric = "mp-memory-" + UUID.randomUUID();
+    ExecutorService pool = Executors.newFixedThreadPool(ranks);
+    List<Context> contexts = Collections.synchronizedList(new ArrayList<>());
+    try {
+      List<Future<Map.Entry<Integer, RankResult>>> futures = new ArrayList<>();
+      for (int r = 0; r < ranks; r++) {
+        VerbsConfig cfg = VerbsConfig.of(Map.of("verbs.provider", provider, "verbs.fabric", "local",
+            "verbs.fabric.name", fabric, "verbs.rank", Integer.toString(r), "verbs.size", Integer.toString(ranks),
+            "verbs.time", time));
+        futures.add(pool.submit(() -> {
+          SimpleMeterRegistry registry = new SimpleMeterRegistry();
+          Context ctx = Verbs.open(cfg, DeviceOptions.none().with(MeterRegistry.class, registry));
+          contexts.add(ctx);
+          return Map.entry(ctx.job().rank(), rank(ctx, mp, registry));
+        }));
+      }
+      List<RankResult> out = new ArrayList<>(Collections.nCopies(ranks, null));
+      for (Future<Map.Entry<Integer, RankResult>> f : futures) {
+        try {
+          Map.Entry<Integer, RankResult> e = f.get(30, TimeUnit.MINUTES);
+          out.set(e.getKey(), e.getValue());
+        } catch (ExecutionException e) {
+          throw e.getCause() instanceof Exception ex ? ex : e;
+        }
+      }
+      return out;
+    } finally {
+      pool.shutdownNow();
+      for (Context c : contexts) { // one after another, as the local transport needs
+        c.close();
+      }
+    }
+  }
+
+  private RankResult rank(Context ctx, MpConfig mp, MeterRegistry registry) {
+    try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, mp)) {
+      int me = comm.rank();
+      int n = comm.size();
+      ByteBuffer out = ByteBuffer.allocate(size);
+      ByteBuffer in = ByteBuffer.allocate(size);
+      comm.barrier();
+      long t0 = comm.nowNanos();
+      for (int round = 0; round < rounds; round++) {
+        if (pattern == Pattern.ALL_TO_ALL) {
+          for (int k = 1; k < n; k++) {
+            exchange(comm, out, in, (me + k) % n, (me - k + n) % n, k);
+          }
+        } else {
+          exchange(comm, out, in, (me + 1) % n, (me - 1 + n) % n, 1);
+          if (n > 2) {
+            exchange(comm, out, in, (me - 1 + n) % n, (me + 1) % n, 2);
+          }
+        }
+      }
+      comm.barrier();
+      long elapsed = comm.nowNanos() - t0;
+      comm.releaseClosedLinks(Duration.ofSeconds(10));
+      Map<MemoryComponent, Long> bytes = new EnumMap<>(MemoryComponent.class);
+      for (MemoryComponent c : MemoryComponent.values()) {
+        Gauge g = registry.find(MemoryAccount.METER).tag("component", c.tag()).gauge();
+        bytes.put(c, g == null ? 0L : (long) g.value());
+      }
+      return new RankResult(bytes, comm.linkStats(), elapsed);
+    }
+  }
+
+  private static void exchange(VerbsCommunicator comm, ByteBuffer out, ByteBuffer in, int to, int from, int tag) {
+    Request r = comm.irecv(in, from, tag);
+    Request s = comm.isend(out, to, tag);
+    comm.waitAll(r, s);
+  }
+
+  private void print(PrintWriter out, MpConfig mp, List<RankResult> results, Map<MemoryComponent, Long> predicted,
+      Map<MemoryComponent, Long> atLinks, long wallNanos, long heap) {
+    out.printf(Locale.ROOT, "mp-memory: %d ranks on %s (local fabric, %s time), %s%s, %s, %d round(s) of %d B%n",
+        ranks, provider, time, mp.strategy().name().toLowerCase(Locale.ROOT),
+        mp.strategy() == MpConfig.Strategy.ON_DEMAND ? " gamma " + mp.gamma() : "",
+        pattern.name().toLowerCase(Locale.ROOT).replace('_', '-'), rounds, size);
+    out.printf(Locale.ROOT, "rings: %d slots x %d B per direction per link%n", mp.slots(),
+        (40 + mp.eagerLimit() + 63) / 64 * 64);
+    out.printf(Locale.ROOT, "%-12s %14s %14s %14s %14s %7s %14s %7s%n", "component", "mean/rank", "min", "max",
+        "predicted", "ratio", "at links held", "ratio");
+    long totalMean = 0;
+    long totalPredicted = 0;
+    long totalAtLinks = 0;
+    for (MemoryComponent c : MemoryComponent.values()) {
+      long min = Long.MAX_VALUE;
+      long max = 0;
+      long sum = 0;
+      for (RankResult r : results) {
+        long v = r.bytes().get(c);
+        min = Math.min(min, v);
+        max = Math.max(max, v);
+        sum += v;
+      }
+      long mean = sum / results.size();
+      long p = predicted.getOrDefault(c, 0L);
+      long q = atLinks.getOrDefault(c, 0L);
+      if (max == 0 && p == 0) {
+        continue;
+      }
+      totalMean += mean;
+      totalPredicted += p;
+      totalAtLinks += q;
+      out.printf(Locale.ROOT, "%-12s %,14d %,14d %,14d %,14d %7s %,14d %7s%n", c.tag(), mean, min, max, p,
+          ratio(mean, p), q, ratio(mean, q));
+    }
+    out.printf(Locale.ROOT, "%-12s %,14d %14s %14s %,14d %7s %,14d %7s%n", "total", totalMean, "", "", totalPredicted,
+        ratio(totalMean, totalPredicted), totalAtLinks, ratio(totalMean, totalAtLinks));
+    out.println("(predicted: links = every other rank, or min(peers, gamma) on demand; at links held: the same "
+        + "model at each rank's open links when measured)");
+    long open = 0;
+    int peak = 0;
+    long opened = 0;
+    long closings = 0;
+    long elapsed = 0;
+    for (RankResult r : results) {
+      open += r.links().open();
+      peak = Math.max(peak, r.links().peak());
+      opened += r.links().opened();
+      closings += r.links().evictions();
+      elapsed = Math.max(elapsed, r.elapsedNanos());
+    }
+    out.printf(Locale.ROOT, "links per rank after the workload: %.1f (most at once on a rank: %d); opened %d, "
+        + "closings begun %d (all ranks)%n", (double) open / results.size(), peak, opened, closings);
+    out.printf(Locale.ROOT, "workload time (slowest rank, %s clock): %.3f ms; wall for the whole run: %.0f ms; "
+        + "JVM heap in use after it: %,d B%n", time, elapsed / 1e6, wallNanos / 1e6, heap);
+    out.flush();
+  }
+
+  private static String ratio(long measured, long predicted) {
+    return predicted == 0 ? "-" : String.format(Locale.ROOT, "%.3f", (double) measured / predicted);
+  }
+}

@@ -1,0 +1,499 @@
+package io.github.verbs4j.examples.mp;
+
+import static io.github.verbs4j.examples.mp.Connections.WR_CONTROL_RECV;
+import static io.github.verbs4j.examples.mp.Connections.WR_CONTROL_SEND;
+import static io.github.verbs4j.examples.mp.Connections.wrId;
+
+import io.github.verbs4j.verbs.Access;
+import io.github.verbs4j.verbs.AhAttr;
+import io.github.verbs4j.verbs.MemoryRegion;
+import io.github.verbs4j.verbs.QpAttr;
+import io.github.verbs4j.verbs.QpCap;
+import io.github.verbs4j.verbs.QpInitAttr;
+import io.github.verbs4j.verbs.QpState;
+import io.github.verbs4j.verbs.QpType;
+import io.github.verbs4j.verbs.QueuePair;
+import io.github.verbs4j.verbs.RecvWr;
+import io.github.verbs4j.verbs.SendWr;
+import io.github.verbs4j.verbs.WcStatus;
+import io.github.verbs4j.verbs.WorkCompletion;
+import io.github.verbs4j.verbs.WrOpcode;
+import io.github.verbs4j.verbs.spi.MemoryComponent;
+import io.github.verbs4j.verbs.spi.wire.Grh;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.function.IntFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * On-demand connections ({@link MpConfig.Strategy#ON_DEMAND}, seed 003 §3.2): opens a peer's link
+ * when there is something to send to it, keeps at most γ links it opened itself, and closes one to
+ * make room.
+ *
+ * <p><b>Opening</b>: each rank has a UD control QP whose address (LID, QPN) it publishes in the
+ * job's key-value store at start. To connect, a rank creates its RC QP and ring and sends CONNECT
+ * (its RC address and the pair's epoch, {@link ControlWire}); the peer creates its own, brings it
+ * to RTS and answers with CONNECT flagged RTS; the first brings its QP to RTS and may send. If both
+ * start at once each connects to the other's QP. A datagram that is lost (no receive posted) is
+ * sent again every {@link #RESEND_NANOS}; every step is idempotent per epoch. A rank accepts while
+ * it has fewer than 2γ links, so a ring of ranks that all wait for each other cannot deadlock: at
+ * 2γ at least γ of them were accepted and are open, and one of those can be closed.
+ *
+ * <p><b>Closing</b> (eviction): the victim is the open link used furthest in the future when a
+ * schedule of peers was given ({@link #schedule}), else the least recently used. Nothing new is
+ * posted on it; once its sends and RDMA operations have completed, CLOSE is sent on it (RC keeps it
+ * behind everything sent before). A rank that receives CLOSE does the same. When a side has sent
+ * its CLOSE and received the peer's, everything either side sent on the link has been received;
+ * both move to the next epoch and anything still waiting goes on the next link. The old QP lingers
+ * until its CLOSE has completed and {@link #LINGER_NANOS} more (so an ACK the device holds still
+ * leaves), then it is destroyed with its ring.
+ */
+final class ConnectionManager {
+  private static final Logger LOG = LoggerFactory.getLogger(ConnectionManager.class);
+  static final int CONTROL_RECVS = 64;
+  static final int CONTROL_SENDS = 16;
+  static final int CONTROL_CQES = CONTROL_RECVS + CONTROL_SENDS;
+  private static final int CONTROL_SLOT = 64;
+  private static final int CONTROL_RECV_SLOT = Grh.LENGTH + CONTROL_SLOT;
+  /** The control QP's registered buffers. */
+  static final long CONTROL_BYTES = (long) CONTROL_RECVS * CONTROL_RECV_SLOT + (long) CONTROL_SENDS * CONTROL_SLOT;
+  private static final int QKEY = 0x6d70;
+  /** How long a CONNECT waits for its answer before it is sent again. */
+  static final long RESEND_NANOS = 100_000_000L;
+  /** How long a closed link's QP stays after its CLOSE completed. */
+  static final long LINGER_NANOS = 20_000_000L;
+  /** The longest a closed link waits for its CLOSE to complete. */
+  static final long RETIRE_LIMIT_NANOS = 5_000_000_000L;
+
+  private final Connections conn;
+  private final int rank;
+  private final int gamma;
+  private final QueuePair ud;
+  private final MemoryRegion controlMr;
+  private final ByteBuffer control;
+  private final ArrayDeque<Integer> freeControlSlots = new ArrayDeque<>();
+  private final SendWr swr = new SendWr();
+  private final RecvWr rwr = new RecvWr();
+  /** Peers with a link (CONNECTING to CLOSE_SENT). */
+  private final List<Peer> live = new ArrayList<>();
+  /** Peers with work that wait for room to connect. */
+  private final ArrayDeque<Peer> waiting = new ArrayDeque<>();
+  /** Closed links whose QP is not destroyed yet. */
+  private final List<Link> retiring = new ArrayList<>();
+  private long useClock;
+  private long position;
+  private int[][] nextUses;
+  /** Links opened so far, and evictions begun, over the communicator's life. */
+  private long opened;
+  private long evictions;
+  private int peakLinks;
+  private boolean stopped;
+
+  ConnectionManager(Connections conn, int rank, int gamma) {
+    this.conn = conn;
+    this.rank = rank;
+    this.gamma = gamma;
+    controlMr = conn.pd.allocateMemory(CONTROL_BYTES, EnumSet.of(Access.LOCAL_WRITE));
+    try {
+      control = controlMr.buffer().order(ByteOrder.LITTLE_ENDIAN);
+      conn.memory.add(control, MemoryComponent.MP_BUFFERS, controlMr.length());
+      ud = conn.pd.createQp(QpInitAttr.builder(QpType.UD).cq(conn.cq).cap(QpCap.builder().maxSendWr(CONTROL_SENDS)
+          .maxRecvWr(CONTROL_RECVS).maxSendSge(1).maxRecvSge(1).build()).build());
+      ud.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qkey(QKEY));
+      ud.modify(new QpAttr().qpState(QpState.RTR));
+      ud.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0));
+      for (int i = 0; i < CONTROL_RECVS; i++) {
+        postControlRecv(i);
+      }
+      for (int i = 0; i < CONTROL_SENDS; i++) {
+        freeControlSlots.add(i);
+      }
+      conn.channelKvs.publish("ud", conn.lid + ";" + ud.qpNum());
+      conn.channelKvs.barrier();
+    } catch (RuntimeException e) {
+      closeQuietly(e);
+      throw e;
+    }
+  }
+
+  private void closeQuietly(RuntimeException e) {
+    for (AutoCloseable c : closeables()) {
+      try {
+        c.close();
+      } catch (Exception x) {
+        e.addSuppressed(x);
+      }
+    }
+  }
+
+  /**
+   * The order in which this rank will name peers in its sends and receives; with it, eviction
+   * closes the link used furthest in the future (Belady) instead of the least recently used.
+   *
+   * @param trace peer ranks in the order of use
+   */
+  void schedule(int[] trace) {
+    int n = conn.peers.length;
+    int[] counts = new int[n];
+    for (int r : trace) {
+      if (r < 0 || r >= n) {
+        throw new IllegalArgumentException("schedule entry " + r + " is not a rank of this communicator (size " + n
+            + ")");
+      }
+      counts[r]++;
+    }
+    int[][] uses = new int[n][];
+    for (int r = 0; r < n; r++) {
+      uses[r] = new int[counts[r]];
+    }
+    Arrays.fill(counts, 0);
+    for (int i = 0; i < trace.length; i++) {
+      uses[trace[i]][counts[trace[i]]++] = i;
+    }
+    nextUses = uses;
+    position = 0;
+  }
+
+  /** Notes a use of {@code p}: by the application (advances the schedule) or by a message from it. */
+  void used(Peer p, boolean byApplication) {
+    p.lastUse = ++useClock;
+    if (byApplication) {
+      position++;
+    }
+  }
+
+  /** @return the counts of links */
+  LinkStats stats() {
+    return new LinkStats(live.size(), peakLinks, opened, evictions, retiring.size());
+  }
+
+  /** @return links open now (CONNECTING to CLOSE_SENT) */
+  int links() {
+    return live.size();
+  }
+
+  /** @return the most links open at once so far */
+  int peakLinks() {
+    return peakLinks;
+  }
+
+  /** @return links opened so far */
+  long opened() {
+    return opened;
+  }
+
+  /** @return closings begun by this rank so far */
+  long evictions() {
+    return evictions;
+  }
+
+  /** @return closed links whose QP is still held */
+  int retiring() {
+    return retiring.size();
+  }
+
+  /**
+   * The communicator is closing (after its closing barrier): no more evictions by policy; instead
+   * every open link is closed with the handshake, so that no peer still sends on a QP this rank
+   * destroys.
+   *
+   * @return whether every link is closed and every retired QP may be destroyed
+   */
+  boolean closeAll() {
+    stopped = true;
+    for (Peer p : live) {
+      if (p.state == Peer.State.OPEN && p.link.confirmed) {
+        p.state = Peer.State.DRAINING;
+      }
+    }
+    if (!live.isEmpty()) {
+      return false;
+    }
+    for (Link l : retiring) {
+      if (!l.closeCompleted) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** {@code p} has work and no link: open one now, or when there is room. */
+  void want(Peer p) {
+    if (p.state != Peer.State.IDLE || waiting.contains(p)) {
+      return;
+    }
+    if (live.size() < gamma) {
+      connect(p);
+    } else {
+      waiting.add(p);
+    }
+  }
+
+  private void connect(Peer p) {
+    if (p.udQpn == 0) {
+      String[] f = conn.channelKvs.lookup("ud", p.rank).split(";");
+      p.lid = Integer.parseInt(f[0]);
+      p.udQpn = Integer.parseInt(f[1]);
+    }
+    open(p);
+    p.state = Peer.State.CONNECTING;
+    sendConnect(p, false);
+  }
+
+  private void open(Peer p) {
+    p.link = conn.openLink(p);
+    live.add(p);
+    opened++;
+    peakLinks = Math.max(peakLinks, live.size());
+  }
+
+  private void sendConnect(Peer p, boolean rts) {
+    p.connectSentAt = System.nanoTime();
+    Integer slot = freeControlSlots.pollFirst();
+    if (slot == null) {
+      return; // sent again by the timer
+    }
+    if (p.ah == null) {
+      p.ah = conn.pd.createAh(AhAttr.lid(p.lid));
+    }
+    int at = CONTROL_RECVS * CONTROL_RECV_SLOT + slot * CONTROL_SLOT;
+    ControlWire.writeConnect(control, at, rts, rank, p.epoch, conn.lid, p.link.qp.qpNum(), conn.psn, conn.mtu,
+        conn.outReads, ud.qpNum());
+    swr.wrId(wrId(WR_CONTROL_SEND, 0, p.rank, slot)).opcode(WrOpcode.SEND).sge(controlMr, at, ControlWire.LENGTH)
+        .signaled(true).ud(p.ah, p.udQpn, QKEY);
+    ud.postSend(swr);
+  }
+
+  private void postControlRecv(int slot) {
+    rwr.wrId(wrId(WR_CONTROL_RECV, 0, 0, slot)).sge(controlMr, (long) slot * CONTROL_RECV_SLOT, CONTROL_RECV_SLOT);
+    ud.postRecv(rwr);
+  }
+
+  /**
+   * A completion on the control QP.
+   *
+   * @param wc the completion
+   * @param kind its wr_id kind
+   * @param index its slot
+   * @param peers the communicator's peers, created on first contact
+   */
+  void onControl(WorkCompletion wc, int kind, int index, IntFunction<Peer> peers) {
+    if (kind == WR_CONTROL_SEND) {
+      freeControlSlots.addLast(index);
+      if (wc.status() != WcStatus.SUCCESS) {
+        LOG.debug("rank {}: CONNECT completed with {}", rank, wc.status());
+      }
+      return;
+    }
+    if (wc.status() == WcStatus.SUCCESS) {
+      int at = index * CONTROL_RECV_SLOT + Grh.LENGTH;
+      if (control.get(at) == ControlWire.VERSION && control.get(at + ControlWire.KIND_OFFSET) == ControlWire.CONNECT) {
+        Peer p = peers.apply(control.getInt(at + ControlWire.RANK_OFFSET));
+        connectReceived(p, at);
+      }
+    }
+    postControlRecv(index);
+  }
+
+  private void connectReceived(Peer p, int at) {
+    int epoch = control.getInt(at + ControlWire.EPOCH_OFFSET);
+    boolean rts = (control.get(at + ControlWire.FLAGS_OFFSET) & ControlWire.FLAG_RTS) != 0;
+    if (epoch != p.epoch) {
+      return; // an older epoch's datagram, or one from a peer that finished closing first: it sends again
+    }
+    p.lid = control.getInt(at + ControlWire.LID_OFFSET);
+    p.udQpn = control.getInt(at + ControlWire.UD_QPN_OFFSET);
+    switch (p.state) {
+      case IDLE -> {
+        if (live.size() >= conn.maxLinks) {
+          return; // no room: the peer sends again
+        }
+        waiting.remove(p);
+        open(p);
+        connectTo(p, at);
+        sendConnect(p, true);
+      }
+      case CONNECTING -> {
+        connectTo(p, at);
+        p.link.confirmed = rts;
+        sendConnect(p, true);
+      }
+      default -> {
+        if (rts) {
+          p.link.confirmed = true;
+        } else {
+          sendConnect(p, true);
+        }
+      }
+    }
+  }
+
+  private void connectTo(Peer p, int at) {
+    conn.connectLink(p.link, control.getInt(at + ControlWire.LID_OFFSET), control.getInt(at + ControlWire.QPN_OFFSET),
+        control.getInt(at + ControlWire.PSN_OFFSET), control.getInt(at + ControlWire.OUT_READS_OFFSET),
+        control.getInt(at + ControlWire.MTU_OFFSET));
+    p.state = Peer.State.OPEN;
+  }
+
+  /** The peer's CLOSE arrived on the current link. */
+  void closeReceived(Peer p) {
+    p.peerClosed = true;
+    if (p.state == Peer.State.OPEN) {
+      p.state = Peer.State.DRAINING;
+    } else if (p.state == Peer.State.CLOSE_SENT) {
+      finish(p);
+    }
+  }
+
+  /** Our CLOSE is posted on the current link. */
+  void closeSent(Peer p) {
+    if (p.peerClosed) {
+      finish(p);
+    } else {
+      p.state = Peer.State.CLOSE_SENT;
+    }
+  }
+
+  /** Both CLOSEs are through: the link retires, the pair moves to the next epoch. */
+  private void finish(Peer p) {
+    Link l = p.link;
+    l.retiredAt = System.nanoTime();
+    l.closeCompleted = l.rdmaInFlight == 0 && l.freeSendSlots.size() == conn.slots; // our CLOSE may be done
+    retiring.add(l);
+    live.remove(p);
+    p.link = null;
+    p.state = Peer.State.IDLE;
+    p.epoch++;
+    p.peerClosed = false;
+    if (p.ah != null) {
+      p.ah.close();
+      p.ah = null;
+    }
+  }
+
+  /**
+   * A completion of a link that has already retired (its epoch is over).
+   *
+   * @param p the peer
+   * @param epoch the wr_id's epoch (8 bits)
+   * @param isSend a SEND (else RDMA or a receive)
+   * @param slot the send slot
+   * @param isRdma an RDMA operation
+   */
+  void retiredCompletion(Peer p, int epoch, boolean isSend, int slot, boolean isRdma) {
+    for (Link l : retiring) {
+      if (l.peer == p.rank && (l.epoch & 0xff) == epoch) {
+        if (isSend) {
+          l.freeSendSlots.addLast(slot);
+        } else if (isRdma) {
+          l.rdmaInFlight--;
+        }
+        l.closeCompleted = l.rdmaInFlight == 0 && l.freeSendSlots.size() == conn.slots;
+        return;
+      }
+    }
+  }
+
+  /**
+   * Resends unanswered CONNECTs, opens links for waiting peers when there is room, starts a
+   * closing when there is none, and destroys retired links.
+   *
+   * @return work done
+   */
+  int progress() {
+    int work = 0;
+    long now = System.nanoTime();
+    for (Peer p : live) {
+      if ((p.state == Peer.State.CONNECTING || p.state == Peer.State.OPEN && !p.link.confirmed)
+          && now - p.connectSentAt > RESEND_NANOS) {
+        sendConnect(p, p.state == Peer.State.OPEN);
+        work++;
+      }
+    }
+    while (!waiting.isEmpty() && live.size() < gamma) {
+      Peer p = waiting.pollFirst();
+      if (p.state == Peer.State.IDLE && p.hasWork()) {
+        connect(p);
+        work++;
+      }
+    }
+    int closing = 0;
+    for (Peer p : live) {
+      if (p.state == Peer.State.DRAINING || p.state == Peer.State.CLOSE_SENT) {
+        closing++;
+      }
+    }
+    int open = live.size() - closing;
+    if (!stopped && (open > gamma || !waiting.isEmpty() && open >= gamma && closing == 0)) {
+      Peer victim = victim();
+      if (victim != null) {
+        victim.state = Peer.State.DRAINING;
+        evictions++;
+        work++;
+      }
+    }
+    for (Iterator<Link> it = retiring.iterator(); it.hasNext(); ) {
+      Link l = it.next();
+      if (l.closeCompleted && now - l.retiredAt > LINGER_NANOS || now - l.retiredAt > RETIRE_LIMIT_NANOS) {
+        it.remove();
+        conn.closeLink(l, null);
+        work++;
+      }
+    }
+    return work;
+  }
+
+  /** The open, confirmed link used furthest in the future (by the schedule) or least recently. */
+  private Peer victim() {
+    Peer best = null;
+    long bestScore = Long.MIN_VALUE;
+    for (Peer p : live) {
+      if (p.state != Peer.State.OPEN || !p.link.confirmed) {
+        continue;
+      }
+      long score = nextUses != null ? nextUse(p.rank) : -p.lastUse;
+      if (best == null || score > bestScore) {
+        best = p;
+        bestScore = score;
+      }
+    }
+    return best;
+  }
+
+  private long nextUse(int r) {
+    int[] uses = nextUses[r];
+    int i = Arrays.binarySearch(uses, (int) Math.min(Integer.MAX_VALUE, position));
+    if (i < 0) {
+      i = -i - 1;
+    }
+    return i < uses.length ? uses[i] : Long.MAX_VALUE;
+  }
+
+  /** @return what the communicator closes before the PD: retired links, AHs, the control QP and region */
+  List<AutoCloseable> closeables() {
+    List<AutoCloseable> l = new ArrayList<>();
+    for (Link r : retiring) {
+      l.add(r.qp);
+      l.add(r.ringMr);
+    }
+    retiring.clear();
+    for (Peer p : conn.peers) {
+      if (p != null && p.ah != null) {
+        l.add(p.ah);
+        p.ah = null;
+      }
+    }
+    if (ud != null) {
+      l.add(ud);
+    }
+    l.add(controlMr);
+    return l;
+  }
+}

@@ -1,0 +1,49 @@
+package io.github.verbs4j.examples.mp;
+
+import picocli.CommandLine.Option;
+
+/**
+ * The connection-strategy options of programs on the message-passing layer ({@code --connections},
+ * {@code --gamma}), as a picocli mixin.
+ */
+public final class ConnectionOptions {
+  @Option(names = "--connections", paramLabel = "STRATEGY", defaultValue = "BASELINE",
+      description = "When peers get their RC QP and eager ring: ${COMPLETION-CANDIDATES} (baseline: every peer at "
+          + "start; on_demand: on first use, at most --gamma per rank; dc: two DC initiators and a DC target per "
+          + "rank serve every peer, receives in a shared pool; default: ${DEFAULT-VALUE}).")
+  MpConfig.Strategy strategy = MpConfig.Strategy.BASELINE;
+
+  @Option(names = "--gamma", paramLabel = "N", defaultValue = "" + MpConfig.DEFAULT_GAMMA,
+      description = "With --connections on_demand: the most links a rank opens (default: ${DEFAULT-VALUE}).")
+  int gamma = MpConfig.DEFAULT_GAMMA;
+
+  @Option(names = "--shared-receive", paramLabel = "BUFFERS", defaultValue = "0",
+      description = "Receive buffers in one SRQ shared by every link instead of receive slots per link; 0 = off "
+          + "(seed 003: 4096; default: ${DEFAULT-VALUE}).")
+  int sharedReceive;
+
+  /** @return the chosen strategy */
+  public MpConfig.Strategy strategy() {
+    return strategy;
+  }
+
+  /** @return the chosen γ */
+  public int gamma() {
+    return gamma;
+  }
+
+  /**
+   * @param base settings
+   * @return them with the chosen strategy and γ
+   * @throws IllegalArgumentException naming {@code --gamma} if it is out of range
+   */
+  public MpConfig apply(MpConfig base) {
+    if (gamma < 1 || gamma > 65535) {
+      throw new IllegalArgumentException("--gamma=" + gamma + " must be between 1 and 65535");
+    }
+    if (sharedReceive != 0 && (sharedReceive < 8 || sharedReceive > 1 << 20)) {
+      throw new IllegalArgumentException("--shared-receive=" + sharedReceive + " must be 0 or between 8 and 1048576");
+    }
+    return base.withStrategy(strategy).withGamma(gamma).withSharedReceive(sharedReceive);
+  }
+}

@@ -1,0 +1,43 @@
+package io.github.verbs4j.examples.mp;
+
+import io.github.verbs4j.verbs.MemoryRegion;
+import io.github.verbs4j.verbs.QueuePair;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+
+/**
+ * One connection to a peer: its RC QP and its eager ring (a registered region of {@code slots}
+ * receive slots followed by {@code slots} send slots), with the credits and work in flight on it.
+ */
+final class Link {
+  final int peer;
+  final int epoch;
+  final QueuePair qp;
+  final MemoryRegion ringMr;
+  final ByteBuffer ring;
+  /** Offset of the send slots in the ring (the receive slots start at 0). */
+  final int sendBase;
+  final ArrayDeque<Integer> freeSendSlots = new ArrayDeque<>();
+  /** Messages the peer can still take (free receive slots there, less the reserved ones). */
+  int credits;
+  /** Receive slots reposted here since the last credits went back. */
+  int owed;
+  int rdmaInFlight;
+  /** DC: the peer's address handle and DC target number (the QP is one of the rank's DCIs). */
+  io.github.verbs4j.verbs.AddressHandle ah;
+  int dctn;
+  /** Whether the peer's QP is known to be at RTS (before that nothing is posted on this link). */
+  boolean confirmed;
+  /** Retiring: whether our CLOSE has completed, and when the handshake ended (nanoTime). */
+  boolean closeCompleted;
+  long retiredAt;
+
+  Link(int peer, int epoch, QueuePair qp, MemoryRegion ringMr, ByteBuffer ring, int sendBase) {
+    this.peer = peer;
+    this.epoch = epoch;
+    this.qp = qp;
+    this.ringMr = ringMr;
+    this.ring = ring;
+    this.sendBase = sendBase;
+  }
+}

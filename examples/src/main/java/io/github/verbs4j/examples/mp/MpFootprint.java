@@ -1,0 +1,103 @@
+package io.github.verbs4j.examples.mp;
+
+import io.github.verbs4j.verbs.QpCap;
+import io.github.verbs4j.verbs.QpType;
+import io.github.verbs4j.verbs.spi.HcaFootprint;
+import io.github.verbs4j.verbs.spi.MemoryComponent;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * What one rank of a {@link VerbsCommunicator} should hold, by {@code verbs4j.memory.bytes}
+ * component, predicted from the layer's sizes and {@link HcaFootprint} (the same primitives the
+ * meters use), so that a measurement can be set next to it. Links: every other rank for the
+ * baseline; on demand min(peers, γ), the cap (a rank may hold up to 2γ for a moment while it
+ * closes the links it accepted).
+ */
+public final class MpFootprint {
+  private MpFootprint() {}
+
+  /** DC: 2 DCIs and a DCT on the shared pool; per peer talked to, an AH and send slots. */
+  private static Map<MemoryComponent, Long> predictDc(int ranks, int peers, MpConfig config) {
+    int s = config.slots();
+    long slotSize = (Wire.HEADER_LENGTH + config.eagerLimit() + 63) / 64 * 64;
+    int pool = config.sharedReceive() > 0 ? config.sharedReceive() : MpConfig.DEFAULT_DC_POOL;
+    int depth = 1024;
+    Map<MemoryComponent, Long> m = new EnumMap<>(MemoryComponent.class);
+    m.put(MemoryComponent.CONTEXT, HcaFootprint.context());
+    m.put(MemoryComponent.PD, HcaFootprint.pd());
+    m.put(MemoryComponent.CQ, HcaFootprint.cq(pool + 2 * depth));
+    m.put(MemoryComponent.SRQ, HcaFootprint.srq(pool, 1));
+    QpCap dci = QpCap.builder().maxSendWr(depth).maxRecvWr(0).maxSendSge(1).maxRecvSge(0).build();
+    m.put(MemoryComponent.DCI, 2 * HcaFootprint.qp(QpType.DCI, dci, false));
+    m.put(MemoryComponent.DCT, HcaFootprint.qp(QpType.DCT, QpCap.builder().maxRecvWr(0).maxRecvSge(0).build(), true));
+    m.put(MemoryComponent.AH, peers * HcaFootprint.ah());
+    m.put(MemoryComponent.MR, (peers + 1L) * HcaFootprint.mr());
+    m.put(MemoryComponent.MP_PEERS, MpMemory.tableBytes(ranks) + (long) peers * (MpMemory.PEER_BYTES
+        + MpMemory.linkBytes(s)));
+    m.put(MemoryComponent.MP_BUFFERS, (long) peers * s * slotSize + pool * slotSize);
+    return m;
+  }
+
+  /**
+   * @param ranks the job size
+   * @param peers the ranks this rank exchanges messages with
+   * @param config the settings (slots are not reduced by device limits here)
+   * @return predicted bytes by component (components without bytes are left out)
+   */
+  public static Map<MemoryComponent, Long> predict(int ranks, int peers, MpConfig config) {
+    boolean onDemand = config.strategy() == MpConfig.Strategy.ON_DEMAND;
+    return predict(ranks, peers, config, onDemand ? Math.min(peers, config.gamma()) : ranks - 1);
+  }
+
+  /**
+   * @param ranks the job size
+   * @param peers the ranks this rank exchanges messages with
+   * @param config the settings
+   * @param links the links the rank holds
+   * @return predicted bytes by component for that many links
+   */
+  public static Map<MemoryComponent, Long> predict(int ranks, int peers, MpConfig config, int links) {
+    if (config.strategy() == MpConfig.Strategy.DC) {
+      return predictDc(ranks, peers, config);
+    }
+    int others = Math.max(1, ranks - 1);
+    boolean onDemand = config.strategy() == MpConfig.Strategy.ON_DEMAND;
+    int maxLinks = onDemand ? Math.min(others, 2 * config.gamma()) : others;
+    int records = onDemand ? peers : ranks - 1;
+    int s = config.slots();
+    long slotSize = (Wire.HEADER_LENGTH + config.eagerLimit() + 63) / 64 * 64;
+    int pool = config.sharedReceive();
+    boolean shared = pool > 0;
+    int control = (onDemand ? ConnectionManager.CONTROL_CQES : 0) + pool;
+    Map<MemoryComponent, Long> m = new EnumMap<>(MemoryComponent.class);
+    m.put(MemoryComponent.CONTEXT, HcaFootprint.context());
+    m.put(MemoryComponent.PD, HcaFootprint.pd());
+    m.put(MemoryComponent.CQ, HcaFootprint.cq(Math.max(1, maxLinks * ((shared ? 1 : 2) * s
+        + Connections.RDMA_IN_FLIGHT) + control)));
+    QpCap rc = QpCap.builder().maxSendWr(s + Connections.RDMA_IN_FLIGHT).maxRecvWr(shared ? 0 : s)
+        .maxRecvSge(shared ? 0 : 1).build();
+    long qp = links * HcaFootprint.qp(QpType.RC, rc, shared);
+    long mr = links * HcaFootprint.mr();
+    long buffers = links * (shared ? 1L : 2L) * s * slotSize;
+    if (shared) {
+      m.put(MemoryComponent.SRQ, HcaFootprint.srq(pool, 1));
+      mr += HcaFootprint.mr();
+      buffers += pool * slotSize;
+    }
+    long peerBytes = MpMemory.tableBytes(ranks) + (long) records * MpMemory.PEER_BYTES + links * MpMemory.linkBytes(s);
+    if (onDemand) {
+      QpCap ud = QpCap.builder().maxSendWr(ConnectionManager.CONTROL_SENDS).maxRecvWr(ConnectionManager.CONTROL_RECVS)
+          .build();
+      qp += HcaFootprint.qp(QpType.UD, ud, false);
+      mr += HcaFootprint.mr();
+      buffers += ConnectionManager.CONTROL_BYTES;
+      m.put(MemoryComponent.AH, links * HcaFootprint.ah());
+    }
+    m.put(MemoryComponent.QP, qp);
+    m.put(MemoryComponent.MR, mr);
+    m.put(MemoryComponent.MP_PEERS, peerBytes);
+    m.put(MemoryComponent.MP_BUFFERS, buffers);
+    return m;
+  }
+}

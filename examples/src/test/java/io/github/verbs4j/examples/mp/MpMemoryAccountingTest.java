@@ -1,0 +1,140 @@
+package io.github.verbs4j.examples.mp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.verbs4j.verbs.spi.AbstractContext;
+import io.github.verbs4j.verbs.spi.MemoryAccount;
+import io.github.verbs4j.verbs.spi.MemoryComponent;
+import java.nio.ByteBuffer;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The layer's rings and per-peer records in the context's {@code verbs4j.memory.bytes} account
+ * ({@code mp-buffers}, {@code mp-peers}), against {@link MpFootprint}'s prediction, and nothing left
+ * once the communicator is closed.
+ */
+class MpMemoryAccountingTest {
+  private static final MpConfig CONFIG = MpConfig.defaults().withSlots(16).withEagerLimit(4056);
+
+  private static Map<MemoryComponent, Long> snapshot(MemoryAccount a) {
+    Map<MemoryComponent, Long> m = new EnumMap<>(MemoryComponent.class);
+    for (MemoryComponent c : MemoryComponent.values()) {
+      m.put(c, a.bytes(c));
+    }
+    return m;
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_BASELINE", "TCA_BASELINE"})
+  void theBaselineHoldsARingAndARecordPerPeerAsPredicted(MpJob job) throws Exception {
+    int n = 5;
+    List<long[]> got = job.run(n, ctx -> {
+      MemoryAccount a = ((AbstractContext) ctx).memoryAccount();
+      long[] r = new long[6];
+      try (VerbsCommunicator comm = job.open(ctx, CONFIG)) {
+        Map<MemoryComponent, Long> m = snapshot(a);
+        r[0] = m.get(MemoryComponent.MP_BUFFERS);
+        r[1] = m.get(MemoryComponent.MP_PEERS);
+        r[2] = m.get(MemoryComponent.QP);
+        r[3] = m.get(MemoryComponent.MR);
+      }
+      r[4] = a.bytes(MemoryComponent.MP_BUFFERS) + a.bytes(MemoryComponent.MP_PEERS);
+      r[5] = a.total() - a.bytes(MemoryComponent.CONTEXT);
+      return r;
+    });
+    Map<MemoryComponent, Long> p = MpFootprint.predict(n, n - 1, job.config(CONFIG));
+    for (long[] r : got) {
+      assertEquals(4L * 2 * 16 * 4096, r[0], "rings: 4 peers x 2 x 16 x 4 KiB");
+      assertEquals(p.get(MemoryComponent.MP_BUFFERS), r[0]);
+      assertEquals(p.get(MemoryComponent.MP_PEERS), r[1]);
+      assertEquals(p.get(MemoryComponent.MR), r[3]);
+      assertTrue(Math.abs(r[2] - p.get(MemoryComponent.QP)) <= p.get(MemoryComponent.QP) / 20,
+          "QPs " + r[2] + " against " + p.get(MemoryComponent.QP));
+      assertEquals(0, r[4], "the layer's bytes go with the communicator");
+      assertEquals(0, r[5], "and so does every verbs object it created");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_ON_DEMAND", "TCA_ON_DEMAND"})
+  void onDemandHoldsRingsOnlyForOpenLinks(MpJob job) throws Exception {
+    int n = 6;
+    MpConfig cfg = CONFIG.withStrategy(MpConfig.Strategy.ON_DEMAND).withGamma(2);
+    List<long[]> got = job.run(n, ctx -> {
+      MemoryAccount a = ((AbstractContext) ctx).memoryAccount();
+      long ring = 2L * 16 * 4096;
+      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, cfg)) {
+        long idle = a.bytes(MemoryComponent.MP_BUFFERS);
+        int me = comm.rank();
+        for (int k = 1; k < n; k++) {
+          ByteBuffer in = ByteBuffer.allocate(8);
+          comm.waitAll(comm.irecv(in, (me - k + n) % n, k), comm.isend(ByteBuffer.allocate(8), (me + k) % n, k));
+        }
+        long buffers = a.bytes(MemoryComponent.MP_BUFFERS) - idle;
+        LinkStats st = comm.linkStats();
+        return new long[] {idle, buffers, ring * (st.open() + st.retiring()), a.bytes(MemoryComponent.MP_PEERS)};
+      }
+    });
+    for (long[] r : got) {
+      assertEquals(ConnectionManagerBytes.CONTROL, r[0], "before any traffic: only the control buffers");
+      assertEquals(r[2], r[1], "a ring per open link and per closed link not yet destroyed");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_BASELINE", "TCA_BASELINE"})
+  void sharedReceiveBuffersReplaceTheReceiveHalfOfEveryRing(MpJob job) throws Exception {
+    int n = 5;
+    MpConfig cfg = CONFIG.withSharedReceive(64);
+    List<long[]> got = job.run(n, ctx -> {
+      MemoryAccount a = ((AbstractContext) ctx).memoryAccount();
+      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, cfg)) {
+        return new long[] {a.bytes(MemoryComponent.MP_BUFFERS), a.bytes(MemoryComponent.SRQ),
+            a.bytes(MemoryComponent.QP)};
+      }
+    });
+    Map<MemoryComponent, Long> p = MpFootprint.predict(n, n - 1, cfg);
+    for (long[] r : got) {
+      assertEquals(4L * 16 * 4096 + 64L * 4096, r[0], "send rings of 16 x 4 KiB per peer and 64 shared buffers");
+      assertEquals(p.get(MemoryComponent.MP_BUFFERS), r[0]);
+      assertEquals(p.get(MemoryComponent.SRQ), r[1]);
+      assertTrue(Math.abs(r[2] - p.get(MemoryComponent.QP)) <= p.get(MemoryComponent.QP) / 20,
+          "QPs " + r[2] + " against " + p.get(MemoryComponent.QP));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_DC", "TCA_DC"})
+  void dcHoldsTwoInitiatorsAndATargetAndNoRcQueuePairs(MpJob job) throws Exception {
+    int n = 5;
+    List<Map<MemoryComponent, Long>> got = job.run(n, ctx -> {
+      MemoryAccount a = ((AbstractContext) ctx).memoryAccount();
+      try (VerbsCommunicator comm = job.open(ctx, CONFIG)) {
+        int me = comm.rank();
+        for (int k = 1; k < n; k++) {
+          comm.waitAll(comm.irecv(ByteBuffer.allocate(8), (me - k + n) % n, k),
+              comm.isend(ByteBuffer.allocate(8), (me + k) % n, k));
+        }
+        return snapshot(a);
+      }
+    });
+    Map<MemoryComponent, Long> p = MpFootprint.predict(n, n - 1, job.config(CONFIG));
+    for (Map<MemoryComponent, Long> m : got) {
+      assertEquals(0, m.get(MemoryComponent.QP), "no RC QP");
+      for (MemoryComponent c : new MemoryComponent[] {MemoryComponent.DCI, MemoryComponent.DCT, MemoryComponent.SRQ,
+          MemoryComponent.AH, MemoryComponent.MP_BUFFERS, MemoryComponent.MP_PEERS}) {
+        assertEquals(p.get(c), m.get(c), c.tag());
+      }
+    }
+  }
+
+  /** The control QP's buffers, as the layer sizes them. */
+  private static final class ConnectionManagerBytes {
+    static final long CONTROL = ConnectionManager.CONTROL_BYTES;
+  }
+}
