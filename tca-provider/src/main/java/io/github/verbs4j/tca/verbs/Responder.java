@@ -182,6 +182,8 @@ final class Responder {
     if (p.opcode == Packet.FIN) {
       if (rdv && p.psn == rdvPsn) {
         fin(ch, p, payload, at);
+      } else if (!uc && Psn.diff(p.psn, epsn) < 0) {
+        duplicate(ch, p); // a message completed before: acknowledged again
       } else {
         ctx.counters().dropped(1);
       }
@@ -195,12 +197,15 @@ final class Responder {
       return;
     }
     int d = Psn.diff(p.psn, epsn);
-    if (d > 0 || rdv) {
-      ctx.counters().outOfSequence(1); // behind an RNR-NAKed message: the requester sends it again
+    if (d < 0) {
+      // also during a rendezvous: a requester that timed out went back to a message this side
+      // completed; dropping its RTS would leave it waiting for a CTS while this side waits for the
+      // FIN of the later message (both stuck until RETRY_EXC_ERR)
+      duplicate(ch, p);
       return;
     }
-    if (d < 0) {
-      duplicate(ch, p);
+    if (d > 0 || rdv) {
+      ctx.counters().outOfSequence(1); // behind an RNR-NAKed message: the requester sends it again
       return;
     }
     switch (p.opcode) {
