@@ -189,6 +189,15 @@ final class Requester {
     if (now - lastProgress < t) {
       return false;
     }
+    if (qp.reliable() && ctx.board().dataLink().unacknowledgedTlps(dlid) > 0) {
+      // PEACH2 links are lossless: what the link still holds for the peer is being replayed, not
+      // lost. In hardware that takes microseconds; on a loaded host's wall clock it can outlast this
+      // timer, and going back would only add duplicates. The timer counts again once the link has
+      // delivered everything, or went down and discarded it.
+      lastProgress = now;
+      ctx.counters().linkBusyTimeouts(1);
+      return false;
+    }
     boolean late = LateTimeout.isLate(now - lastProgress - t, t) && lateLeft > 0;
     lastProgress = now;
     SendWqe w = qp.slot(qp.head);
