@@ -199,6 +199,11 @@ public final class FabricLink implements Peach2Link {
   }
 
   @Override
+  public void busyProbe(java.util.function.BooleanSupplier busy) {
+    node.clock().busyProbe(busy);
+  }
+
+  @Override
   public HostClock clock() {
     return clock;
   }

@@ -118,6 +118,14 @@ public interface Peach2Link extends AutoCloseable {
   /** @param listener a listener to remove */
   default void removeCableListener(CableListener listener) {}
 
+  /**
+   * Tells a modelled clock while the host's software has work in hand, so that no timer of the
+   * sub-cluster moves the clock past what that work will do (see {@code NodeClock.busyProbe}).
+   *
+   * @param busy true while busy (cheap, thread-safe)
+   */
+  default void busyProbe(java.util.function.BooleanSupplier busy) {}
+
   /** @return the out-of-band management path */
   ManagementPort management();
 

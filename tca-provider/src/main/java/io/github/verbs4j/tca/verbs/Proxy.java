@@ -68,13 +68,14 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
     int n = board.window().nodes();
     this.channels = new Channel[n + 1];
     for (int p = 1; p <= n; p++) {
-      channels[p] = new Channel(board, p, areas, (p - 1) * Layout.AREA, llMax);
+      channels[p] = new Channel(board, ctx.costs(), p, areas, (p - 1) * Layout.AREA, llMax);
     }
     this.runners = runners.create(this, board.link());
   }
 
   void start() {
     board.setWriteHook(this::landed);
+    board.link().busyProbe(this::busy);
     runners.start();
   }
 
@@ -86,6 +87,15 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
   @Override
   public String roleName() {
     return "tca-proxy-" + board.nodeId();
+  }
+
+  /**
+   * For a modelled clock: whether this node's software has work in hand — a landed write or a post
+   * not yet looked at, or a duty cycle running. While it is, no timer of the sub-cluster moves the
+   * clock to its deadline.
+   */
+  private boolean busy() {
+    return pending || lock.isHeld();
   }
 
   // ================================================================ signals (any thread)

@@ -286,6 +286,7 @@ final class Requester {
       any = true;
       boolean ok = w.status == WcStatus.SUCCESS;
       if (w.signaled || !ok) {
+        ctx.chargeStore(); // the CQE
         wc.reset(w.wrId, w.status, w.opcode.completionOpcode(), qp.qpNum());
         if (ok && w.needsResponse()) {
           wc.byteLen(w.opcode == WrOpcode.RDMA_READ ? (int) w.total : 8);
@@ -306,6 +307,7 @@ final class Requester {
   // ================================================================ starting WQEs
 
   private void start(SendWqe w) {
+    ctx.chargePoll(); // the proxy finds the WQE
     if (!w.restarted && (!w.isInline() || w.inlineLength == -2)) {
       boolean write = w.needsResponse();
       if (w.inlineLength == -2 || !ctx.checkLocal(qp.pd(), w, write)) {
@@ -510,10 +512,11 @@ final class Requester {
   private void readDone(SendWqe w, Packet p, ByteBuffer payload, int at) {
     if (p.payloadLength > 0) {
       ctx.scatter(w, payload, at, p.payloadLength);
+      ctx.chargeCopy(p.payloadLength);
     } else if (w.landing != null) {
       ByteBuffer m = w.landing.buffer();
       ctx.scatter(w, m, (int) (w.remoteAddr & 12), (int) w.total);
-      ctx.chargeCopy(w.total);
+      ctx.chargeBounce(w.total);
     }
   }
 

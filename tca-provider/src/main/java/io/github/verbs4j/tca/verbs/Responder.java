@@ -233,6 +233,7 @@ final class Responder {
       return;
     }
     ctx.scatterRecv(recv, 0, payload, at, len);
+    ctx.chargeCopy(len);
     if (!completeRecv(recv, WcOpcode.RECV, len, p.has(Packet.F_IMM), p.imm, p.has(Packet.F_SOLICITED), ch.peer,
         p.srcQpn)) {
       overflow(ch, p, uc);
@@ -258,6 +259,7 @@ final class Responder {
         return;
       }
       if (mr != null) {
+        ctx.chargeCopy(len);
         mr.copyIn(p.addr, payload, at, len); // held: a concurrent dereg cannot hand the memory to another user
       }
     } finally {
@@ -369,9 +371,10 @@ final class Responder {
       } else {
         ctx.scatterRecv(rdvRecv, 0, b, 0, body);
       }
-      ctx.chargeCopy(body);
+      ctx.chargeBounce(body);
     }
     if (tail > 0) {
+      ctx.chargeCopy(tail);
       if (rdvWrite) {
         rdvMr.copyIn(rdvAddr + body, payload, at, tail);
       } else {
@@ -402,7 +405,7 @@ final class Responder {
         return;
       }
     }
-    ctx.chargeProxy(0);
+    ctx.counters().proxyServed(1);
     flushAck();
     try {
       if (len > 0 && !readData(ch, p, mr, len)) {
@@ -445,6 +448,7 @@ final class Responder {
   private boolean readData(Channel ch, Packet p, TcaMemoryRegion mr, int len) {
     if (p.value == 0) {
       mr.copyOut(p.addr, ctx.scratch(len), 0, len);
+      ctx.chargeCopy(len);
       return mr.isValid();
     }
     for (int off = 0; off < len; off += READ_PIECE) {
@@ -487,7 +491,7 @@ final class Responder {
     } finally {
       mr.release();
     }
-    ctx.chargeProxy(1);
+    ctx.chargeAtomic();
     replayPsn[replayNext] = p.psn;
     replayValue[replayNext] = old;
     replayNext = (replayNext + 1) % Math.min(replayPsn.length, Math.max(1, maxDestRdAtomic));
@@ -566,6 +570,7 @@ final class Responder {
 
   private boolean completeRecv(RecvWqe r, WcOpcode op, int len, boolean imm, int immData, boolean solicited, int slid,
       int srcQp) {
+    ctx.chargeStore(); // the CQE
     wc.reset(r.wrId(), WcStatus.SUCCESS, op, qp.qpNum());
     wc.byteLen(len);
     if (imm) {
