@@ -24,7 +24,10 @@ import java.util.zip.CRC32;
  *   <li><b>Receiver</b>: accepts only the next sequence number, after checking the LCRC; a frame
  *       with a bad LCRC or ahead of the sequence (a frame before it was lost, or the fabric reordered
  *       them) is discarded and answered by one Nak; a frame already received (a duplicate, or a
- *       replay of a frame whose Ack was lost) is discarded and acknowledged again. Acks are
+ *       replay of a frame whose Ack was lost) is discarded and acknowledged again, by an Ack
+ *       DLLP of its own (PCIe §3.5.3.1 schedules one: an Ack riding a TLP frame is lost with it
+ *       when the partner discards that frame, and a partner replaying to this end usually does,
+ *       which kept two ends replaying to each other without an Ack for seconds). Acks are
  *       coalesced: an Ack rides in the next TLP frame to the peer, goes alone when {@link
  *       DataLinkParams#ackCoalesceTlps()} TLPs are unacknowledged, or when the AckNak latency
  *       timer ({@link DataLinkParams#ackDelayNs}) runs out.
@@ -173,13 +176,14 @@ public final class DataLinkLayer implements AutoCloseable {
     return p.transmit(frame, tlps, sendTimeNanos);
   }
 
-  private void onFrame(int srcNode, int hops, boolean unchecked, ByteBuf frame) {
+  private void onFrame(int srcNode, int hops, boolean unchecked, ByteBuf received) {
     PcieLink p = peer(srcNode);
+    ByteBuf frame = LinkFrame.raw(received); // fields only: ownership stays with received
     int off = frame.readerIndex();
     int n = frame.readableBytes();
     if (p == null || closed) {
       counters.drop(p == null ? "unknown_source" : "closed");
-      frame.release();
+      received.release();
       return;
     }
     int lcrcAt = -1;
@@ -210,12 +214,12 @@ public final class DataLinkLayer implements AutoCloseable {
       deliver = p.onTlp(frame, off, lcrcAt, n);
     }
     if (!deliver) {
-      frame.release();
+      received.release();
       return;
     }
     frame.readerIndex(off + LinkFrame.BODY_OFFSET);
     frame.writerIndex(off + lcrcAt);
-    upper.onTlp(srcNode, hops, frame);
+    upper.onTlp(srcNode, hops, received);
   }
 
   private int lcrc(ByteBuf frame, int off, int lcrcAt) {

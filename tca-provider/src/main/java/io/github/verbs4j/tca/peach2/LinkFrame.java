@@ -1,6 +1,7 @@
 package io.github.verbs4j.tca.peach2;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.WrappedByteBuf;
 import java.nio.ByteBuffer;
 import java.util.zip.CRC32;
 
@@ -69,6 +70,20 @@ public final class LinkFrame {
   private static final int SEQ_MASK = DataLinkParams.SEQ_MODULUS - 1;
 
   private LinkFrame() {}
+
+  /**
+   * The buffer a leak detector's wrapper holds (Netty's {@code WrappedByteBuf}), else {@code buf}:
+   * same memory and indices, for reading and writing a frame's fields. A wrapper at Netty's {@code
+   * paranoid} level records a stack trace on every access, which cost several times the link
+   * layer's own work per frame; ownership (retain, release, duplicates) stays with {@code buf}, so
+   * every frame is still tracked.
+   *
+   * @param buf a frame
+   * @return the buffer to access its fields through
+   */
+  public static ByteBuf raw(ByteBuf buf) {
+    return buf instanceof WrappedByteBuf w ? w.unwrap() : buf;
+  }
 
   /**
    * @param dataBytes data bytes of the TLP burst

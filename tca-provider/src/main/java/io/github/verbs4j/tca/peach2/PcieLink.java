@@ -74,6 +74,8 @@ final class PcieLink {
   private int nextRcvSeq;
   private boolean nakScheduled;
   private boolean ackPending;
+  // a duplicate arrived: the partner missed our Acks, so the next Ack goes in a DLLP of its own
+  private boolean ackDllpDue;
   private int unackedTlps;
   private boolean ackTimerScheduled;
   // initialisation
@@ -192,7 +194,8 @@ final class PcieLink {
     }
   }
 
-  private void sendNow(ByteBuf frame, int tlps, long clockNow, long now) {
+  private void sendNow(ByteBuf sent, int tlps, long clockNow, long now) {
+    ByteBuf frame = LinkFrame.raw(sent); // fields only: ownership stays with sent
     int seq = nextTransmitSeq;
     nextTransmitSeq = (seq + tlps) & SEQ_MASK;
     int off = frame.readerIndex();
@@ -205,14 +208,14 @@ final class PcieLink {
       lastProgress = now;
     }
     // the replay buffer keeps its own view (same bytes): replays never carry the Ack appended below
-    replay.add(frame.retainedDuplicate(), seq, tlps, checked, now);
+    replay.add(sent.retainedDuplicate(), seq, tlps, checked, now);
     if (ackPending && frame.writableBytes() >= LinkFrame.DLLP_TRAILER) {
       Peach2Dllp.write(frame, frame.writerIndex(), Peach2Dllp.ACK, nextRcvSeq - 1);
       frame.writerIndex(frame.writerIndex() + LinkFrame.DLLP_TRAILER);
       acked();
       counters.link(Link.ACKS_SHARED, 1);
     }
-    put(frame, !checked);
+    put(sent, !checked);
     if (replayDeadline == 0) {
       replayDeadline = now + replayTimeout;
       armTx(replayDeadline - clockNow);
@@ -225,7 +228,7 @@ final class PcieLink {
       frame.release(); // the board is closing: nothing more leaves it (its counters are final)
       return;
     }
-    int bytes = frame.readableBytes();
+    int bytes = LinkFrame.raw(frame).readableBytes();
     if (dll.link.transmit(node, frame, unchecked, sendAt)) {
       counters.frameSent(bytes, hops);
     } else {
@@ -292,7 +295,8 @@ final class PcieLink {
   private void drainPending() {
     ByteBuf f;
     while (state == State.ACTIVE && (f = pending.peek()) != null) {
-      int tlps = dll.tlps(f, f.readerIndex() + LinkFrame.BODY_OFFSET);
+      ByteBuf r = LinkFrame.raw(f);
+      int tlps = dll.tlps(r, r.readerIndex() + LinkFrame.BODY_OFFSET);
       if (full(tlps)) {
         break;
       }
@@ -433,7 +437,8 @@ final class PcieLink {
     int seq = LinkFrame.seq(frame, off);
     if (seq != nextRcvSeq) {
       if (((nextRcvSeq - 1 - seq) & SEQ_MASK) < HALF) {
-        counters.link(Link.DUPLICATES, 1); // PCIe: discard, and schedule an Ack
+        counters.link(Link.DUPLICATES, 1); // PCIe: discard, and schedule an Ack DLLP
+        ackDllpDue = true;
         ackLater();
       } else {
         counters.link(Link.OUT_OF_SEQUENCE, 1);
@@ -488,7 +493,7 @@ final class PcieLink {
   private void onAckTimer() {
     synchronized (this) {
       ackTimerScheduled = false;
-      if (ackPending && !dll.closed() && flowing()) {
+      if ((ackPending || ackDllpDue) && !dll.closed() && flowing()) {
         sendDllp(Peach2Dllp.ACK);
       }
     }
@@ -510,8 +515,9 @@ final class PcieLink {
   /** An Ack or Nak in a frame of its own, for everything up to the last TLP received in sequence. */
   private void sendDllp(int type) {
     ByteBuf f = dll.link.alloc().directBuffer(LinkFrame.DLLP_FRAME_LENGTH);
-    LinkFrame.writeDllpFrame(f, type, nextRcvSeq - 1);
+    LinkFrame.writeDllpFrame(LinkFrame.raw(f), type, nextRcvSeq - 1);
     acked();
+    ackDllpDue = false;
     counters.link(type == Peach2Dllp.NAK ? Link.NAKS_SENT : Link.ACKS_SENT, 1);
     put(f, false);
   }
@@ -566,6 +572,7 @@ final class PcieLink {
     nextRcvSeq = 0;
     nakScheduled = false;
     acked();
+    ackDllpDue = false;
   }
 
   /** DL_Init: a new epoch, sequence numbers from 0, InitFC1 until the partner has seen it. */

@@ -272,14 +272,15 @@ public final class Peach2Board implements AutoCloseable {
     do {
       int piece = Math.min(MAX_FRAME_DATA, len - done);
       ByteBuf f = link.alloc().directBuffer(LinkFrame.capacity(piece));
-      f.writerIndex(LinkFrame.BODY_OFFSET); // the link header, written by the data link layer
-      Peach2Tlp.writeHeader(f, nodeId, dst + done, piece);
+      ByteBuf w = LinkFrame.raw(f);
+      w.writerIndex(LinkFrame.BODY_OFFSET); // the link header, written by the data link layer
+      Peach2Tlp.writeHeader(w, nodeId, dst + done, piece);
       if (piece > 0) {
-        ByteBuffer nio = f.internalNioBuffer(f.writerIndex(), piece);
+        ByteBuffer nio = w.internalNioBuffer(w.writerIndex(), piece);
         nio.put(nio.position(), src, srcIndex + done, piece);
-        f.writerIndex(f.writerIndex() + piece);
+        w.writerIndex(w.writerIndex() + piece);
       }
-      Peach2Tlp.seal(f, LinkFrame.BODY_OFFSET, crc);
+      Peach2Tlp.seal(w, LinkFrame.BODY_OFFSET, crc);
       awaitWritable(dstNode);
       int n = (int) Peach2Tlp.tlpCount(piece, params.tlpPayloadBytes());
       if (!dataLink.transmit(dstNode, f, n, sendTime)) {
@@ -347,7 +348,8 @@ public final class Peach2Board implements AutoCloseable {
 
   // ------------------------------------------------------------------ receive
 
-  private void onFrame(int srcNode, int hops, ByteBuf frame) {
+  private void onFrame(int srcNode, int hops, ByteBuf tlp) {
+    ByteBuf frame = LinkFrame.raw(tlp);
     try {
       int off = frame.readerIndex();
       int readable = frame.readableBytes();
@@ -392,7 +394,7 @@ public final class Peach2Board implements AutoCloseable {
         h.run();
       }
     } finally {
-      frame.release();
+      tlp.release();
     }
   }
 

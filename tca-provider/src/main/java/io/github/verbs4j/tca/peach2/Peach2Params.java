@@ -5,7 +5,7 @@ import static io.github.verbs4j.tca.peach2.ParamChecks.nonNegative;
 import static io.github.verbs4j.tca.peach2.ParamChecks.positive;
 
 /**
- * Every modelled cost of the PEACH2 board and of TCA Verbs, in one place. Each value cites where it
+ * Every modelled cost of the PEACH2 board, in one place. Each value cites where it
  * comes from: a measured figure of seed 001 (the PEACH2/TCA hardware paper, prototype board, 2013)
  * or seed 000 (TCA Verbs on the production boards of HA-PACS/TCA, 2015), a formula of those papers,
  * or, where the papers give nothing, an explicitly marked <b>assumption</b>. Components that the
@@ -20,15 +20,15 @@ import static io.github.verbs4j.tca.peach2.ParamChecks.positive;
  *       {@link #forwardNs()}, and the serialisation of the frame at {@link #linkMbs()} on every
  *       link; frames sharing a ring link are serialised on it. The TCA provider configures the
  *       fabric's {@code verbs.link.*} keys with these three values unless they are set explicitly.
- *   <li>Sender: the board charges its node clock with the fixed cost of issuing the write (PIO
- *       store, DMA doorbell, descriptor fetch, source read), derived so that a 4-byte write to a
- *       neighbour arrives exactly at the measured minimum latency: {@code fixed = measured −
- *       linkLatency − wire(4)}. A DMA reading device memory is limited by {@link #deviceReadMbs()}:
- *       the sender is charged the excess over the link time, {@code n × (1/deviceRead − 1/link)}.
+ *   <li>Sender: the fixed cost of issuing a write (PIO store, DMA doorbell, descriptor fetch,
+ *       source read) is derived so that a 4-byte write to a neighbour arrives exactly at the
+ *       measured minimum latency: {@code fixed = measured − linkLatency − wire(4)}. The CPU is
+ *       charged only its stores ({@link #dmaDoorbellNs()}); the rest runs on a DMA channel's
+ *       timeline or, for PIO, is the store's way to the wire. A DMA reading device memory is
+ *       limited by {@link #deviceReadMbs()}.
  *   <li>Local DMA (source and destination on the same node) never touches a link: it is charged
  *       {@code fixed + n / localDmaMbs}.
- *   <li>Software (TCA Verbs): per-WR costs on the posting side, the receiving side and the proxy,
- *       derived from seed 000's verbs-level latencies minus the PEACH2 latency underneath.
+ *   <li>Software (TCA Verbs) is not here: its few host primitives are {@code tca.verbs.VerbsCosts}.
  *   <li>Link faults: the PCIe data link layer's sequence numbers, LCRC, replay buffer, Ack/Nak and
  *       timers ({@link #dataLink()}) turn a lost or corrupted frame into a replay, which costs wire
  *       time and the timers' waits, never a loss.
@@ -75,14 +75,6 @@ public final class Peach2Params {
   private final long deviceReadMbs;
   // ---- interrupt (seed 001 §3.5; seed 002) ----
   private final long interruptNs;
-  // ---- TCA Verbs software (seed 000 §4.4) ----
-  private final long verbsPostNs;
-  private final long verbsPollNs;
-  private final long proxyServiceNs;
-  private final long atomicExecuteNs;
-  private final long deviceVerbsExtraNs;
-  private final long cpuCopyMbs;
-  private final long cpuDeviceReadMbs;
   // ---- PCIe data link layer (PCIe Base 2.0 §3.5) ----
   private final DataLinkParams dataLink;
 
@@ -110,13 +102,6 @@ public final class Peach2Params {
     this.dmaDoorbellNs = nonNegative("dmaDoorbellNs", b.dmaDoorbellNs);
     this.deviceReadMbs = positive("deviceReadMbs", b.deviceReadMbs);
     this.interruptNs = nonNegative("interruptNs", b.interruptNs);
-    this.verbsPostNs = nonNegative("verbsPostNs", b.verbsPostNs);
-    this.verbsPollNs = nonNegative("verbsPollNs", b.verbsPollNs);
-    this.proxyServiceNs = nonNegative("proxyServiceNs", b.proxyServiceNs);
-    this.atomicExecuteNs = nonNegative("atomicExecuteNs", b.atomicExecuteNs);
-    this.deviceVerbsExtraNs = nonNegative("deviceVerbsExtraNs", b.deviceVerbsExtraNs);
-    this.cpuCopyMbs = positive("cpuCopyMbs", b.cpuCopyMbs);
-    this.cpuDeviceReadMbs = positive("cpuDeviceReadMbs", b.cpuDeviceReadMbs);
     this.dataLink = java.util.Objects.requireNonNull(b.dataLink, "dataLink");
     if (dmaHostLatencyNs < dmaInternalLatencyNs) {
       throw new IllegalArgumentException("dmaHostLatencyNs=" + dmaHostLatencyNs + " is below dmaInternalLatencyNs="
@@ -513,95 +498,12 @@ public final class Peach2Params {
     return interruptNs;
   }
 
-  // ================================================================= TCA Verbs software
-
-  /**
-   * Derived: software cost on the posting side of a TCA Verbs WR (WQE processing, packet build,
-   * doorbell), half of the 1.5 µs Verbs overhead of seed 000 §4.4.1 (Send/Recv 3.5 µs − PEACH2 2.0
-   * µs); the even split is an <b>assumption</b>.
-   *
-   * @return ns
-   */
-  public long verbsPostNs() {
-    return verbsPostNs;
-  }
-
-  /**
-   * Derived: software cost on the receiving side of a packet (detection by PSN, matching, CQE),
-   * the other half of the 1.5 µs of seed 000 §4.4.1.
-   *
-   * @return ns
-   */
-  public long verbsPollNs() {
-    return verbsPollNs;
-  }
-
-  /**
-   * Derived: the target proxy's cost of serving a request, so that RDMA READ takes 6.5 µs minimum
-   * (seed 000 §4.4.3): request (post + internal DMA), proxy, response (host-descriptor DMA), poll.
-   *
-   * @return ns
-   */
-  public long proxyServiceNs() {
-    return proxyServiceNs;
-  }
-
-  /**
-   * Derived: executing an atomic at the target, so that CAS and FAA take 6.5 µs (seed 000 Table 2).
-   *
-   * @return ns
-   */
-  public long atomicExecuteNs() {
-    return atomicExecuteNs;
-  }
-
-  /**
-   * Derived: extra software cost when device (GPU) memory is involved, 0.7 µs (seed 000 §4.4.1:
-   * 2.2 µs Verbs overhead with GPU memory against 1.5 µs with CPU memory; gdrcopy, §4.3).
-   *
-   * @return ns
-   */
-  public long deviceVerbsExtraNs() {
-    return deviceVerbsExtraNs;
-  }
-
-  /**
-   * <b>Assumption</b>: CPU memcpy rate for bounce buffers and ring copies, 5000 MB/s.
-   *
-   * @return MB/s
-   */
-  public long cpuCopyMbs() {
-    return cpuCopyMbs;
-  }
-
-  /**
-   * <b>Assumption</b>: CPU reads of device memory (gdrcopy device→host), 300 MB/s; seed 000 §4.3
-   * only says it is very slow.
-   *
-   * @return MB/s
-   */
-  public long cpuDeviceReadMbs() {
-    return cpuDeviceReadMbs;
-  }
-
-  /**
-   * CPU copy cost of {@code bytes}.
-   *
-   * @param bytes bytes copied
-   * @param fromDevice whether the source is device memory (gdrcopy device→host)
-   * @return ns
-   */
-  public long cpuCopyNs(long bytes, boolean fromDevice) {
-    return bytes * 1000 / (fromDevice ? cpuDeviceReadMbs : cpuCopyMbs);
-  }
-
   @Override
   public String toString() {
     return "Peach2Params{linkMbs=" + linkMbs() + " (theoretical " + Math.round(theoreticalMbs()) + "), linkLatencyNs="
         + linkLatencyNs + ", forwardNs=" + forwardNs + ", pio=" + pioLatencyNs + " ns, dma internal/host/register="
         + dmaInternalLatencyNs + "/" + dmaHostLatencyNs + "/" + dmaRegisterLatencyNs() + " ns, deviceReadMbs="
-        + deviceReadMbs + ", interruptNs=" + interruptNs + ", verbs post/poll/proxy/atomic=" + verbsPostNs + "/"
-        + verbsPollNs + "/" + proxyServiceNs + "/" + atomicExecuteNs + " ns, " + dataLink + "}";
+        + deviceReadMbs + ", interruptNs=" + interruptNs + ", " + dataLink + "}";
   }
 
   /** Builds {@link Peach2Params}; every field starts at the documented default. */
@@ -626,14 +528,7 @@ public final class Peach2Params {
     private long dmaDoorbellNs = 100;
     private long deviceReadMbs = 870;
     private long interruptNs = 35_000;
-    private long verbsPostNs = 750;
-    private long verbsPollNs = 750;
-    private long proxyServiceNs = 750;
-    private long atomicExecuteNs = 250;
-    private long deviceVerbsExtraNs = 700;
-    private long cpuCopyMbs = 5000;
-    private long cpuDeviceReadMbs = 300;
-    private DataLinkParams dataLink = DataLinkParams.defaults();
+                  private DataLinkParams dataLink = DataLinkParams.defaults();
 
     /** A builder with the defaults. */
     public Builder() {}
@@ -659,13 +554,6 @@ public final class Peach2Params {
       dmaDoorbellNs = p.dmaDoorbellNs;
       deviceReadMbs = p.deviceReadMbs;
       interruptNs = p.interruptNs;
-      verbsPostNs = p.verbsPostNs;
-      verbsPollNs = p.verbsPollNs;
-      proxyServiceNs = p.proxyServiceNs;
-      atomicExecuteNs = p.atomicExecuteNs;
-      deviceVerbsExtraNs = p.deviceVerbsExtraNs;
-      cpuCopyMbs = p.cpuCopyMbs;
-      cpuDeviceReadMbs = p.cpuDeviceReadMbs;
       dataLink = p.dataLink;
     }
 
@@ -726,12 +614,6 @@ public final class Peach2Params {
     /** @param v see {@link Peach2Params#interruptNs()} @return this */
     public Builder interruptNs(long v) {
       interruptNs = v;
-      return this;
-    }
-
-    /** @param v see {@link Peach2Params#cpuCopyMbs()} @return this */
-    public Builder cpuCopyMbs(long v) {
-      cpuCopyMbs = v;
       return this;
     }
 

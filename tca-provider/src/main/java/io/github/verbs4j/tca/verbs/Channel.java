@@ -38,6 +38,7 @@ final class Channel {
   private static final int DMA_HB = 1;
 
   private final Peach2Board board;
+  private final VerbsCosts costs;
   final int peer;
   /** This node's receive area for the peer: its buffer, and the block's base index in it. */
   private final ByteBuffer area;
@@ -74,8 +75,9 @@ final class Channel {
   private static final int ST_HB_PSN = ST_HB + Layout.HB_BYTES + 8;
   private static final int STAGING = ST_HB_PSN + 8;
 
-  Channel(Peach2Board board, int peer, ByteBuffer area, int areaIndex, int llMax) {
+  Channel(Peach2Board board, VerbsCosts costs, int peer, ByteBuffer area, int areaIndex, int llMax) {
     this.board = board;
+    this.costs = costs;
     this.peer = peer;
     this.area = area;
     this.areaIndex = areaIndex;
@@ -138,6 +140,7 @@ final class Channel {
     }
     if (n > 0) {
       copyPayload(e.payload, 0, n, payload, at, ctx, w);
+      board.clock().charge(costs.copyNs(n));
     }
     queue.add(e);
   }
@@ -210,8 +213,7 @@ final class Channel {
    * @return false if the rings have no room (nothing was written)
    */
   private boolean place(Packet p, ByteBuffer payload, int at, TcaContext ctx, SendWqe w) {
-    boolean small = p.payloadLength <= llMax && llFirstDescriptor >= 0;
-    if (small) {
+    if (p.payloadLength <= llMax && llFirstDescriptor >= 0 && llIdle()) {
       long llCredit = TcaMallocPool.getLongAcquire(area, areaIndex + Layout.LL_RECV_PSN);
       if (llSent - llCredit < Layout.LL_SLOTS) {
         dmaPlacedHb();
@@ -224,6 +226,7 @@ final class Channel {
         }
         llSent++;
         stage.putLong(ST_LL_PSN + slot * 16, llSent);
+        chargePlaced(p);
         board.dmac().channel(DMA_LL).start(DescriptorMode.INTERNAL, llFirstDescriptor + 2L * slot);
         return true;
       }
@@ -236,7 +239,24 @@ final class Channel {
     p.seq = nextSeq++;
     writeHb(p, payload, at, ctx, w, hbSentPos);
     hbSentPos += need;
+    chargePlaced(p);
     return true;
+  }
+
+  /** The CPU wrote the packet's header and payload into staging memory. */
+  private void chargePlaced(Packet p) {
+    board.clock().charge(costs.storeNs() + costs.copyNs(p.payloadLength));
+  }
+
+  /**
+   * Whether the low-latency ring's DMA channel is free now. One packet per DMA keeps that channel
+   * busy for a whole DMA start; while it is, small packets take the high-bandwidth ring, whose one
+   * chained DMA per duty cycle carries every packet waiting (seed 000 §3.2: the rings are chosen to
+   * balance latency and bandwidth). On a wall clock the channel is taken as free.
+   */
+  private boolean llIdle() {
+    return !board.clock().isModelled()
+        || board.dmac().channel(DMA_LL).doneAtNanos() - board.clock().nowNanos() <= 0;
   }
 
   /**
@@ -395,6 +415,7 @@ final class Channel {
       }
       expectedSeq++;
       n++;
+      board.clock().charge(costs.hostPollNs()); // found by its sequence word, taken
       sink.onPacket(this, into, payload, at);
     }
     if (n > 0) {

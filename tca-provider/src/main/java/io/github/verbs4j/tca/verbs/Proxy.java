@@ -28,8 +28,13 @@ import org.slf4j.LoggerFactory;
 final class Proxy implements Channel.Sink, RuntimeAgent {
   private static final Logger LOG = LoggerFactory.getLogger(Proxy.class);
   private static final int POLL_BUDGET = 256;
-  /** How soon to look again while packets wait for credits (the peer's credit write also wakes the agent). */
-  private static final long CREDIT_WAIT_NS = 50_000;
+  /**
+   * How soon to look again while packets wait for credits: only a safety net, since the peer's
+   * credit write lands in this node's memory and wakes the agent. Longer than an engine thread's
+   * longest park, so that waiting for credits parks the thread instead of yielding it in a loop
+   * (which took a core from the threads that carry the credits).
+   */
+  private static final long CREDIT_WAIT_NS = 10_000_000;
 
   private final TcaContext ctx;
   private final Peach2Board board;
@@ -68,7 +73,7 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
     int n = board.window().nodes();
     this.channels = new Channel[n + 1];
     for (int p = 1; p <= n; p++) {
-      channels[p] = new Channel(board, p, areas, (p - 1) * Layout.AREA, llMax);
+      channels[p] = new Channel(board, ctx.costs(), p, areas, (p - 1) * Layout.AREA, llMax);
     }
     this.runners = runners.create(this, board.link());
   }

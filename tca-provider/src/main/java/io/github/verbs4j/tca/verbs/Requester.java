@@ -189,6 +189,15 @@ final class Requester {
     if (now - lastProgress < t) {
       return false;
     }
+    if (qp.reliable() && ctx.board().dataLink().unacknowledgedTlps(dlid) > 0) {
+      // PEACH2 links are lossless: what the link still holds for the peer is being replayed, not
+      // lost. In hardware that takes microseconds; on a loaded host's wall clock it can outlast this
+      // timer, and going back would only add duplicates. The timer counts again once the link has
+      // delivered everything, or went down and discarded it.
+      lastProgress = now;
+      ctx.counters().linkBusyTimeouts(1);
+      return false;
+    }
     boolean late = LateTimeout.isLate(now - lastProgress - t, t) && lateLeft > 0;
     lastProgress = now;
     SendWqe w = qp.slot(qp.head);
@@ -282,6 +291,7 @@ final class Requester {
       any = true;
       boolean ok = w.status == WcStatus.SUCCESS;
       if (w.signaled || !ok) {
+        ctx.chargeStore(); // the CQE
         wc.reset(w.wrId, w.status, w.opcode.completionOpcode(), qp.qpNum());
         if (ok && w.needsResponse()) {
           wc.byteLen(w.opcode == WrOpcode.RDMA_READ ? (int) w.total : 8);
@@ -302,6 +312,7 @@ final class Requester {
   // ================================================================ starting WQEs
 
   private void start(SendWqe w) {
+    ctx.chargePoll(); // the proxy finds the WQE
     if (!w.restarted && (!w.isInline() || w.inlineLength == -2)) {
       boolean write = w.needsResponse();
       if (w.inlineLength == -2 || !ctx.checkLocal(qp.pd(), w, write)) {
@@ -506,10 +517,11 @@ final class Requester {
   private void readDone(SendWqe w, Packet p, ByteBuffer payload, int at) {
     if (p.payloadLength > 0) {
       ctx.scatter(w, payload, at, p.payloadLength);
+      ctx.chargeCopy(p.payloadLength);
     } else if (w.landing != null) {
       ByteBuffer m = w.landing.buffer();
       ctx.scatter(w, m, (int) (w.remoteAddr & 12), (int) w.total);
-      ctx.chargeCopy(w.total);
+      ctx.chargeBounce(w.total);
     }
   }
 

@@ -182,6 +182,8 @@ final class Responder {
     if (p.opcode == Packet.FIN) {
       if (rdv && p.psn == rdvPsn) {
         fin(ch, p, payload, at);
+      } else if (!uc && Psn.diff(p.psn, epsn) < 0) {
+        duplicate(ch, p); // a message completed before: acknowledged again
       } else {
         ctx.counters().dropped(1);
       }
@@ -195,12 +197,15 @@ final class Responder {
       return;
     }
     int d = Psn.diff(p.psn, epsn);
-    if (d > 0 || rdv) {
-      ctx.counters().outOfSequence(1); // behind an RNR-NAKed message: the requester sends it again
+    if (d < 0) {
+      // also during a rendezvous: a requester that timed out went back to a message this side
+      // completed; dropping its RTS would leave it waiting for a CTS while this side waits for the
+      // FIN of the later message (both stuck until RETRY_EXC_ERR)
+      duplicate(ch, p);
       return;
     }
-    if (d < 0) {
-      duplicate(ch, p);
+    if (d > 0 || rdv) {
+      ctx.counters().outOfSequence(1); // behind an RNR-NAKed message: the requester sends it again
       return;
     }
     switch (p.opcode) {
@@ -228,6 +233,7 @@ final class Responder {
       return;
     }
     ctx.scatterRecv(recv, 0, payload, at, len);
+    ctx.chargeCopy(len);
     if (!completeRecv(recv, WcOpcode.RECV, len, p.has(Packet.F_IMM), p.imm, p.has(Packet.F_SOLICITED), ch.peer,
         p.srcQpn)) {
       overflow(ch, p, uc);
@@ -253,6 +259,7 @@ final class Responder {
         return;
       }
       if (mr != null) {
+        ctx.chargeCopy(len);
         mr.copyIn(p.addr, payload, at, len); // held: a concurrent dereg cannot hand the memory to another user
       }
     } finally {
@@ -364,9 +371,10 @@ final class Responder {
       } else {
         ctx.scatterRecv(rdvRecv, 0, b, 0, body);
       }
-      ctx.chargeCopy(body);
+      ctx.chargeBounce(body);
     }
     if (tail > 0) {
+      ctx.chargeCopy(tail);
       if (rdvWrite) {
         rdvMr.copyIn(rdvAddr + body, payload, at, tail);
       } else {
@@ -397,7 +405,7 @@ final class Responder {
         return;
       }
     }
-    ctx.chargeProxy(0);
+    ctx.counters().proxyServed(1);
     flushAck();
     try {
       if (len > 0 && !readData(ch, p, mr, len)) {
@@ -440,6 +448,7 @@ final class Responder {
   private boolean readData(Channel ch, Packet p, TcaMemoryRegion mr, int len) {
     if (p.value == 0) {
       mr.copyOut(p.addr, ctx.scratch(len), 0, len);
+      ctx.chargeCopy(len);
       return mr.isValid();
     }
     for (int off = 0; off < len; off += READ_PIECE) {
@@ -482,7 +491,7 @@ final class Responder {
     } finally {
       mr.release();
     }
-    ctx.chargeProxy(1);
+    ctx.chargeAtomic();
     replayPsn[replayNext] = p.psn;
     replayValue[replayNext] = old;
     replayNext = (replayNext + 1) % Math.min(replayPsn.length, Math.max(1, maxDestRdAtomic));
@@ -561,6 +570,7 @@ final class Responder {
 
   private boolean completeRecv(RecvWqe r, WcOpcode op, int len, boolean imm, int immData, boolean solicited, int slid,
       int srcQp) {
+    ctx.chargeStore(); // the CQE
     wc.reset(r.wrId(), WcStatus.SUCCESS, op, qp.qpNum());
     wc.byteLen(len);
     if (imm) {

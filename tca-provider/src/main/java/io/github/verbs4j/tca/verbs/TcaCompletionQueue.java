@@ -12,16 +12,22 @@ import io.github.verbs4j.verbs.spi.SoftCompletionQueue;
  * does; with {@code shared} it only reads the ring.
  */
 final class TcaCompletionQueue extends SoftCompletionQueue {
+  private final TcaContext ctx;
   private final Proxy proxy;
 
   TcaCompletionQueue(TcaContext ctx, int cqe, SoftCompletionChannel channel, Proxy proxy) {
     super(ctx, cqe, channel);
+    this.ctx = ctx;
     this.proxy = proxy;
   }
 
   @Override
   public int poll(WorkCompletion[] wcs, int max) {
     proxy.polled();
-    return super.poll(wcs, max);
+    int n = super.poll(wcs, max);
+    if (n > 0) {
+      ctx.chargePoll(); // the application finds completions (an empty poll waits for the next event instead)
+    }
+    return n;
   }
 }

@@ -50,6 +50,7 @@ final class TcaContext extends AbstractContext {
 
   private final Peach2Board board;
   private final Peach2Params params;
+  private final VerbsCosts costs = VerbsCosts.defaults();
   private final Job job;
   private final TcaCounters counters;
   private final TcaMallocPool.Block areas;
@@ -184,17 +185,35 @@ final class TcaContext extends AbstractContext {
 
   // ================================================================ modelled software costs
 
-  void chargePost() {
-    board.clock().charge(params.verbsPostNs());
+  /** @return the host-software primitives charged along each operation's path */
+  VerbsCosts costs() {
+    return costs;
   }
 
-  void chargeProxy(int atomics) {
-    board.clock().charge(params.proxyServiceNs() + atomics * params.atomicExecuteNs());
+  /** The CPU writes one 32-byte record to host memory: a WQE, a packet header, a CQE. */
+  void chargeStore() {
+    board.clock().charge(costs.storeNs());
+  }
+
+  /** A poll finds what another agent wrote (a posted WQE, a packet, completions) and takes it. */
+  void chargePoll() {
+    board.clock().charge(costs.hostPollNs());
+  }
+
+  /** An atomic executed by the proxy at the target: a read-modify-write of one line. */
+  void chargeAtomic() {
+    board.clock().charge(costs.storeNs());
     counters.proxyServed(1);
   }
 
+  /** The CPU copies {@code bytes} (into or out of a ring, or through a bounce buffer). */
   void chargeCopy(long bytes) {
-    board.clock().charge(params.cpuCopyNs(bytes, false));
+    board.clock().charge(costs.copyNs(bytes));
+  }
+
+  /** A bounce-buffer copy: charged as a copy, and counted. */
+  void chargeBounce(long bytes) {
+    chargeCopy(bytes);
     board.counters().bounceCopy(1);
   }
 
@@ -347,7 +366,7 @@ final class TcaContext extends AbstractContext {
     try {
       int off = (int) (dst & 15);
       gatherRange(w, 0, len, b.buffer(), off);
-      chargeCopy(len);
+      chargeBounce(len);
       dma(DMA_DATA, b.address() + off, dst, len);
     } finally {
       b.free();
@@ -365,7 +384,7 @@ final class TcaContext extends AbstractContext {
     try {
       int off = (int) (dst & 15);
       mr.copyOut(addr, b.buffer(), off, len);
-      chargeCopy(len);
+      chargeBounce(len);
       dma(DMA_READ, b.address() + off, dst, len);
     } finally {
       b.free();

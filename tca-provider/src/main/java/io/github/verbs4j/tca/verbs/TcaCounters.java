@@ -24,6 +24,7 @@ final class TcaCounters implements AutoCloseable {
   private final LongAdder flushes = new LongAdder();
   private final LongAdder timeouts = new LongAdder();
   private final LongAdder lateTimeouts = new LongAdder();
+  private final LongAdder linkBusyTimeouts = new LongAdder();
   private final LongAdder retransmits = new LongAdder();
   private final LongAdder rendezvous = new LongAdder();
   private final LongAdder dropped = new LongAdder();
@@ -47,6 +48,8 @@ final class TcaCounters implements AutoCloseable {
     counter("timeouts", "local ACK timer expiries without progress", timeouts);
     counter("timeouts.late", "local ACK timer expiries seen a whole timeout late (a busy host): no retry spent",
         lateTimeouts);
+    counter("timeouts.link.busy", "local ACK timer expiries while the PEACH2 link to the peer still replays: restarted",
+        linkBusyTimeouts);
     counter("retransmits", "messages sent again after a local ACK timeout", retransmits);
     counter("rendezvous", "messages moved by RTS/CTS/FIN with a direct DMA write", rendezvous);
     counter("drops", "packets dropped by a responder (bad state, source or QP)", dropped);
@@ -104,6 +107,10 @@ final class TcaCounters implements AutoCloseable {
 
   void lateTimeouts(long n) {
     lateTimeouts.add(n);
+  }
+
+  void linkBusyTimeouts(long n) {
+    linkBusyTimeouts.add(n);
   }
 
   void retransmits(long n) {

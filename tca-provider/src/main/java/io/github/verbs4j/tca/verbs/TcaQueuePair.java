@@ -165,7 +165,7 @@ final class TcaQueuePair extends AbstractQueuePair {
 
   @Override
   protected void enqueueSend(SendWr wr) {
-    ctx.chargePost();
+    ctx.chargeStore(); // the WQE
     synchronized (this) {
       if (state() == QpState.ERR) {
         flushWc.reset(wr.wrId(), WcStatus.WR_FLUSH_ERR, wr.opcode().completionOpcode(), qpNum);
