@@ -102,7 +102,6 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
         new Figure("ib (ConnectX-3 QDR) atomic latency", "µs", 1.5, r -> r.latency("ib", IB_QDR, AtomicLat::new, 8)),
         new Figure("tca Send/Recv bandwidth, 1 MiB", "GB/s", 3.5, r -> r.bandwidth("tca", SendBw::new, MIB)),
         new Figure("tca RDMA Write bandwidth, 1 MiB", "GB/s", 3.5, r -> r.bandwidth("tca", WriteBw::new, MIB)),
-        new Figure("tca RDMA Read bandwidth, 1 MiB", "GB/s", 3.5, r -> r.bandwidth("tca", ReadBw::new, MIB)),
         new Figure("MPI ping-pong over tca, 8 B", "µs", 3.6, r -> r.pingPong("tca", 8)));
   }
 
