@@ -2,7 +2,6 @@ package io.github.verbs4j.verbs.conformance;
 
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.config.VerbsConfig;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -237,35 +236,12 @@ public final class FabricKit {
   }
 
   /** An environment with more options for its child JVMs. */
-  private record ChildJvmOptions(KitEnvironment env, List<String> more) implements KitEnvironment {
-    @Override
-    public String name() {
-      return env.name();
-    }
+  private static final class ChildJvmOptions extends ForwardingEnvironment {
+    private final List<String> more;
 
-    @Override
-    public VerbsConfig config(int rank, int size, String jobId) {
-      return env.config(rank, size, jobId);
-    }
-
-    @Override
-    public boolean peersInProcesses() {
-      return env.peersInProcesses();
-    }
-
-    @Override
-    public Duration timeout() {
-      return env.timeout();
-    }
-
-    @Override
-    public Map<String, String> childSystemProperties(String jobId) {
-      return env.childSystemProperties(jobId);
-    }
-
-    @Override
-    public LinkControl linkControl(Context ctx) {
-      return env.linkControl(ctx);
+    ChildJvmOptions(KitEnvironment env, List<String> more) {
+      super(env);
+      this.more = more;
     }
 
     @Override
@@ -275,5 +251,4 @@ public final class FabricKit {
       return all;
     }
   }
-
 }
