@@ -1,14 +1,7 @@
 package io.github.verbs4j.ib.engine;
 
-import io.github.verbs4j.ib.wire.AtomicEth;
-import io.github.verbs4j.ib.wire.DcEth;
-import io.github.verbs4j.ib.wire.Deth;
-import io.github.verbs4j.ib.wire.HeaderType;
-import io.github.verbs4j.ib.wire.ImmDt;
 import io.github.verbs4j.ib.wire.Opcode;
-import io.github.verbs4j.ib.wire.Opcode.Op;
 import io.github.verbs4j.ib.wire.Opcode.Transport;
-import io.github.verbs4j.ib.wire.Reth;
 import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WrOpcode;
@@ -41,6 +34,7 @@ final class Requester {
   private final IbDevice dev;
   private final Transmitter tx;
   private final SendQueue sq;
+  private final RequestPacket packet = new RequestPacket();
 
   /** Next PSN to send. */
   int psn;
@@ -320,72 +314,19 @@ final class Requester {
     int mtu = qp.sendMtu();
     int index = Psn.distance(w.firstPsn, psn);
     long offset = (long) index * mtu;
-    Transport t = transport();
     WrOpcode wop = w.opcode;
     int pktPsn = psn;
     boolean retransmit = anySent && Psn.compare(pktPsn, sentHigh) < 0;
-    Opcode op;
-    int payload;
-    boolean last;
-    ByteBuf b;
-    int base = 0;
-    if (wop == WrOpcode.RDMA_READ) {
-      op = Opcode.of(t, Op.READ_REQUEST);
-      payload = 0;
-      last = true;
-      b = tx.claim(op, 0);
-      Reth.write(b, op.offset(HeaderType.RETH), w.remoteAddr + offset, w.rkey, (int) (w.totalLength - offset));
-    } else if (wop.isAtomic()) {
-      boolean cas = wop == WrOpcode.ATOMIC_CMP_AND_SWP;
-      op = Opcode.of(t, cas ? Op.COMPARE_SWAP : Op.FETCH_ADD);
-      payload = 0;
-      last = true;
-      b = tx.claim(op, 0);
-      AtomicEth.write(b, op.offset(HeaderType.ATOMIC_ETH), w.remoteAddr, w.rkey, cas ? w.swap : w.compareAdd,
-          cas ? w.compareAdd : 0);
-    } else {
-      payload = (int) Math.min(mtu, w.totalLength - offset);
-      boolean first = offset == 0;
-      last = offset + payload >= w.totalLength;
-      boolean write = wop == WrOpcode.RDMA_WRITE || wop == WrOpcode.RDMA_WRITE_WITH_IMM;
-      boolean imm = wop == WrOpcode.SEND_WITH_IMM || wop == WrOpcode.RDMA_WRITE_WITH_IMM;
-      int o;
-      if (first && last) {
-        o = write ? (imm ? Op.WRITE_ONLY_IMM : Op.WRITE_ONLY) : (imm ? Op.SEND_ONLY_IMM : Op.SEND_ONLY);
-      } else if (first) {
-        o = write ? Op.WRITE_FIRST : Op.SEND_FIRST;
-      } else if (last) {
-        o = write ? (imm ? Op.WRITE_LAST_IMM : Op.WRITE_LAST) : (imm ? Op.SEND_LAST_IMM : Op.SEND_LAST);
-      } else {
-        o = write ? Op.WRITE_MIDDLE : Op.SEND_MIDDLE;
-      }
-      op = Opcode.of(t, o);
-      b = tx.claim(op, payload, dlid);
-      base = tx.base();
-      if (op.has(HeaderType.RETH)) {
-        Reth.write(b, base + op.offset(HeaderType.RETH), w.remoteAddr, w.rkey, w.totalLength);
-      }
-      if (op.has(HeaderType.IMM_DT)) {
-        ImmDt.write(b, base + op.offset(HeaderType.IMM_DT), w.immData);
-      }
-      if (payload > 0 && !w.gather((int) offset, b, base + op.headerLength(), payload)) {
-        tx.abort(b);
-        w.state = SendWqe.ERROR;
-        w.status = WcStatus.LOC_PROT_ERR;
-        return false;
-      }
+    RequestPacket pkt = packet;
+    if (!pkt.build(tx, transport(), w, offset, mtu, dlid, qp, dcGeneration, dcEpochPsn)) {
+      return false;
     }
-    int destQp = qp.destQpn;
-    if (op.has(HeaderType.DETH)) {
-      // A Q_Key with the high bit set means "use the QP's own Q_Key" (IBA 10.2.5).
-      int qkey = w.remoteQkey < 0 ? qp.qkey : w.remoteQkey;
-      Deth.write(b, base + op.offset(HeaderType.DETH), qkey, qp.qpn);
-      destQp = w.remoteQpn;
-    }
-    if (op.has(HeaderType.DCETH)) {
-      DcEth.write(b, base + op.offset(HeaderType.DCETH), w.dcKey, dcGeneration, qp.qpn, dcEpochPsn);
-      destQp = w.dctn;
-    }
+    Opcode op = pkt.op;
+    int payload = pkt.payload;
+    boolean last = pkt.last;
+    ByteBuf b = pkt.buf;
+    int base = pkt.base;
+    int destQp = pkt.destQp;
     boolean ackReq = false;
     if (qp.reliable()) {
       pktsSinceAckReq++;
