@@ -7,9 +7,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * {@link LossyLinkConformance} on the tca provider, rank 1 in a child JVM, over the netty fabric: the PEACH2 links' data link layer
  * replays what the fabric loses; {@link LinkReplayAudit} checks that it did (the boards of this JVM
- * replayed frames, failed LCRCs and discarded duplicates).
+ * replayed frames, failed LCRCs and discarded duplicates). Netty's leak detection samples here
+ * ({@link SampledLeakDetection}).
  */
-@ExtendWith(LinkReplayAudit.class)
+@ExtendWith({LinkReplayAudit.class, SampledLeakDetection.class})
 public class TcaNettyLossyLinkIT extends LossyLinkConformance {
   @Override
   protected KitEnvironment environment() {
