@@ -18,6 +18,7 @@ import io.github.verbs4j.examples.perftest.PlotCommand;
 import io.github.verbs4j.examples.perftest.ReadBw;
 import io.github.verbs4j.examples.perftest.ReadLat;
 import io.github.verbs4j.examples.perftest.Reproduce;
+import io.github.verbs4j.examples.soak.SoakCommand;
 import io.github.verbs4j.examples.perftest.SendBw;
 import io.github.verbs4j.examples.perftest.SendLat;
 import io.github.verbs4j.examples.perftest.WriteBw;
@@ -45,7 +46,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "verbs4j", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = "verbs4j: the launcher, perftest-style benchmarks and Himeno over the verbs4j simulated fabric.",
     subcommands = {RunCommand.class, Demo.class, SendLat.class, WriteLat.class, ReadLat.class, AtomicLat.class, SendBw.class,
-        WriteBw.class, ReadBw.class, Compare.class, Reproduce.class, HimenoCommand.class, GmpiArgsCommand.class,
+        WriteBw.class, ReadBw.class, Compare.class, Reproduce.class, SoakCommand.class, HimenoCommand.class, GmpiArgsCommand.class,
         GmpiPingPongCommand.class, GmpiHimenoCommand.class, PlotCommand.class, MemoryModelCommand.class,
         MpMemoryCommand.class,
         SrqFcCommand.class, ProbeCommand.class, HelpCommand.class})
