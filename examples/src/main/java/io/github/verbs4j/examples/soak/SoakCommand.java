@@ -42,7 +42,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "soak", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"All-to-all RC messages, checked byte for byte, over a fabric that drops frames, for a long "
         + "time; heap and file descriptors sampled and reported.",
-        "Example: ./verbs4j run -n 8 soak --duration 10m --plot soak.png"})
+        "Example: ./verbs4j run -n 8 --timeout 15m soak --duration 10m --plot soak.png"})
 public final class SoakCommand implements Callable<Integer>, ValidatesOptions {
   @Spec
   CommandSpec spec;
