@@ -4,19 +4,8 @@ import io.github.verbs4j.examples.testing.InJvmJob;
 import io.github.verbs4j.examples.testing.Loopback;
 import io.github.verbs4j.verbs.Capability;
 import io.github.verbs4j.verbs.Context;
-import io.github.verbs4j.verbs.Verbs;
-import io.github.verbs4j.verbs.config.VerbsConfig;
-import java.util.AbstractMap;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -38,7 +27,6 @@ enum MpJob {
   /** Skipped by capability: tca has no DC. */
   TCA_DC("tca", MpConfig.Strategy.DC, 64);
 
-  private static final AtomicInteger JOBS = new AtomicInteger();
   private final String provider;
   private final MpConfig.Strategy strategy;
   private final int sharedReceive;
@@ -83,52 +71,6 @@ enum MpJob {
   }
 
   <T> List<T> run(int size, Loopback.RankBody<T> body) throws Exception {
-    if (provider == null) {
-      return InJvmJob.LOOPBACK.run(size, body);
-    }
-    String fabric = "mp-test-" + ProcessHandle.current().pid() + "-" + JOBS.incrementAndGet();
-    ExecutorService pool = Executors.newFixedThreadPool(size);
-    List<Context> contexts = Collections.synchronizedList(new ArrayList<>());
-    try {
-      List<Future<Map.Entry<Integer, T>>> futures = new ArrayList<>();
-      for (int r = 0; r < size; r++) {
-        VerbsConfig cfg = VerbsConfig.of(Map.of("verbs.provider", provider, "verbs.fabric", "local",
-            "verbs.fabric.name", fabric, "verbs.rank", Integer.toString(r), "verbs.size", Integer.toString(size)));
-        futures.add(pool.submit(() -> {
-          Context ctx = Verbs.open(cfg);
-          contexts.add(ctx);
-          return new AbstractMap.SimpleEntry<>(ctx.job().rank(), body.run(ctx));
-        }));
-      }
-      List<T> out = new ArrayList<>(Collections.nCopies(size, null));
-      for (Future<Map.Entry<Integer, T>> f : futures) {
-        try {
-          Map.Entry<Integer, T> e = f.get(300, TimeUnit.SECONDS);
-          out.set(e.getKey(), e.getValue());
-        } catch (ExecutionException e) {
-          if (e.getCause() instanceof Exception ex) {
-            throw ex;
-          }
-          throw e;
-        }
-      }
-      pool.shutdown();
-      closeAll(contexts);
-      return out;
-    } catch (Exception e) {
-      pool.shutdownNow();
-      try {
-        closeAll(contexts);
-      } catch (RuntimeException closing) {
-        e.addSuppressed(closing); // a failed rank leaves objects open: report the failure, not that
-      }
-      throw e;
-    }
-  }
-
-  private static void closeAll(List<Context> contexts) {
-    for (Context c : contexts) { // one after another: the local transport races when nodes close at once
-      c.close();
-    }
+    return provider == null ? InJvmJob.LOOPBACK.run(size, body) : InJvmJob.on(provider, size, Map.of(), body);
   }
 }

@@ -65,9 +65,10 @@ class ModelledLatencyTest {
     LatencyStats b = modelledSendLat(2);
     // 2 B on the default link (200 ns, 12.5 GB/s, 100 ns switch) and HCA costs: RTT/2 ~ 0.8 us
     assertEquals(0.85, a.tTypical(), 0.1, a.toString());
-    assertEquals(a.tTypical(), b.tTypical(), 0.01 * a.tTypical(), "run to run: " + a + " / " + b);
+    assertEquals(a.tTypical(), b.tTypical(), 0.1, "run to run, one charge at most: " + a + " / " + b);
     // Single iterations still move by one charge (~0.1 us) with which thread charges first on the
-    // threaded local fabric, so the mean repeats within a few per cent, not exactly (#18).
+    // threaded local fabric, so the median may flip between two neighbouring values (0.805 / 0.855
+    // seen in a cold JVM) and the mean repeats within a few per cent, not exactly (#18).
     assertEquals(a.tAvg(), b.tAvg(), 0.05 * a.tAvg(), "run to run: " + a + " / " + b);
   }
 }

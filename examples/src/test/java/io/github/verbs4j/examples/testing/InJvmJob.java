@@ -53,23 +53,42 @@ public enum InJvmJob {
     if (this == LOOPBACK) {
       return Loopback.run(size, body);
     }
+    return on("ib", size, extra, body);
+  }
+
+  /**
+   * Runs {@code body} on {@code size} ranks of a provider over a private local fabric and returns
+   * their results by job rank. A failed rank's exception is thrown; the contexts are closed one
+   * after another (sim-fabric's local transport races when nodes close concurrently).
+   *
+   * @param provider {@code verbs.provider}
+   * @param size ranks
+   * @param extra settings added to each rank's
+   * @param body what each rank does
+   * @param <T> the result type
+   * @return the results, index = rank
+   * @throws Exception the first rank's failure
+   */
+  public static <T> List<T> on(String provider, int size, Map<String, String> extra, Loopback.RankBody<T> body)
+      throws Exception {
     String fabric = "examples-test-" + ProcessHandle.current().pid() + "-" + JOBS.incrementAndGet();
     ExecutorService pool = Executors.newFixedThreadPool(size);
     List<Context> contexts = java.util.Collections.synchronizedList(new ArrayList<>());
     try {
-      List<Future<T>> futures = new ArrayList<>();
+      List<Future<Map.Entry<Integer, T>>> futures = new ArrayList<>();
       for (int r = 0; r < size; r++) {
-        VerbsConfig cfg = config(fabric, r, size).with(extra);
+        VerbsConfig cfg = config(fabric, r, size).with("verbs.provider", provider).with(extra);
         futures.add(pool.submit(() -> {
           Context ctx = Verbs.open(cfg);
           contexts.add(ctx);
-          return body.run(ctx);
+          return new java.util.AbstractMap.SimpleEntry<>(ctx.job().rank(), body.run(ctx));
         }));
       }
-      List<T> out = new ArrayList<>();
-      for (Future<T> f : futures) {
+      List<T> out = new ArrayList<>(java.util.Collections.nCopies(size, null));
+      for (Future<Map.Entry<Integer, T>> f : futures) {
         try {
-          out.add(f.get(180, TimeUnit.SECONDS));
+          Map.Entry<Integer, T> e = f.get(600, TimeUnit.SECONDS);
+          out.set(e.getKey(), e.getValue());
         } catch (ExecutionException e) {
           if (e.getCause() instanceof Exception ex) {
             throw ex;
@@ -77,13 +96,23 @@ public enum InJvmJob {
           throw e;
         }
       }
+      pool.shutdown();
+      closeAll(contexts);
       return out;
-    } finally {
+    } catch (Exception e) {
       pool.shutdownNow();
-      // closed one after another: sim-fabric's local transport races when nodes close concurrently
-      for (Context c : contexts) {
-        c.close();
+      try {
+        closeAll(contexts);
+      } catch (RuntimeException closing) {
+        e.addSuppressed(closing); // a failed rank leaves objects open: report the failure, not that
       }
+      throw e;
+    }
+  }
+
+  private static void closeAll(List<Context> contexts) {
+    for (Context c : contexts) {
+      c.close();
     }
   }
 
