@@ -11,9 +11,8 @@ import io.github.verbs4j.ib.wire.Icrc;
 import io.github.verbs4j.ib.wire.ImmDt;
 import io.github.verbs4j.ib.wire.Lrh;
 import io.github.verbs4j.ib.wire.Opcode;
-import io.github.verbs4j.ib.wire.ResendEth;
 import io.github.verbs4j.ib.wire.Reth;
-import io.github.verbs4j.ib.wire.StopEth;
+import io.github.verbs4j.ib.wire.SrqFlowEth;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
@@ -142,11 +141,8 @@ final class Pkt {
     if (op.has(HeaderType.DCETH)) {
       DcEth.write(b, op.offset(HeaderType.DCETH), dcKey, gen, srcQp, epochPsn);
     }
-    if (op.has(HeaderType.STOP_ETH)) {
-      StopEth.write(b, op.offset(HeaderType.STOP_ETH), srqNum, slot);
-    }
-    if (op.has(HeaderType.RESEND_ETH)) {
-      ResendEth.write(b, op.offset(HeaderType.RESEND_ETH), srqNum, slot);
+    if (op.has(HeaderType.SRQ_FLOW_ETH)) {
+      SrqFlowEth.write(b, op.offset(HeaderType.SRQ_FLOW_ETH), srqNum, slot);
     }
     b.setBytes(hdr, payload);
     if (!noIcrc) {
@@ -179,14 +175,12 @@ final class Pkt {
 
     /** @return the table slot of a stop or resend request */
     int srqFcSlot() {
-      return op.has(HeaderType.STOP_ETH) ? StopEth.slot(buf, op.offset(HeaderType.STOP_ETH))
-          : ResendEth.slot(buf, op.offset(HeaderType.RESEND_ETH));
+      return SrqFlowEth.slot(buf, op.offset(HeaderType.SRQ_FLOW_ETH));
     }
 
     /** @return the SRQ number of a stop or resend request */
     int srqFcSrq() {
-      return op.has(HeaderType.STOP_ETH) ? StopEth.srqNum(buf, op.offset(HeaderType.STOP_ETH))
-          : ResendEth.srqNum(buf, op.offset(HeaderType.RESEND_ETH));
+      return SrqFlowEth.srqNum(buf, op.offset(HeaderType.SRQ_FLOW_ETH));
     }
 
     byte[] payloadBytes() {

@@ -6,7 +6,7 @@ import io.github.verbs4j.ib.wire.HeaderType;
 import io.github.verbs4j.ib.wire.Opcode;
 import io.github.verbs4j.ib.wire.Opcode.Op;
 import io.github.verbs4j.ib.wire.Opcode.Transport;
-import io.github.verbs4j.ib.wire.StopEth;
+import io.github.verbs4j.ib.wire.SrqFlowEth;
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.QpType;
@@ -209,7 +209,7 @@ final class ResponseSender {
     flushAck();
     Opcode op = Opcode.SRQ_STOP_REQUEST;
     ByteBuf b = tx.claim(op, 0);
-    StopEth.write(b, op.offset(HeaderType.STOP_ETH), srqNum, slot);
+    SrqFlowEth.write(b, op.offset(HeaderType.SRQ_FLOW_ETH), srqNum, slot);
     tx.commit(b, op, responseLid(), qp.sl, responseQpn(), stoppedPsn, false, false, 0);
     dev.counters.inc(IbCounters.Counter.SRQ_STOPS_SENT);
   }

@@ -2,7 +2,7 @@ package io.github.verbs4j.ib.engine;
 
 import io.github.verbs4j.ib.wire.HeaderType;
 import io.github.verbs4j.ib.wire.Opcode;
-import io.github.verbs4j.ib.wire.ResendEth;
+import io.github.verbs4j.ib.wire.SrqFlowEth;
 import io.github.verbs4j.verbs.spi.SoftSharedReceiveQueue;
 import io.netty.buffer.ByteBuf;
 
@@ -161,7 +161,7 @@ public final class SrqFlowControl {
       int proc = slot - row.node * table.procs();
       Opcode op = Opcode.SRQ_RESEND_REQUEST;
       ByteBuf b = dev.tx.claim(op, 0);
-      ResendEth.write(b, op.offset(HeaderType.RESEND_ETH), srq.srqNum(), slot);
+      SrqFlowEth.write(b, op.offset(HeaderType.SRQ_FLOW_ETH), srq.srqNum(), slot);
       table.grant(slot, now);
       dev.tx.commit(b, op, row.node, row.sl[proc], row.srcQpn[proc], row.psn[proc], false, false, 0);
       dev.counters.inc(IbCounters.Counter.SRQ_RESENDS_SENT);

@@ -21,10 +21,8 @@ public enum HeaderType {
   ATOMIC_ACK_ETH(AtomicAckEth.LENGTH, 0x20),
   /** Immediate data. */
   IMM_DT(ImmDt.LENGTH, 0x40),
-  /** verbs4j stop request header (seed 002). */
-  STOP_ETH(StopEth.LENGTH, 0x80),
-  /** verbs4j resend request header (seed 002). */
-  RESEND_ETH(ResendEth.LENGTH, 0x100);
+  /** verbs4j stop and resend request header (seed 002). */
+  SRQ_FLOW_ETH(SrqFlowEth.LENGTH, 0x80);
 
   private final int length;
   private final int bit;

@@ -6,9 +6,8 @@ import static io.github.verbs4j.ib.wire.HeaderType.ATOMIC_ETH;
 import static io.github.verbs4j.ib.wire.HeaderType.DCETH;
 import static io.github.verbs4j.ib.wire.HeaderType.DETH;
 import static io.github.verbs4j.ib.wire.HeaderType.IMM_DT;
-import static io.github.verbs4j.ib.wire.HeaderType.RESEND_ETH;
 import static io.github.verbs4j.ib.wire.HeaderType.RETH;
-import static io.github.verbs4j.ib.wire.HeaderType.STOP_ETH;
+import static io.github.verbs4j.ib.wire.HeaderType.SRQ_FLOW_ETH;
 
 /**
  * The BTH opcodes the simulated HCA speaks, with what each one carries (the design of rxe's
@@ -100,10 +99,10 @@ public enum Opcode {
   DC_FETCH_ADD(Transport.DC, Op.FETCH_ADD, RC_FETCH_ADD),
 
   /** Seed 002 stop request: the SRQ had no receive WQE; hold the stream at this PSN. */
-  SRQ_STOP_REQUEST(Transport.SRQ_FC, Op.SRQ_STOP, Flag.ACK | Flag.START | Flag.END | Flag.SRQ_STOP, STOP_ETH),
+  SRQ_STOP_REQUEST(Transport.SRQ_FC, Op.SRQ_STOP, Flag.ACK | Flag.START | Flag.END | Flag.SRQ_STOP, SRQ_FLOW_ETH),
   /** Seed 002 resend request: the SRQ has receive WQEs again; resume from this PSN. */
   SRQ_RESEND_REQUEST(Transport.SRQ_FC, Op.SRQ_RESEND, Flag.ACK | Flag.START | Flag.END | Flag.SRQ_RESEND,
-      RESEND_ETH);
+      SRQ_FLOW_ETH);
 
   /** Transport service of an opcode: the top three bits of its value (IBTA 9.2.1). */
   public enum Transport {
