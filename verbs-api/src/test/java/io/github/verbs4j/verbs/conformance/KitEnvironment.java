@@ -34,8 +34,9 @@ import java.util.Map;
  * ({@link KitPeerMain}). The child creates a new instance of the concrete test class with its
  * no-arg constructor and calls {@code environment().config(1, 2, jobId)} there, so an environment
  * that needs state from the parent (a coordinator address, say) passes it through {@link
- * #childSystemProperties(String)}. The child also receives every {@code verbs.*} system property
- * of the parent and {@code -Dverbs4j.kit.peer=true}.
+ * #childSystemProperties(String)} (set in the child for that scenario only: a child JVM serves
+ * many scenarios in turn). The child also receives every {@code verbs.*} system property of the
+ * parent and {@code -Dverbs4j.kit.peer=true}.
  */
 public interface KitEnvironment {
   /**

@@ -3,7 +3,6 @@ package io.github.verbs4j.verbs.conformance;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.Verbs;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -16,7 +15,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.opentest4j.TestAbortedException;
 
@@ -34,7 +32,6 @@ final class KitRunner {
   /** Child exit codes, also used by {@link KitPeerMain}. */
   static final int EXIT_OK = 0;
   static final int EXIT_FAILED = 1;
-  static final int EXIT_USAGE = 2;
   static final int EXIT_WATCHDOG = 3;
   static final int EXIT_PARENT_GONE = 4;
   static final int EXIT_SKIPPED = 5;
@@ -46,6 +43,9 @@ final class KitRunner {
   interface Body {
     void run(Peer p) throws Throwable;
   }
+
+  /** Process ids of the child JVMs of the last scenario run with children. */
+  static final List<Long> lastChildren = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   private KitRunner() {}
 
@@ -219,23 +219,23 @@ final class KitRunner {
   /** A rank in a child JVM, and what the parent has seen of it. */
   private static final class Child {
     final int rank;
-    final Process process;
+    final KitPeerServer server;
     final Path log;
     Integer exit;
     long observedAt = Long.MAX_VALUE;
 
-    Child(int rank, Process process, Path log) {
+    Child(int rank, KitPeerServer server, Path log) {
       this.rank = rank;
-      this.process = process;
+      this.server = server;
       this.log = log;
     }
 
-    /** Records the exit once; tells the other ranks when this one failed or skipped. */
+    /** Records the result once; tells the other ranks when this one failed or skipped. */
     void observe(AbortSignal abort) {
-      if (exit != null || process.isAlive()) {
+      if (exit != null || server.code() == null) {
         return;
       }
-      exit = process.exitValue();
+      exit = server.code();
       observedAt = System.nanoTime();
       if (exit == EXIT_SKIPPED) {
         abort.abort("rank " + rank + " skipped the scenario");
@@ -268,6 +268,7 @@ final class KitRunner {
     Body body = method(test, bodyName);
     AbortSignal abort = new AbortSignal();
     List<Child> children = new ArrayList<>();
+    lastChildren.clear();
     RankThread rank0 = null;
     long deadline = System.nanoTime() + env.timeout().toNanos();
     long graceDeadline = Long.MAX_VALUE;
@@ -275,6 +276,7 @@ final class KitRunner {
       for (int r = 1; r < size; r++) {
         Path log = logFile(test.getClass(), bodyName, jobId, r, size);
         children.add(new Child(r, launch(test.getClass(), env, jobId, bodyName, r, size, settings, log), log));
+        lastChildren.add(children.get(children.size() - 1).server.pid());
       }
       rank0 = start(env, jobId, 0, size, settings, body, abort, label);
       while (true) {
@@ -296,16 +298,17 @@ final class KitRunner {
         if (rank0.isAlive()) {
           join(rank0, 50);
         } else {
-          children.stream().filter(c -> c.exit == null).findFirst().ifPresent(c -> waitFor(c.process, 50));
+          children.stream().filter(c -> c.exit == null).findFirst().ifPresent(c -> c.server.await(50));
         }
       }
     } finally {
       for (Child c : children) {
         c.observe(abort);
-        if (c.process.isAlive()) {
-          kill(c.process);
+        if (c.exit == null) {
+          c.server.kill();
+        } else {
+          c.server.release();
         }
-        closeQuietly(c.process.getOutputStream());
       }
     }
     List<String> stuck = new ArrayList<>();
@@ -333,15 +336,6 @@ final class KitRunner {
     report(failures, stuck, label, env);
   }
 
-  private static void waitFor(Process p, long millis) {
-    try {
-      p.waitFor(millis, TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted while waiting for a child JVM", e);
-    }
-  }
-
   private static Path logFile(Class<?> testClass, String bodyName, String jobId, int rank, int size) {
     Path dir = Path.of(System.getProperty("verbs4j.kit.peerLogDir", "target/kit-peers"));
     try {
@@ -354,8 +348,8 @@ final class KitRunner {
         .toAbsolutePath();
   }
 
-  private static Process launch(Class<?> testClass, KitEnvironment env, String jobId, String bodyName, int rank,
-      int size, Map<String, String> settings, Path log) {
+  private static KitPeerServer launch(Class<?> testClass, KitEnvironment env, String jobId, String bodyName,
+      int rank, int size, Map<String, String> settings, Path log) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("--enable-native-access=ALL-UNNAMED");
@@ -367,48 +361,16 @@ final class KitRunner {
         cmd.add("-D" + name + "=" + sys.getProperty(name));
       }
     }
-    for (Map.Entry<String, String> e : env.childSystemProperties(jobId).entrySet()) {
-      cmd.add("-D" + e.getKey() + "=" + e.getValue());
-    }
-    for (Map.Entry<String, String> e : settings.entrySet()) {
-      cmd.add("-D" + KitPeerMain.SETTING_PREFIX + e.getKey() + "=" + e.getValue());
-    }
     cmd.add("-Dverbs4j.kit.peer=true");
     cmd.add("-cp");
     String extra = System.getProperty("verbs4j.kit.childExtraClassPath", "");
     cmd.add(extra.isEmpty() ? System.getProperty("java.class.path")
         : extra + java.io.File.pathSeparator + System.getProperty("java.class.path"));
     cmd.add(KitPeerMain.class.getName());
-    cmd.add(testClass.getName());
-    cmd.add(bodyName);
-    cmd.add(Integer.toString(rank));
-    cmd.add(Integer.toString(size));
-    cmd.add(jobId);
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-    try {
-      return pb.start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot start the rank-1 JVM: " + cmd, e);
-    }
-  }
-
-  /** Kills the child and everything it started. */
-  static void kill(Process p) {
-    p.descendants().forEach(ProcessHandle::destroyForcibly);
-    p.destroyForcibly();
-    try {
-      p.waitFor(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void closeQuietly(OutputStream out) {
-    try {
-      out.close();
-    } catch (IOException ignored) {
-      // the child is gone; nothing to tell it
-    }
+    KitPeerServer server = KitPeerServer.take(cmd, log.getParent());
+    server.start(KitPeerMain.request(log.toString(), testClass.getName(), bodyName, rank, size, jobId,
+        env.childSystemProperties(jobId), settings));
+    return server;
   }
 
   private static String tail(Path log) {
