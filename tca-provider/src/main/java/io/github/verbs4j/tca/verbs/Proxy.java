@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * in this node's memory (the board's write hook), a post, a poll and the timers make it run.
  *
  * <p>The clock is the board's (wall or modelled), read once per duty cycle. All engine state of
- * the context's QPs is touched under each QP's monitor; the channels only under the agent's lock.
+ * the context's QPs is touched under each QP's lock ({@code TcaQueuePair.lock()}); the channels only under the agent's lock.
  */
 final class Proxy implements Channel.Sink, RuntimeAgent {
   private static final Logger LOG = LoggerFactory.getLogger(Proxy.class);
@@ -204,7 +204,7 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
     }
     for (int i = 0; i < acks.size(); i++) {
       TcaQueuePair qp = acks.get(i);
-      synchronized (qp) {
+      synchronized (qp.lock()) {
         // also when the QP was destroyed or reset meanwhile: the messages it acknowledges were delivered
         qp.responder.flushAck();
       }
@@ -212,7 +212,7 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
     acks.clear();
     boolean awaiting = false;
     for (TcaQueuePair qp : qpArray) {
-      synchronized (qp) {
+      synchronized (qp.lock()) {
         if (!qp.destroyed && qp.requester.progress(t)) {
           work++;
         }
@@ -239,7 +239,7 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
   private long nextDeadline(long t) {
     long deadline = Long.MAX_VALUE;
     for (TcaQueuePair qp : qpArray) {
-      synchronized (qp) {
+      synchronized (qp.lock()) {
         deadline = Math.min(deadline, qp.requester.nextDeadline());
       }
     }
@@ -296,7 +296,7 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
       ctx.counters().dropped(1);
       return;
     }
-    synchronized (qp) {
+    synchronized (qp.lock()) {
       if (qp.destroyed) {
         ctx.counters().dropped(1);
       } else if (p.isRequest()) {

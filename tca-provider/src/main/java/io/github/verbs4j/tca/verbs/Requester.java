@@ -37,7 +37,7 @@ import java.nio.ByteBuffer;
  * how a dead or reset peer is detected. After an RNR NAK the requester waits the responder's RNR timer and starts again at
  * the NAKed message (the target discarded what followed it); rnr_retry = 7 retries forever.
  *
- * <p>Runs in the proxy's duty cycle under the QP's monitor; times are the proxy's clock.
+ * <p>Runs in the proxy's duty cycle under the QP's lock; times are the proxy's clock.
  */
 final class Requester {
   /** Bytes at the end of a rendezvous message that travel in its FIN packet. */
@@ -274,7 +274,7 @@ final class Requester {
     }
   }
 
-  /** @return the PSN of the next new request (query()'s sq_psn); under the QP's monitor */
+  /** @return the PSN of the next new request (query()'s sq_psn); under the QP's lock */
   int nextNewPsn() {
     return newPsn;
   }

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * access, remote operational error) as an InfiniBand responder would.
  *
  * <p>Atomics are executed once per PSN; a duplicate is answered from a replay cache of the last
- * {@code max_dest_rd_atomic} results. Runs in the proxy's duty cycle under the QP's monitor.
+ * {@code max_dest_rd_atomic} results. Runs in the proxy's duty cycle under the QP's lock.
  */
 final class Responder {
   private static final Logger LOG = LoggerFactory.getLogger(Responder.class);
@@ -80,7 +80,7 @@ final class Responder {
     Arrays.fill(replayPsn, -1);
   }
 
-  /** @return the PSN expected next (query()'s rq_psn); under the QP's monitor */
+  /** @return the PSN expected next (query()'s rq_psn); under the QP's lock */
   int expectedPsn() {
     return epsn;
   }

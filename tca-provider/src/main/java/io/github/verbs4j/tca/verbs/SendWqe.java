@@ -14,7 +14,7 @@ import java.nio.ByteBuffer;
 /**
  * A send work request as the requester keeps it: a copy of the {@link SendWr} taken at post time
  * (inline data included) and its progress. Reused from a free list; never shared between threads
- * without the QP's monitor.
+ * without the QP's lock.
  */
 final class SendWqe {
   /** Waiting to be started. */

@@ -20,9 +20,11 @@ import io.github.verbs4j.verbs.spi.SoftCompletionQueue;
  * A TCA Verbs queue pair: RC, UC or UD over the packet rings of the context's {@link Channel}s. The
  * state machine, post-time checks and the receive queue come from {@link AbstractQueuePair}; the
  * send side is a {@link Requester}, the receive side a {@link Responder}, both driven by the
- * context's {@link Proxy} agent under this object's monitor (posting and modify take it too).
+ * context's {@link Proxy} agent under the QP lock {@link #lock()} (posting and modify take it too):
+ * a private object, so an application that synchronizes on its QP never stalls the proxy.
  */
 final class TcaQueuePair extends AbstractQueuePair {
+  private final Object lock = new Object();
   final TcaContext ctx;
   final Requester requester;
   final Responder responder;
@@ -135,7 +137,7 @@ final class TcaQueuePair extends AbstractQueuePair {
     }
   }
 
-  /** A data-path error: to ERR (QP_LAST_WQE_REACHED for SRQ QPs), then flush. Under the monitor. */
+  /** A data-path error: to ERR (QP_LAST_WQE_REACHED for SRQ QPs), then flush. Under the QP lock. */
   void fail() {
     if (enterError()) {
       flushAll();
@@ -158,7 +160,7 @@ final class TcaQueuePair extends AbstractQueuePair {
 
   @Override
   protected boolean sendQueueFull() {
-    synchronized (this) {
+    synchronized (lock) {
       return tail - head >= cap.maxSendWr();
     }
   }
@@ -166,7 +168,7 @@ final class TcaQueuePair extends AbstractQueuePair {
   @Override
   protected void enqueueSend(SendWr wr) {
     ctx.chargeStore(); // the WQE
-    synchronized (this) {
+    synchronized (lock) {
       if (state() == QpState.ERR) {
         flushWc.reset(wr.wrId(), WcStatus.WR_FLUSH_ERR, wr.opcode().completionOpcode(), qpNum);
         sendCq.push(flushWc, false);
@@ -185,7 +187,7 @@ final class TcaQueuePair extends AbstractQueuePair {
 
   @Override
   protected void recvPosted() {
-    synchronized (this) {
+    synchronized (lock) {
       if (state() == QpState.ERR && rq != null) {
         while (rq.pop(flushRecv)) {
           flushWc.reset(flushRecv.wrId(), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, qpNum);
@@ -198,7 +200,7 @@ final class TcaQueuePair extends AbstractQueuePair {
 
   @Override
   protected void liveAttrs(QpAttr q) {
-    // query() holds this monitor, the one the proxy runs the engines under
+    // query() holds the QP lock, the one the proxy runs the engines under
     if (q.has(QpAttrMask.SQ_PSN) && type() != QpType.UD) {
       q.sqPsn(requester.nextNewPsn());
     }
@@ -213,8 +215,18 @@ final class TcaQueuePair extends AbstractQueuePair {
   }
 
   @Override
+  protected Object qpLock() {
+    return lock;
+  }
+
+  /** @return the QP lock: the proxy works on this QP only while holding it */
+  Object lock() {
+    return lock;
+  }
+
+  @Override
   protected void destroy() {
-    synchronized (this) {
+    synchronized (lock) {
       destroyed = true;
       for (long h = head; h < tail; h++) {
         requester.release(slot(h));
