@@ -317,12 +317,15 @@ final class KitRunner {
       rank0.interrupt();
       join(rank0, 2000);
     }
-    // failures in the order they were seen; a killed child of a rank 0 that skipped only skipped too
+    // failures in the order they were seen
     record Seen(long at, Throwable failure) {}
     List<Seen> seen = new ArrayList<>();
     boolean rank0Skipped = rank0.failure instanceof TestAbortedException;
     for (Child c : children) {
-      Throwable f = c.exit == null && rank0Skipped ? null : c.failure();
+      // a rank 0 that skipped closed its context: a child cut short then, or failing after it
+      // (a warm child may already be joining), only saw the skip
+      boolean consequence = rank0Skipped && (c.exit == null || c.observedAt - rank0.failedAt >= 0);
+      Throwable f = consequence ? null : c.failure();
       if (f != null) {
         seen.add(new Seen(c.exit == null ? System.nanoTime() : c.observedAt, f));
       }
