@@ -2,6 +2,7 @@ package io.github.verbs4j.examples.gmpi;
 
 import io.github.verbs4j.examples.mp.Communicator;
 import io.github.verbs4j.examples.mp.ReduceOp;
+import io.github.verbs4j.examples.mp.Request;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.MemoryKind;
 import java.nio.ByteBuffer;
@@ -22,10 +23,16 @@ public final class FabricTimes {
   private static final int WARMUP = 3;
   private final long[] sizes;
   private final long[] nanos;
+  private final boolean[] exchanged;
 
   private FabricTimes(long[] sizes, long[] nanos) {
+    this(sizes, nanos, new boolean[sizes.length]);
+  }
+
+  private FabricTimes(long[] sizes, long[] nanos, boolean[] exchanged) {
     this.sizes = sizes;
     this.nanos = nanos;
+    this.exchanged = exchanged;
   }
 
   /**
@@ -77,6 +84,102 @@ public final class FabricTimes {
   }
 
   /**
+   * Measures one halo exchange with every rank exchanging at once (collective: every rank calls it
+   * with its own neighbours): each rank receives from and sends to its low and high neighbours
+   * ({@code bytes} each way, as Himeno's original posts them) and waits for all four, {@value
+   * #WARMUP} times not counted and then {@code iterations} times back to back, on the node clock.
+   * Unlike {@link #measure}'s ping-pong, the messages of the exchange are in flight together, so
+   * the time carries what they cost each other on the provider's model (links, HCA or PEACH2 DMA
+   * engines, the mp layer's protocol). Like {@link #measure}, ranks only wait for each other while
+   * it runs.
+   *
+   * @param ctx the rank's context (its clock)
+   * @param comm the communicator
+   * @param kind the buffers' memory kind (the accelerator's device kind)
+   * @param bytes the plane's size, at least 1
+   * @param low the low neighbour's rank, or -1
+   * @param high the high neighbour's rank, or -1
+   * @param iterations exchanges counted, at least 1
+   * @return the longest time per exchange over all ranks (the same on every rank)
+   */
+  public static long measureExchange(Context ctx, Communicator comm, MemoryKind kind, int bytes, int low, int high,
+      int iterations) {
+    if (iterations < 1) {
+      throw new IllegalArgumentException("iterations=" + iterations + " must be at least 1");
+    }
+    if (bytes < 1) {
+      throw new IllegalArgumentException("bytes=" + bytes + " must be at least 1");
+    }
+    ByteBuffer[] buf = new ByteBuffer[4]; // send low, send high, receive low, receive high
+    for (int i = 0; i < 4; i++) {
+      buf[i] = comm.allocate(bytes, kind);
+    }
+    Request[] reqs = new Request[4];
+    comm.barrier();
+    long start = 0;
+    for (int it = 0; it < WARMUP + iterations; it++) {
+      if (it == WARMUP) {
+        start = ctx.nowNanos();
+      }
+      int n = 0;
+      if (high >= 0) {
+        reqs[n++] = comm.irecv(buf[3].duplicate(), high, TAG + 1);
+      }
+      if (low >= 0) {
+        reqs[n++] = comm.irecv(buf[2].duplicate(), low, TAG + 2);
+      }
+      if (low >= 0) {
+        reqs[n++] = comm.isend(buf[0].duplicate(), low, TAG + 1);
+      }
+      if (high >= 0) {
+        reqs[n++] = comm.isend(buf[1].duplicate(), high, TAG + 2);
+      }
+      for (int i = 0; i < n; i++) {
+        comm.wait(reqs[i]);
+      }
+    }
+    long[] t = {(ctx.nowNanos() - start) / iterations};
+    comm.allreduce(t, ReduceOp.MAX);
+    return t[0];
+  }
+
+  /**
+   * @param bytes a message size
+   * @param exchangeNanos its time measured by {@link #measureExchange}
+   * @return these times with {@code bytes} taking {@code exchangeNanos} (added or replaced)
+   */
+  public FabricTimes withExchange(long bytes, long exchangeNanos) {
+    if (bytes < 1 || exchangeNanos < 0) {
+      throw new IllegalArgumentException("bytes=" + bytes + " must be at least 1 and exchangeNanos=" + exchangeNanos
+          + " not negative");
+    }
+    int i = Arrays.binarySearch(sizes, bytes);
+    if (i >= 0) {
+      long[] n = nanos.clone();
+      boolean[] e = exchanged.clone();
+      n[i] = exchangeNanos;
+      e[i] = true;
+      return new FabricTimes(sizes, n, e);
+    }
+    int at = -i - 1;
+    long[] s = new long[sizes.length + 1];
+    long[] n = new long[sizes.length + 1];
+    boolean[] e = new boolean[sizes.length + 1];
+    for (int k = 0, j = 0; k < s.length; k++) {
+      if (k == at) {
+        s[k] = bytes;
+        n[k] = exchangeNanos;
+        e[k] = true;
+      } else {
+        s[k] = sizes[j];
+        n[k] = nanos[j];
+        e[k] = exchanged[j++];
+      }
+    }
+    return new FabricTimes(s, n, e);
+  }
+
+  /**
    * Times given directly (tests of the timeline without a fabric).
    *
    * @param latencyNanos one-way time of a 1-byte message
@@ -115,7 +218,7 @@ public final class FabricTimes {
     StringBuilder b = new StringBuilder();
     for (int i = 0; i < sizes.length; i++) {
       b.append(i == 0 ? "" : ", ").append(sizes[i]).append(" B: ").append(String.format(java.util.Locale.ROOT, "%.2f us",
-          nanos[i] / 1e3));
+          nanos[i] / 1e3)).append(exchanged[i] ? " (exchange)" : "");
     }
     return b.toString();
   }

@@ -7,6 +7,7 @@ import io.github.verbs4j.examples.himeno.HimenoSize;
 import io.github.verbs4j.examples.mp.Communicator;
 import io.github.verbs4j.examples.mp.ReduceOp;
 import io.github.verbs4j.verbs.Context;
+import io.github.verbs4j.verbs.MemoryKind;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
 import java.time.Duration;
@@ -37,6 +38,8 @@ public final class GmpiHimeno {
   private static final int TAG_J_UP = 2;
   private static final int TAG_I_LEFT = 3;
   private static final int TAG_I_RIGHT = 4;
+  /** Halo exchanges timed per direction by {@link #measureFabric}. */
+  private static final int EXCHANGES = 16;
 
   /**
    * @param gosa the residual of the last iteration
@@ -78,8 +81,11 @@ public final class GmpiHimeno {
   }
 
   /**
-   * Measures the fabric's one-way times for this run's messages (collective): rank 0's halo planes
-   * and the residual's allreduce element.
+   * Measures the fabric's times for this run's messages (collective): the residual's allreduce
+   * element by ping-pong, the halo planes by {@link FabricTimes#measureExchange} with every rank
+   * exchanging with its neighbours at once, one direction after the other as the iteration does
+   * (so the planes' times carry the contention of the four messages in flight, on every rank);
+   * keyed by rank 0's plane sizes.
    *
    * @param ctx the rank's context
    * @param comm the communicator
@@ -91,8 +97,22 @@ public final class GmpiHimeno {
   public static FabricTimes measureFabric(Context ctx, Communicator comm, HimenoSize size, int ndx, int ndy) {
     dims(comm, ndx, ndy);
     Decomposition d0 = Decomposition.of(size, ndx, ndy, 0);
-    int[] sizes = {d0.imax() * d0.kmax() * 4, d0.jmax() * d0.kmax() * 4, (ExactSum.LIMBS + 1) * 8};
-    return FabricTimes.measure(ctx, comm, DeviceMemory.kindOf(ctx), sizes, 4);
+    Decomposition d = Decomposition.of(size, ndx, ndy, comm.rank());
+    MemoryKind kind = DeviceMemory.kindOf(ctx);
+    FabricTimes t = FabricTimes.measure(ctx, comm, kind, new int[] {(ExactSum.LIMBS + 1) * 8}, 4);
+    long j = ndy > 1
+        ? FabricTimes.measureExchange(ctx, comm, kind, d.imax() * d.kmax() * 4, d.down(), d.up(), EXCHANGES) : 0;
+    long i = ndx > 1
+        ? FabricTimes.measureExchange(ctx, comm, kind, d.jmax() * d.kmax() * 4, d.left(), d.right(), EXCHANGES) : 0;
+    int jBytes = d0.imax() * d0.kmax() * 4;
+    int iBytes = d0.jmax() * d0.kmax() * 4;
+    if (ndy > 1) {
+      t = t.withExchange(jBytes, ndx > 1 && iBytes == jBytes ? Math.max(i, j) : j);
+    }
+    if (ndx > 1) {
+      t = t.withExchange(iBytes, ndy > 1 && iBytes == jBytes ? Math.max(i, j) : i);
+    }
+    return t;
   }
 
   private static int[] dims(Communicator comm, int ndx, int ndy) {

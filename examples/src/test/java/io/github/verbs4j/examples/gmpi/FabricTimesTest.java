@@ -18,6 +18,24 @@ class FabricTimesTest {
   }
 
   @Test
+  void anExchangeTimeReplacesOrJoinsTheMeasuredSizes() {
+    FabricTimes t = FabricTimes.linear(1_000, 1_000);
+    FabricTimes added = t.withExchange(2_048, 9_000);
+    assertEquals(9_000, added.messageNanos(2_048));
+    assertEquals(Math.round(1_000 + 8_000.0 * 1_023 / 2_047), added.messageNanos(1_024), "interpolated towards it");
+    assertEquals(1_000 + 4_095, t.messageNanos(4_096), "the original is unchanged");
+    FabricTimes replaced = added.withExchange(1, 500);
+    assertEquals(500, replaced.messageNanos(1));
+    assertEquals("1 B: 0.50 us (exchange), 2048 B: 9.00 us (exchange), 1073741824 B: 1073742.82 us",
+        replaced.toString());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.withExchange(0, 5));
+    assertEquals("bytes=0 must be at least 1 and exchangeNanos=5 not negative", e.getMessage());
+    e = assertThrows(IllegalArgumentException.class,
+        () -> FabricTimes.measureExchange(null, null, MemoryKind.HOST, 8, -1, 1, 0));
+    assertEquals("iterations=0 must be at least 1", e.getMessage());
+  }
+
+  @Test
   void badIterationsAndSizesAreRefusedByName() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> FabricTimes.measure(null, null, MemoryKind.HOST, new int[] {4}, 0));
