@@ -16,10 +16,8 @@ import io.github.verbs4j.verbs.AhAttr;
 import io.github.verbs4j.verbs.AsyncEvent;
 import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.CompletionQueue;
-import io.github.verbs4j.verbs.Device;
 import io.github.verbs4j.verbs.MemoryRegion;
 import io.github.verbs4j.verbs.Mtu;
-import io.github.verbs4j.verbs.NodeType;
 import io.github.verbs4j.verbs.ProtectionDomain;
 import io.github.verbs4j.verbs.QpAttr;
 import io.github.verbs4j.verbs.QpCap;
@@ -29,12 +27,10 @@ import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.QueuePair;
 import io.github.verbs4j.verbs.RecvWr;
 import io.github.verbs4j.verbs.SendWr;
-import io.github.verbs4j.verbs.TransportType;
 import io.github.verbs4j.verbs.WcOpcode;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
-import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
@@ -42,7 +38,6 @@ import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -56,44 +51,37 @@ class HcaEngineTest {
   private static final int PEER_LID = 2;
   private static final int PEER_QPN = 0x777;
 
+  private CapturedHca hca;
   private CapturePort port;
   private SimpleMeterRegistry registry;
   private IbContext ctx;
   private ProtectionDomain pd;
   private CompletionQueue cq;
-  private final List<AutoCloseable> open = new ArrayList<>();
 
   private void start(IbParams.Builder params) {
-    IbParams p = params.threading(io.github.verbs4j.verbs.spi.runtime.Threading.INVOKER).build();
-    port = new CapturePort(1);
-    ctx = new IbContext(new Device("sim_ib0", "ib", NodeType.CA, TransportType.IB, 1), VerbsConfig.of(Map.of()),
-        IbProvider.deviceAttr(p, 1), p, port, null, null, registry = new SimpleMeterRegistry(), null);
-    pd = ctx.allocPd();
-    cq = ctx.createCq(256, null, 0);
-    drainEvents();
+    hca = new CapturedHca(params);
+    port = hca.port;
+    registry = hca.registry;
+    ctx = hca.ctx;
+    pd = hca.pd;
+    cq = hca.cq;
   }
 
   @AfterEach
   void close() throws Exception {
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
-    if (cq != null) {
-      cq.close();
-      pd.close();
-      ctx.close();
+    if (hca != null) {
+      CapturedHca h = hca;
+      hca = null;
+      h.close();
     }
   }
 
   private <T extends AutoCloseable> T track(T c) {
-    open.add(c);
-    return c;
+    return hca.track(c);
   }
 
   private void drainEvents() {
-    while (ctx.pollAsyncEvent(Duration.ZERO).isPresent()) {
-      // events of an earlier step
-    }
+    hca.drainEvents();
   }
 
   private QueuePair rc(int sqPsn, int rqPsn, int timeout, int retry, int rnrRetry, int minRnr, int rd) {
@@ -223,7 +211,7 @@ class HcaEngineTest {
     assertEquals(4096.0, registry.get(IbMetrics.MEMORY).tag("object", "mr").gauge().value(), "the MR's bytes");
     assertTrue(registry.get(IbMetrics.MEMORY).tag("object", "qp").gauge().value() > 0, "the QP's queues");
     assertTrue(registry.get(IbMetrics.MEMORY).tag("object", "cq").gauge().value() > 0, "the CQ's entries");
-    open.remove(m);
+    hca.untrack(m);
     m.close();
     assertTrue(registry.find(IbMetrics.MEMORY).tag("object", "mr").gauges().isEmpty(), "removed with the MR");
   }
@@ -601,7 +589,6 @@ class HcaEngineTest {
     assertFalse(sentWithoutIcrc(s.get(0)), "on: an ICRC although nothing can corrupt");
     releaseSent(s);
     close();
-    open.clear();
     start(IbParams.builder().icrc(IbParams.IcrcMode.OFF));
     qp = rc();
     m = mr(64);

@@ -10,10 +10,8 @@ import io.github.verbs4j.ib.wire.Aeth;
 import io.github.verbs4j.ib.wire.Opcode;
 import io.github.verbs4j.verbs.AhAttr;
 import io.github.verbs4j.verbs.CompletionQueue;
-import io.github.verbs4j.verbs.Device;
 import io.github.verbs4j.verbs.MemoryRegion;
 import io.github.verbs4j.verbs.Mtu;
-import io.github.verbs4j.verbs.NodeType;
 import io.github.verbs4j.verbs.PortCounter;
 import io.github.verbs4j.verbs.ProtectionDomain;
 import io.github.verbs4j.verbs.QpAttr;
@@ -24,17 +22,12 @@ import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.QueuePair;
 import io.github.verbs4j.verbs.RecvWr;
 import io.github.verbs4j.verbs.SendWr;
-import io.github.verbs4j.verbs.TransportType;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
-import io.github.verbs4j.verbs.config.VerbsConfig;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -51,33 +44,26 @@ class RnrRecoveryTest {
   private static final int RNR_CODE = 14;
   private static final long RNR_NANOS = 1_280_000;
 
+  private CapturedHca hca;
   private CapturePort port;
   private IbContext ctx;
   private ProtectionDomain pd;
   private CompletionQueue cq;
-  private final List<AutoCloseable> open = new ArrayList<>();
 
   private void start() {
-    IbParams p = IbParams.builder().threading(io.github.verbs4j.verbs.spi.runtime.Threading.INVOKER).build();
-    port = new CapturePort(1);
-    ctx = new IbContext(new Device("sim_ib0", "ib", NodeType.CA, TransportType.IB, 1), VerbsConfig.of(Map.of()),
-        IbProvider.deviceAttr(p, 1), p, port, null, null, new SimpleMeterRegistry(), null);
-    pd = ctx.allocPd();
-    cq = ctx.createCq(256, null, 0);
-    while (ctx.pollAsyncEvent(Duration.ZERO).isPresent()) {
-      // PORT_ACTIVE at open
-    }
+    hca = new CapturedHca(IbParams.builder());
+    port = hca.port;
+    ctx = hca.ctx;
+    pd = hca.pd;
+    cq = hca.cq;
   }
 
   @AfterEach
   void close() throws Exception {
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
-    if (cq != null) {
-      cq.close();
-      pd.close();
-      ctx.close();
+    if (hca != null) {
+      CapturedHca h = hca;
+      hca = null;
+      h.close();
     }
   }
 
@@ -85,7 +71,7 @@ class RnrRecoveryTest {
   private QueuePair rc(int sqPsn, int rqPsn, int retryCnt, int rnrRetry) {
     QueuePair qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq)
         .cap(QpCap.builder().maxSendWr(16).maxRecvWr(16).build()).build());
-    open.add(qp);
+    hca.track(qp);
     qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(TwoNodes.ALL));
     qp.modify(new QpAttr().qpState(QpState.RTR).ahAttr(AhAttr.lid(PEER_LID)).pathMtu(Mtu.MTU_256)
         .destQpNum(PEER_QPN).rqPsn(rqPsn).maxDestRdAtomic(1).minRnrTimer(RNR_CODE));
@@ -96,7 +82,7 @@ class RnrRecoveryTest {
 
   private MemoryRegion mr(int len) {
     MemoryRegion m = pd.allocateMemory(len, TwoNodes.ALL);
-    open.add(m);
+    hca.track(m);
     return m;
   }
 

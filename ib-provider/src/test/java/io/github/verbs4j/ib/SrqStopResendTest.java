@@ -12,10 +12,8 @@ import io.github.verbs4j.ib.wire.Opcode;
 import io.github.verbs4j.verbs.AhAttr;
 import io.github.verbs4j.verbs.Capability;
 import io.github.verbs4j.verbs.CompletionQueue;
-import io.github.verbs4j.verbs.Device;
 import io.github.verbs4j.verbs.MemoryRegion;
 import io.github.verbs4j.verbs.Mtu;
-import io.github.verbs4j.verbs.NodeType;
 import io.github.verbs4j.verbs.PortCounter;
 import io.github.verbs4j.verbs.ProtectionDomain;
 import io.github.verbs4j.verbs.QpAttr;
@@ -28,18 +26,13 @@ import io.github.verbs4j.verbs.RecvWr;
 import io.github.verbs4j.verbs.SendWr;
 import io.github.verbs4j.verbs.SharedReceiveQueue;
 import io.github.verbs4j.verbs.SrqAttr;
-import io.github.verbs4j.verbs.TransportType;
 import io.github.verbs4j.verbs.WcOpcode;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
-import io.github.verbs4j.verbs.config.VerbsConfig;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -62,40 +55,32 @@ class SrqStopResendTest {
   private static final long TIMEOUT_NANOS = 4096L << TIMEOUT_CODE;
   private static final long POLL = SrqFlowParams.PAPER_POLL_NANOS;
 
+  private CapturedHca hca;
   private CapturePort port;
   private IbContext ctx;
   private ProtectionDomain pd;
   private CompletionQueue cq;
-  private final List<AutoCloseable> open = new ArrayList<>();
 
   private void start(SrqFlowParams.Mode mode) {
-    IbParams p = IbParams.builder().threading(io.github.verbs4j.verbs.spi.runtime.Threading.INVOKER)
-        .srqFlow(new SrqFlowParams(mode, 16, 4, POLL)).build();
-    port = new CapturePort(1);
-    ctx = new IbContext(new Device("sim_ib0", "ib", NodeType.CA, TransportType.IB, 1), VerbsConfig.of(Map.of()),
-        IbProvider.deviceAttr(p, 1), p, port, null, null, new SimpleMeterRegistry(), null);
-    pd = ctx.allocPd();
-    cq = ctx.createCq(256, null, 0);
-    while (ctx.pollAsyncEvent(Duration.ZERO).isPresent()) {
-      // PORT_ACTIVE at open
-    }
+    hca = new CapturedHca(IbParams.builder().srqFlow(new SrqFlowParams(mode, 16, 4, POLL)));
+    port = hca.port;
+    ctx = hca.ctx;
+    pd = hca.pd;
+    cq = hca.cq;
   }
 
   @AfterEach
   void close() throws Exception {
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
-    if (cq != null) {
-      cq.close();
-      pd.close();
-      ctx.close();
+    if (hca != null) {
+      CapturedHca h = hca;
+      hca = null;
+      h.close();
     }
   }
 
   private SharedReceiveQueue srq() {
     SharedReceiveQueue s = pd.createSrq(SrqAttr.of(16, 1));
-    open.add(s);
+    hca.track(s);
     return s;
   }
 
@@ -107,7 +92,7 @@ class SrqStopResendTest {
       b.srq(srq);
     }
     QueuePair qp = pd.createQp(b.build());
-    open.add(qp);
+    hca.track(qp);
     qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(TwoNodes.ALL));
     qp.modify(new QpAttr().qpState(QpState.RTR).ahAttr(AhAttr.lid(lid)).pathMtu(Mtu.MTU_256)
         .destQpNum(qpn).rqPsn(rqPsn).maxDestRdAtomic(1).minRnrTimer(14));
@@ -118,7 +103,7 @@ class SrqStopResendTest {
 
   private MemoryRegion mr(int len) {
     MemoryRegion m = pd.allocateMemory(len, TwoNodes.ALL);
-    open.add(m);
+    hca.track(m);
     return m;
   }
 
@@ -195,7 +180,6 @@ class SrqStopResendTest {
     } catch (Exception e) {
       throw new AssertionError(e);
     }
-    open.clear();
     cq = null;
   }
 
@@ -534,7 +518,7 @@ class SrqStopResendTest {
     long key = 0xbadc0deL;
     QueuePair dct = pd.createQp(QpInitAttr.builder(QpType.DCT).recvCq(cq).srq(srq)
         .cap(QpCap.builder().maxRecvWr(0).maxRecvSge(0).maxSendSge(0).build()).dcKey(key).build());
-    open.add(dct);
+    hca.track(dct);
     dct.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(TwoNodes.ALL));
     dct.modify(new QpAttr().qpState(QpState.RTR).minRnrTimer(14).ahAttr(AhAttr.lid(1)).pathMtu(Mtu.MTU_256));
     int dci = 0x345;
@@ -573,13 +557,13 @@ class SrqStopResendTest {
     MemoryRegion m = mr(64);
     QueuePair dci = pd.createQp(QpInitAttr.builder(QpType.DCI).sendCq(cq)
         .cap(QpCap.builder().maxSendWr(8).maxRecvWr(0).maxSendSge(1).maxRecvSge(0).build()).build());
-    open.add(dci);
+    hca.track(dci);
     dci.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1));
     dci.modify(new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.MTU_256));
     dci.modify(new QpAttr().qpState(QpState.RTS).timeout(TIMEOUT_CODE).retryCnt(0).rnrRetry(0).maxRdAtomic(1)
         .sqPsn(70));
     io.github.verbs4j.verbs.AddressHandle ah = pd.createAh(AhAttr.lid(PEER_LID));
-    open.add(ah);
+    hca.track(ah);
     dci.postSend(new SendWr().wrId(9).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16).dc(ah, 0x456, 1L));
     assertEquals(List.of(70), sentPsns());
     port.inject(PEER_LID, Pkt.of(Opcode.SRQ_STOP_REQUEST).psn(70).srqFc(1, 9).to(dci.qpNum()).build());
