@@ -2,6 +2,7 @@ package io.github.verbs4j.examples;
 
 import io.github.verbs4j.examples.common.CompletionError;
 import io.github.verbs4j.examples.common.WaitTimeoutException;
+import io.github.verbs4j.examples.flood.FloodBench;
 import io.github.verbs4j.examples.gmpi.GmpiArgsCommand;
 import io.github.verbs4j.examples.gmpi.GmpiHimenoCommand;
 import io.github.verbs4j.examples.gmpi.GmpiPingPongCommand;
@@ -46,7 +47,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "verbs4j", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = "verbs4j: the launcher, perftest-style benchmarks and Himeno over the verbs4j simulated fabric.",
     subcommands = {RunCommand.class, Demo.class, SendLat.class, WriteLat.class, ReadLat.class, AtomicLat.class, SendBw.class,
-        WriteBw.class, ReadBw.class, Compare.class, Reproduce.class, SoakCommand.class, HimenoCommand.class, GmpiArgsCommand.class,
+        WriteBw.class, ReadBw.class, Compare.class, Reproduce.class, SoakCommand.class, FloodBench.class, HimenoCommand.class, GmpiArgsCommand.class,
         GmpiPingPongCommand.class, GmpiHimenoCommand.class, PlotCommand.class, MemoryModelCommand.class,
         MpMemoryCommand.class,
         SrqFcCommand.class, ProbeCommand.class, HelpCommand.class})

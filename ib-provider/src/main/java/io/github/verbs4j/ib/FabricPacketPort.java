@@ -5,10 +5,12 @@ import io.github.verbs4j.fabric.DropReason;
 import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.FrameHeader;
 import io.github.verbs4j.fabric.FrameReceiver;
+import io.github.verbs4j.fabric.InboundShares;
 import io.github.verbs4j.fabric.PeerListener;
 import io.github.verbs4j.fabric.WritabilityListener;
 import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.time.NodeClock;
+import io.github.verbs4j.ib.engine.IbParams;
 import io.github.verbs4j.ib.engine.PacketPort;
 import io.github.verbs4j.ib.wire.Bth;
 import io.github.verbs4j.ib.wire.Icrc;
@@ -30,7 +32,11 @@ import java.util.function.IntSupplier;
  * <p>A received frame passes cheap checks on arrival, before it is queued for the engine ({@link
  * #wellFormed}); one that fails is dropped whole and counted in the fabric's {@code
  * verbs4j.fabric.drops{reason=malformed}}, so a peer's garbage costs no engine queue slot. The
- * ICRC, where packets carry one, is still checked by the engine.
+ * ICRC, where packets carry one, is still checked by the engine. A well-formed frame then takes a
+ * slot of its source's share of the engine's inbound queue ({@link InboundShares}), given back when
+ * the engine takes the frame ({@link #taken}); a source whose share is used up has its frame dropped
+ * as {@code source_share}, so one peer sending faster than the engine receives cannot starve the
+ * others.
  *
  * <p>Buffer ownership: {@link #transmit} hands the packet to {@link FabricNode#send}, which owns it
  * from then on; a received frame's payload is handed to the device, which releases it.
@@ -61,6 +67,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   private final FabricNode node;
   private final CallerProgress callerProgress; // null: the node's own thread makes its progress
   private final NodeClock clock;
+  private final InboundShares shares;
   private volatile Receiver receiver;
   // Packet trains (engine duty cycle only): the packets a cycle sends to one LID leave as one
   // fabric frame, so a 1 MiB message is a few frames instead of 256.
@@ -89,6 +96,17 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
    *     train's bytes as well
    */
   public FabricPacketPort(FabricNode node, int maxTrainPackets) {
+    this(node, maxTrainPackets, IbParams.defaults().inboundQueue);
+  }
+
+  /**
+   * @param node the fabric node (owned by the caller, closed by it)
+   * @param maxTrainPackets most packets one train (fabric frame) carries; the fabric MTU bounds a
+   *     train's bytes as well
+   * @param inboundQueue the capacity of the engine's inbound queue, which the port divides into
+   *     each source's share
+   */
+  public FabricPacketPort(FabricNode node, int maxTrainPackets, int inboundQueue) {
     if (maxTrainPackets < 1) {
       throw new IllegalArgumentException("maxTrainPackets must be at least 1, got " + maxTrainPackets);
     }
@@ -96,6 +114,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     this.callerProgress = node.callerProgress().orElse(null);
     this.maxTrainPackets = maxTrainPackets;
     this.clock = node.clock();
+    this.shares = new InboundShares(Math.max(2, inboundQueue), node.size());
     this.maxTrain = node.mtu();
     this.trains = new ByteBuf[node.size() + 1];
     this.trainPackets = new int[trains.length];
@@ -348,8 +367,24 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       payload.release();
       return;
     }
+    if (!shares.admit(src)) {
+      node.metrics().drop(DropReason.SOURCE_SHARE, payload.readableBytes());
+      payload.release();
+      return;
+    }
     // One packet or a train of them: the device splits it, also a frame that spans read buffers.
     r.onPacket(src, payload);
+  }
+
+  /** Every frame handed to the engine passed {@link #wellFormed}: its first SLID is its source. */
+  @Override
+  public void taken(ByteBuf frame) {
+    shares.taken(Lrh.slid(frame, frame.readerIndex()));
+  }
+
+  /** @return each source's share of the engine's inbound queue */
+  public InboundShares shares() {
+    return shares;
   }
 
   /**

@@ -54,7 +54,7 @@ public final class IbProvider extends SimProvider {
       throw joinFailure(config, e);
     }
     try {
-      FabricPacketPort port = new FabricPacketPort(node, config.getInt(IbConfig.TRAIN_PACKETS));
+      FabricPacketPort port = new FabricPacketPort(node, config.getInt(IbConfig.TRAIN_PACKETS), params.inboundQueue);
       JobChannel ch = node.job();
       CoordinatorJob job = new CoordinatorJob(new CoordinatorJob.Store(fo.rank(), fo.size(), ch::kvPut, ch::kvGet,
           ch::barrier), config.get(IbConfig.JOB), FabricException.class, FabricTimeoutException.class);

@@ -50,7 +50,12 @@ public enum DropReason {
    */
   SPOOFED_SOURCE("spoofed_source"),
   /** Receive side: the provider's cheap checks on arrival (length, header sanity) failed. */
-  MALFORMED("malformed");
+  MALFORMED("malformed"),
+  /**
+   * Receive side: the frame's source already holds its share of the receiver's inbound queue
+   * ({@link InboundShares}): one peer cannot fill the queue and starve the others.
+   */
+  SOURCE_SHARE("source_share");
 
   private final String tag;
 

@@ -99,6 +99,9 @@ public final class FabricOptions {
   /** Shared-memory rings to peers on this host. */
   public static final Key SHM = key("verbs.fabric.shm", "off",
       "netty: frames to peers on this host through shared-memory rings (/dev/shm): auto (peers on this host use them, others sockets), off, or required (open fails unless every peer is on this host)");
+  /** Mutual TLS on TCP connections. */
+  public static final Key TLS = key("verbs.fabric.tls", "off",
+      "netty: on = mutual TLS 1.3 on every TCP connection (data and coordinator), keyed by the job secret, for ranks on different hosts; off. Unix sockets and shared-memory rings stay on this host and are not wrapped");
   /** Heartbeat interval. */
   public static final Key HEARTBEAT_MS = key("verbs.fabric.heartbeat-ms", "200", "netty: heartbeat interval to the coordinator, ms");
   /** Peer timeout. */
@@ -262,6 +265,7 @@ public final class FabricOptions {
     choice(v, SHM, "auto", "off", "required");
     choice(v, IDLE_STRATEGY, "backoff", "spin", "yield", "sleep");
     choice(v, NETTY_JFR, "off", "netty");
+    choice(v, TLS, "off", "on");
     range(v, RANK, -1, FrameHeader.MAX_NODE_ID - 1);
     range(v, SIZE, -1, FrameHeader.MAX_NODE_ID);
     range(v, QUEUE_FRAMES, 16, 1 << 24);
@@ -385,6 +389,11 @@ public final class FabricOptions {
   /** @return true for the local fabric's deterministic mode */
   public boolean deterministic() {
     return "deterministic".equals(get(MODE));
+  }
+
+  /** @return true if TCP connections use mutual TLS ({@link #TLS}) */
+  public boolean tls() {
+    return "on".equals(get(TLS));
   }
 
   /** @return true if node clocks are modelled (always true in the deterministic mode) */

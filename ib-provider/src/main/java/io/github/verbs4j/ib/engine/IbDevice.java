@@ -276,6 +276,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
   public void onPacket(int slid, ByteBuf packet) {
     if (closed || !inbound.offer(packet)) {
       counters.incConcurrent(IbCounters.Counter.DROP_INBOUND_FULL);
+      port.taken(packet);
       packet.release();
       return;
     }
@@ -394,6 +395,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
       if (b == null) {
         break;
       }
+      port.taken(b);
       try {
         received += frames.receiveFrame(b, t);
       } finally {
@@ -432,6 +434,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
       if (b == null) {
         break;
       }
+      port.taken(b);
       try {
         received += frames.receiveFrame(b, t);
       } finally {

@@ -153,6 +153,14 @@ public interface PacketPort extends AutoCloseable {
   Timer schedule(long delayNanos, Runnable task);
 
   /**
+   * The receiver took a packet or train that {@link Receiver#onPacket} handed it off its queue, or
+   * dropped it: a port that bounds each source's share of that queue gives the slot back.
+   *
+   * @param frame the packet or train, before the receiver reads or releases it
+   */
+  default void taken(ByteBuf frame) {}
+
+  /**
    * Installs the receiver of this port's upcalls (replacing any previous one).
    *
    * @param receiver the receiver

@@ -63,6 +63,10 @@ final class IbKit {
   static final KitEnvironment NETTY_2PROC_SHM = FabricKit.shm(FabricKit.netty2Proc("ib", "verbs.ib.job",
       IbKit::coordinator, Map.of("verbs.fabric.shm", "required"), "shm", IbKit::linkControl));
 
+  /** {@link #NETTY_2PROC} over TCP with mutual TLS on every connection ({@code verbs.fabric.tls=on}). */
+  static final KitEnvironment NETTY_2PROC_TLS = FabricKit.netty2Proc("ib", "verbs.ib.job", IbKit::coordinator,
+      Map.of("verbs.fabric.transport", "tcp", "verbs.fabric.tls", "on"), "tls");
+
   private IbKit() {}
 
   /**

@@ -59,7 +59,12 @@ public final class Handshake {
     /** The peer did not finish in time. */
     TIMEOUT("timeout"),
     /** The connection closed during the handshake. */
-    CLOSED("closed");
+    CLOSED("closed"),
+    /**
+     * TLS ({@code verbs.fabric.tls=on}): the peer did not complete a TLS handshake with a
+     * certificate on the job's key ({@link JobTls}), or spoke plain text.
+     */
+    TLS("tls");
 
     private final String tag;
 

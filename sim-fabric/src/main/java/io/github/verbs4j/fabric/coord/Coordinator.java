@@ -6,8 +6,11 @@ import io.github.verbs4j.fabric.FabricException;
 import io.github.verbs4j.fabric.NodeInfo;
 import io.github.verbs4j.fabric.auth.Handshake;
 import io.github.verbs4j.fabric.auth.JobSecret;
+import io.github.verbs4j.fabric.auth.JobTls;
 import io.github.verbs4j.fabric.auth.PrivateDir;
 import java.io.BufferedInputStream;
+import java.io.ByteArrayInputStream;
+import java.io.SequenceInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -29,6 +32,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +57,10 @@ import org.slf4j.LoggerFactory;
  * arrive (a declared length allocates nothing up front), at most {@link #MAX_CONNECTIONS}
  * connections are open at once, and a connection silent for the peer timeout is closed.
  *
+ * <p>TLS ({@code verbs.fabric.tls=on}): a connection whose first byte starts a TLS record is served
+ * over mutual TLS 1.3 on the job's key ({@link JobTls}), the handshake above then running inside
+ * it; a coordinator started with {@code requireTls} refuses any other.
+ *
  * <pre>{@code
  * try (Coordinator c = Coordinator.start("127.0.0.1", 0, Duration.ofMillis(3000))) {
  *   int port = c.port();   // hand to processes as verbs.coordinator=127.0.0.1:port
@@ -69,6 +78,8 @@ public final class Coordinator implements AutoCloseable {
   private final ServerSocket server;
   private final JobSecret secret;
   private final Path keyFile;
+  private final boolean requireTls;
+  private SSLContext tls; // built on the first TLS connection; guarded by this
   private final LongAdder rejected = new LongAdder();
   private final Duration peerTimeout;
   private final ScheduledExecutorService watchdog;
@@ -98,8 +109,8 @@ public final class Coordinator implements AutoCloseable {
   }
 
   private final class Conn implements Runnable {
-    final Socket socket;
-    final DataOutputStream out;
+    volatile Socket socket; // the TCP socket, or the TLS socket over it once the peer starts TLS
+    volatile DataOutputStream out;
     final long accepted = System.nanoTime();
     volatile long lastSeen = accepted;
     volatile int rank = -1;
@@ -131,8 +142,8 @@ public final class Coordinator implements AutoCloseable {
 
     @Override
     public void run() {
-      try (DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 512))) {
-        if (!authenticate(in)) {
+      try (DataInputStream in = open()) {
+        if (in == null || !authenticate(in)) {
           return;
         }
         while (!closed) {
@@ -147,6 +158,47 @@ public final class Coordinator implements AutoCloseable {
       } finally {
         closeQuietly();
         lost(this, "connection closed");
+      }
+    }
+
+    /**
+     * Looks at the first byte: a TLS handshake record starts TLS on the socket, anything else is
+     * read as it is (unless TLS is required).
+     *
+     * @return the stream to read messages from, or null if the connection was refused (counted)
+     */
+    private DataInputStream open() throws IOException {
+      int first;
+      try {
+        socket.setSoTimeout((int) AUTH_TIMEOUT.toMillis());
+        first = socket.getInputStream().read();
+      } catch (java.net.SocketTimeoutException e) {
+        reject(Handshake.Failure.TIMEOUT.tag(), "no handshake within " + AUTH_TIMEOUT.toMillis() + " ms");
+        return null;
+      }
+      if (first < 0) {
+        reject(Handshake.Failure.CLOSED.tag(), "closed before its first byte");
+        return null;
+      }
+      ByteArrayInputStream head = new ByteArrayInputStream(new byte[] {(byte) first});
+      if (first != TLS_HANDSHAKE_RECORD) {
+        if (requireTls) {
+          reject(Handshake.Failure.TLS.tag(), "plain text to a coordinator that requires TLS (verbs.fabric.tls=on)");
+          return null;
+        }
+        return new DataInputStream(new BufferedInputStream(new SequenceInputStream(head, socket.getInputStream()), 512));
+      }
+      try {
+        SSLContext c = tls();
+        SSLSocket s = (SSLSocket) c.getSocketFactory().createSocket(socket, head, true);
+        s.setSSLParameters(JobTls.parameters(c));
+        s.startHandshake();
+        socket = s;
+        out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 512));
+        return new DataInputStream(new BufferedInputStream(s.getInputStream(), 512));
+      } catch (IOException e) { // SSLException, or the peer closed or went silent mid-handshake
+        reject(Handshake.Failure.TLS.tag(), e.toString());
+        return null;
       }
     }
 
@@ -185,8 +237,9 @@ public final class Coordinator implements AutoCloseable {
     }
   }
 
-  private Coordinator(ServerSocket server, Duration peerTimeout, JobSecret secret, Path keyFile) {
+  private Coordinator(ServerSocket server, Duration peerTimeout, JobSecret secret, Path keyFile, boolean requireTls) {
     this.server = server;
+    this.requireTls = requireTls;
     this.secret = secret;
     this.keyFile = keyFile;
     this.peerTimeout = peerTimeout;
@@ -224,6 +277,21 @@ public final class Coordinator implements AutoCloseable {
    * @throws FabricException naming host and port if it cannot bind
    */
   public static Coordinator start(String host, int port, Duration peerTimeout, JobSecret secret) {
+    return start(host, port, peerTimeout, secret, false);
+  }
+
+  /**
+   * Starts a coordinator.
+   *
+   * @param host address to bind
+   * @param port port to bind, 0 = ephemeral
+   * @param peerTimeout a node silent this long is declared down (clients send heartbeats)
+   * @param secret the job secret every connection must prove
+   * @param requireTls refuse connections that do not start TLS ({@code verbs.fabric.tls=on})
+   * @return the running coordinator
+   * @throws FabricException naming host and port if it cannot bind
+   */
+  public static Coordinator start(String host, int port, Duration peerTimeout, JobSecret secret, boolean requireTls) {
     try {
       ServerSocket s = new ServerSocket();
       s.setReuseAddress(true);
@@ -237,7 +305,10 @@ public final class Coordinator implements AutoCloseable {
         s.close();
         throw e;
       }
-      Coordinator c = new Coordinator(s, peerTimeout, secret, key);
+      Coordinator c = new Coordinator(s, peerTimeout, secret, key, requireTls);
+      if (requireTls) {
+        c.tls(); // now, not within the first connection's handshake time
+      }
       c.acceptor.start();
       long period = Math.max(10, peerTimeout.toMillis() / 4);
       c.watchdog.scheduleAtFixedRate(c::checkLiveness, period, period, TimeUnit.MILLISECONDS);
@@ -256,6 +327,16 @@ public final class Coordinator implements AutoCloseable {
   /** @return the 0600 file holding the job secret, for ranks on this host (deleted on close) */
   public Path secretFile() {
     return keyFile;
+  }
+
+  /** The first byte of a TLS handshake record (RFC 8446 5.1, ContentType handshake). */
+  private static final int TLS_HANDSHAKE_RECORD = 22;
+
+  private synchronized SSLContext tls() {
+    if (tls == null) {
+      tls = JobTls.of(secret).jdk();
+    }
+    return tls;
   }
 
   /** @return connections closed because they did not prove the job secret */

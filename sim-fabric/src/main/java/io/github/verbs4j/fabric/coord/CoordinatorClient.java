@@ -7,6 +7,7 @@ import io.github.verbs4j.fabric.FabricTimeoutException;
 import io.github.verbs4j.fabric.NodeDirectory;
 import io.github.verbs4j.fabric.NodeInfo;
 import io.github.verbs4j.fabric.auth.Handshake;
+import io.github.verbs4j.fabric.auth.JobTls;
 import io.github.verbs4j.fabric.auth.JobSecret;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -121,11 +122,33 @@ public final class CoordinatorClient implements AutoCloseable {
    */
   public static CoordinatorClient connect(String host, int port, Duration timeout, Duration heartbeatPeriod, Events events,
       Supplier<JobSecret> secrets) {
+    return connect(host, port, timeout, heartbeatPeriod, events, secrets, false);
+  }
+
+  /**
+   * {@link #connect(String, int, Duration, Duration, Events, Supplier)}, over mutual TLS 1.3 on the
+   * job's key ({@link JobTls}) if {@code tls}; the handshake then runs inside it.
+   *
+   * @param host coordinator host
+   * @param port coordinator port
+   * @param timeout how long to keep trying
+   * @param heartbeatPeriod heartbeat interval
+   * @param events where events go
+   * @param secrets gives the job secret; asked again on each attempt
+   * @param tls whether to start TLS ({@code verbs.fabric.tls=on})
+   * @return the connected client
+   * @throws FabricTimeoutException naming the address if it cannot connect in time
+   * @throws Handshake.AuthException if the coordinator does not prove the same secret
+   */
+  public static CoordinatorClient connect(String host, int port, Duration timeout, Duration heartbeatPeriod, Events events,
+      Supplier<JobSecret> secrets, boolean tls) {
     long deadline = System.nanoTime() + timeout.toNanos();
     Exception last = null;
     long backoffMs = 10;
     JobSecret refused = null;
     FabricException noSecret = null;
+    JobSecret tlsFor = null;
+    javax.net.ssl.SSLContext tlsContext = null;
     while (true) {
       Socket s = new Socket();
       try {
@@ -137,8 +160,17 @@ public final class CoordinatorClient implements AutoCloseable {
           throw new Handshake.AuthException(Handshake.Failure.BAD_PROOF, "coordinator " + host + ":" + port
               + " does not prove this process's job secret: it runs another job, or " + JobSecret.ENV + " differs");
         }
+        if (tls && !secret.equals(tlsFor)) {
+          // Before connecting: making the key and certificate is slow on a loaded host, and the
+          // coordinator gives a connection AUTH_TIMEOUT to start.
+          tlsContext = JobTls.of(secret).jdk();
+          tlsFor = secret;
+        }
         s.connect(new InetSocketAddress(host, port), (int) Math.min(left, 5000));
         s.setSoTimeout((int) Math.min(Math.max(left, 1000), 30_000));
+        if (tls) {
+          s = startTls(s, host, port, tlsContext);
+        }
         DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream(), 8192));
         try {
           authenticate(s, in, secret);
@@ -178,6 +210,26 @@ public final class CoordinatorClient implements AutoCloseable {
       }
       backoffMs = Math.min(200, backoffMs * 2);
     }
+  }
+
+  /**
+   * Starts TLS on a connected socket (client side) and completes its handshake.
+   *
+   * @throws Handshake.AuthException if the coordinator does not present the job's key (it is of
+   *     another job) or speaks no TLS
+   */
+  private static Socket startTls(Socket s, String host, int port, javax.net.ssl.SSLContext c) throws IOException {
+    javax.net.ssl.SSLSocket ssl = (javax.net.ssl.SSLSocket) c.getSocketFactory().createSocket(s, host, port, true);
+    ssl.setSSLParameters(JobTls.parameters(c));
+    ssl.setUseClientMode(true);
+    try {
+      ssl.startHandshake();
+    } catch (javax.net.ssl.SSLHandshakeException e) {
+      closeQuietly(ssl);
+      throw new Handshake.AuthException(Handshake.Failure.TLS, "coordinator " + host + ":" + port
+          + " refused TLS or does not hold this job's key (verbs.fabric.tls=on): " + e.getMessage());
+    }
+    return ssl;
   }
 
   private static void closeQuietly(Socket s) {

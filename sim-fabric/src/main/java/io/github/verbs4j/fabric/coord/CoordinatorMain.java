@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
  * Processes then use {@code verbs.coordinator=<host>:7000}. The job secret is {@code
  * VERBS4J_JOB_SECRET} or {@code VERBS4J_JOB_SECRET_FILE} if set, else a fresh one; it is left in a
  * 0600 file of the user's private directory, where ranks on this host find it; ranks on other hosts
- * need a copy of that file named by {@code VERBS4J_JOB_SECRET_FILE}. Logs through SLF4J.
+ * need a copy of that file named by {@code VERBS4J_JOB_SECRET_FILE}. With {@code
+ * -Dverbs.fabric.tls=on} it serves only TLS connections (otherwise it serves TLS to ranks that
+ * start it, and plain text to the others). Logs through SLF4J.
  */
 public final class CoordinatorMain {
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorMain.class);
@@ -45,7 +47,12 @@ public final class CoordinatorMain {
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("--port=" + port + " is required and must be in [0, 65535]");
     }
-    Coordinator c = Coordinator.start(host, port, Duration.ofMillis(timeoutMs));
+    // verbs.fabric.tls=on (the ranks' key, as a system property here): refuse plain-text ranks.
+    boolean tls = io.github.verbs4j.fabric.FabricOptions.from(
+        java.util.Map.of("verbs.fabric.tls", System.getProperty("verbs.fabric.tls", "off")), java.util.Map.of()).tls();
+    Coordinator c = Coordinator.start(host, port, Duration.ofMillis(timeoutMs),
+        io.github.verbs4j.fabric.auth.JobSecret.fromEnvironment(System.getenv())
+            .orElseGet(io.github.verbs4j.fabric.auth.JobSecret::generate), tls);
     Runtime.getRuntime().addShutdownHook(new Thread(c::close, "verbs4j-coordinator-shutdown"));
     LOG.info("verbs4j coordinator serving on {}:{} (use verbs.coordinator=<this host>:{}); job secret in {} "
         + "(ranks on other hosts: copy it, mode 0600, and set VERBS4J_JOB_SECRET_FILE)", host, c.port(), c.port(), c.secretFile());

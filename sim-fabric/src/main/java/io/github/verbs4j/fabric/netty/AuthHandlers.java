@@ -8,6 +8,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +38,10 @@ final class AuthHandlers {
     AWAIT_HELLO,
     AWAIT_PROOF,
     AWAIT_CHALLENGE,
-    DONE
+    /** The peer proved the secret. */
+    DONE,
+    /** The connection was refused (and is closing). */
+    REFUSED
   }
 
   /** The accepting side. */
@@ -103,11 +108,31 @@ final class AuthHandlers {
       super.channelInactive(ctx);
     }
 
-    private void reject(ChannelHandlerContext ctx, Handshake.AuthException e) {
-      if (state == State.DONE) {
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+      if (evt instanceof SslHandshakeCompletionEvent e && !e.isSuccess()) {
+        reject(ctx, new Handshake.AuthException(Handshake.Failure.TLS, String.valueOf(e.cause())));
+      }
+      super.userEventTriggered(ctx, evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (state != State.DONE) {
+        // A TLS record that is not one (plain text to a TLS listener), a failed TLS handshake, or
+        // a reset: refused (once), and nothing more to say about it.
+        reject(ctx, new Handshake.AuthException(cause instanceof DecoderException ? Handshake.Failure.TLS
+            : Handshake.Failure.CLOSED, String.valueOf(cause)));
         return;
       }
-      state = State.DONE;
+      ctx.fireExceptionCaught(cause);
+    }
+
+    private void reject(ChannelHandlerContext ctx, Handshake.AuthException e) {
+      if (state == State.DONE || state == State.REFUSED) {
+        return;
+      }
+      state = State.REFUSED;
       if (timeout != null) {
         timeout.cancel(false);
       }
@@ -168,6 +193,25 @@ final class AuthHandlers {
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+      if (evt instanceof SslHandshakeCompletionEvent e && !e.isSuccess()) {
+        fail(ctx, new Handshake.AuthException(Handshake.Failure.TLS, "node " + peer
+            + " refused TLS or does not hold this job's key (verbs.fabric.tls=on): " + e.cause()));
+      }
+      super.userEventTriggered(ctx, evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (state != State.DONE) {
+        fail(ctx, new Handshake.AuthException(cause instanceof DecoderException ? Handshake.Failure.TLS
+            : Handshake.Failure.CLOSED, "node " + peer + ": " + cause));
+        return;
+      }
+      ctx.fireExceptionCaught(cause);
+    }
+
+    @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
       if (state != State.DONE) {
         fail(ctx, new Handshake.AuthException(Handshake.Failure.CLOSED, "node " + peer
@@ -177,10 +221,10 @@ final class AuthHandlers {
     }
 
     private void fail(ChannelHandlerContext ctx, Handshake.AuthException e) {
-      if (state == State.DONE) {
+      if (state == State.DONE || state == State.REFUSED) {
         return;
       }
-      state = State.DONE;
+      state = State.REFUSED;
       if (timeout != null) {
         timeout.cancel(false);
       }

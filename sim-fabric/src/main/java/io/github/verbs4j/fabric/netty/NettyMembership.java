@@ -7,6 +7,8 @@ import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.fabric.NodeDirectory;
 import io.github.verbs4j.fabric.NodeInfo;
 import io.github.verbs4j.fabric.auth.JobSecret;
+import io.github.verbs4j.fabric.auth.JobTls;
+import io.netty.handler.ssl.SslContext;
 import io.github.verbs4j.fabric.auth.PrivateDir;
 import io.github.verbs4j.fabric.coord.Coordinator;
 import io.github.verbs4j.fabric.coord.CoordinatorClient;
@@ -57,6 +59,8 @@ final class NettyMembership implements CoordinatorClient.Events {
   private Coordinator embedded;
   private CoordinatorClient client;
   private JobSecret secret; // proved to the coordinator; every data connection proves it too
+  private SslContext tlsServer; // verbs.fabric.tls=on: set with the secret, else null
+  private SslContext tlsClient;
   private JobChannel job; // set by join, before the node is handed out
   private volatile NodeDirectory directory = new NodeDirectory(List.of());
   private volatile Peer[] peers = new Peer[0];
@@ -71,6 +75,19 @@ final class NettyMembership implements CoordinatorClient.Events {
 
   private static final io.netty.util.AttributeKey<ChannelFuture> AUTHENTICATED =
       io.netty.util.AttributeKey.valueOf("verbs4j.authenticated");
+
+  /**
+   * @return the TLS context for accepted TCP connections ({@code verbs.fabric.tls=on}), else null;
+   *     set once {@link #hello} has proved the secret
+   */
+  SslContext tlsServer() {
+    return tlsServer;
+  }
+
+  /** @return the TLS context for this node's TCP connections to peers, else null */
+  SslContext tlsClient() {
+    return tlsClient;
+  }
 
   /** @return the job secret, once {@link #hello} has proved it to the coordinator */
   JobSecret secret() {
@@ -114,7 +131,7 @@ final class NettyMembership implements CoordinatorClient.Events {
       // This rank starts the job: the secret handed to it, else a fresh one the coordinator leaves
       // in the private directory for the other ranks on this host.
       embedded = Coordinator.start(ca.host(), ca.port(), Duration.ofMillis(options.getLong(FabricOptions.PEER_TIMEOUT_MS)),
-          JobSecret.fromEnvironment(System.getenv()).orElseGet(JobSecret::generate));
+          JobSecret.fromEnvironment(System.getenv()).orElseGet(JobSecret::generate), options.tls());
       coordPort = embedded.port();
     } else if (ca.port() == 0) {
       throw new IllegalArgumentException("verbs.coordinator=" + coordSpec + ": rank " + options.rank()
@@ -124,8 +141,13 @@ final class NettyMembership implements CoordinatorClient.Events {
     Coordinator own = embedded;
     client = CoordinatorClient.connect(ca.host(), coordPort, left(deadline),
         Duration.ofMillis(options.getLong(FabricOptions.HEARTBEAT_MS)), this,
-        () -> own != null ? own.secret() : JobSecret.forCoordinator(System.getenv(), port));
+        () -> own != null ? own.secret() : JobSecret.forCoordinator(System.getenv(), port), options.tls());
     secret = client.secret();
+    if (options.tls()) {
+      JobTls t = JobTls.of(secret);
+      tlsServer = t.nettyServer();
+      tlsClient = t.nettyClient();
+    }
     String address = listen();
     job = new NettyJob(node, client, Duration.ofMillis(options.getLong(FabricOptions.JOIN_TIMEOUT_MS)));
     CoordinatorClient.Welcome w = client.hello(options.rank(), options.size(), address, host,

@@ -25,6 +25,8 @@ import io.github.verbs4j.fabric.topo.Topology;
 import io.github.verbs4j.fabric.topo.TopologySpec;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.unix.DomainSocketChannel;
+import io.netty.handler.ssl.SslContext;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -237,6 +239,10 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
    * frames from that peer.
    */
   void initInbound(Channel ch) {
+    SslContext tls = members.tlsServer();
+    if (tls != null && !(ch instanceof DomainSocketChannel)) {
+      ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
+    }
     ch.pipeline().addLast("auth", new AuthHandlers.Server(members.secret(), options.rank() + 1, options.size(), metrics,
         peer -> {
           FrameDecoder decoder = new FrameDecoder(options.mtu(), metrics, this::nodeId);
@@ -253,6 +259,10 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
    */
   io.netty.channel.ChannelFuture initOutbound(Channel ch, int peer) {
     io.netty.channel.ChannelPromise authenticated = ch.newPromise();
+    SslContext tls = members.tlsClient();
+    if (tls != null && !(ch instanceof DomainSocketChannel)) {
+      ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
+    }
     ch.pipeline().addLast("auth", new AuthHandlers.Client(members.secret(), options.rank() + 1, peer, authenticated));
     ch.pipeline().addLast("outbound", new Outbound(peer));
     return authenticated;

@@ -43,7 +43,8 @@ import java.util.concurrent.locks.LockSupport;
  * trip / 2, median per batch. Streaming: the sender waits for writability (spin, yield, park) and
  * ends with a marker the receiver answers; bandwidth = payload bytes / time. Prints a Markdown
  * table: median of batch medians with the min..max of the batch medians. {@code shm}: the fabric
- * with {@code verbs.fabric.shm=required} (frames in shared-memory rings), against raw Netty over UDS.
+ * with {@code verbs.fabric.shm=required} (frames in shared-memory rings), against raw Netty over UDS;
+ * {@code tls}: the fabric over TCP with {@code verbs.fabric.tls=on}, against raw Netty over plain TCP.
  */
 public final class FabricBench {
   static int[] sizes = {8, 64, 4096, 65536, 1 << 20};
@@ -92,8 +93,9 @@ public final class FabricBench {
 
   private static FabricOptions options(String transport, String coord, int rank) {
     return FabricOptions.from(Map.of("verbs.fabric", "netty", "verbs.coordinator", coord, "verbs.rank", Integer.toString(rank),
-        "verbs.size", "2", "verbs.fabric.transport", transport.equals("shm") ? "uds" : transport,
-        "verbs.fabric.shm", transport.equals("shm") ? "required" : "off", "verbs.fabric.join-timeout-ms", "60000"), Map.of());
+        "verbs.size", "2", "verbs.fabric.transport", transport.equals("shm") ? "uds" : transport.equals("tls") ? "tcp" : transport,
+        "verbs.fabric.shm", transport.equals("shm") ? "required" : "off", "verbs.fabric.tls", transport.equals("tls") ? "on" : "off",
+        "verbs.fabric.join-timeout-ms", "60000"), Map.of());
   }
 
   // ---------------------------------------------------------------- child (echo + sink)
