@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
  * for the device's poll (t_poll) and the resend round trip. Deterministic: the same figures every
  * run (docs/srq-flow-control.md).
  */
-@Command(name = "srq-fc", mixinStandardHelpOptions = true, sortOptions = false, subcommands = NpbCommand.class,
+@Command(name = "srq-fc", mixinStandardHelpOptions = true, sortOptions = false, subcommands = {NpbCommand.class, StressCommand.class},
     description = {"Seed 002: cost of one SRQ flow-control event in modelled time, against the paper "
         + "(92.8 us limit-event refill, 4.51 us stop/resend).",
         "Runs two ib contexts in this JVM on the local fabric with verbs.time=modelled."})
