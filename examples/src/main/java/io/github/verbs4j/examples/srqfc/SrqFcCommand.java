@@ -40,6 +40,11 @@ public final class SrqFcCommand implements Callable<Integer> {
       description = "SEND size (default: ${DEFAULT-VALUE}, the paper's packet).")
   int size;
 
+  @Option(names = "--scaling", paramLabel = "N,...", split = ",",
+      description = "Also run the event with each of these numbers of senders (1..64), all sending at once "
+          + "into the one SRQ, e.g. 1,2,4,8,16,32,64.")
+  java.util.List<Integer> scaling;
+
   /** Runs of each event; the least is reported ({@link #best}). */
   static final int RUNS = 3;
 
@@ -58,6 +63,25 @@ public final class SrqFcCommand implements Callable<Integer> {
     row(out, "stop-resend", SrqFcParameters.PAPER_STOP_RESEND_NANOS, stop, "measured: SEND post to RECV completion");
     row(out, "rnr (min_rnr_timer 0.01 ms)", -1, rnr, "measured: SEND post to RECV completion");
     row(out, "no flow control (one-way)", -1, oneWay, "measured: receive posted first");
+    if (scaling != null && !scaling.isEmpty()) {
+      out.printf(Locale.ROOT, "%n# N senders each post one SEND at t1 into the one SRQ; until the last receive completes "
+          + "(limit event: and the limit is re-armed), us%n");
+      out.printf(Locale.ROOT, "%8s %14s %14s %14s %14s %16s%n", "senders", "limit-event", "stop-resend", "rnr",
+          "no fc", "stop-resend/N");
+      for (int n : scaling) {
+        if (n < 1 || n > EventCost.REFILL) {
+          throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+              "--scaling value " + n + " must be 1.." + EventCost.REFILL);
+        }
+        long l = best(EventCost.Mode.LIMIT_EVENT, n);
+        long s = best(EventCost.Mode.STOP_RESEND, n);
+        long r = best(EventCost.Mode.RNR, n);
+        long o = best(EventCost.Mode.NONE, n);
+        out.printf(Locale.ROOT, "%8d %14.2f %14.2f %14.2f %14.2f %16.2f%n", n, l / 1e3, s / 1e3, r / 1e3, o / 1e3,
+            s / 1e3 / n);
+        out.flush();
+      }
+    }
     out.flush();
     return 0;
   }
@@ -68,9 +92,13 @@ public final class SrqFcCommand implements Callable<Integer> {
    * first (each adds whole poll intervals); an undisturbed run gives the same figure every time.
    */
   private long best(EventCost.Mode mode) throws Exception {
+    return best(mode, 1);
+  }
+
+  private long best(EventCost.Mode mode, int senders) throws Exception {
     long best = -1;
     for (int i = 0; i < RUNS; i++) {
-      long v = EventCost.measure(mode, tPoll, size, tInt, tSetev);
+      long v = EventCost.measure(mode, tPoll, size, tInt, tSetev, senders);
       if (v >= 0 && (best < 0 || v < best)) {
         best = v;
       }

@@ -74,9 +74,9 @@ class NpbReplayTest {
     assertEquals(stop, withWall(run(1, NpbReplay.Mechanism.STOP_RESEND), stop), "a second run is the same");
   }
 
-  private static final long UNLIMITED_NANOS = 26_663_917;
-  private static final long STOP_1_NANOS = 26_692_417;
-  private static final long RNR_1_NANOS = 26_798_617;
+  private static final long UNLIMITED_NANOS = 26_663_769;
+  private static final long STOP_1_NANOS = 26_692_335;
+  private static final long RNR_1_NANOS = 26_798_572;
 
   /** @return {@code r} with {@code like}'s wall time and memory (which vary), to compare the rest */
   private static NpbReplay.Result withWall(NpbReplay.Result r, NpbReplay.Result like) {
