@@ -71,6 +71,10 @@ public final class NpbCommand implements Callable<Integer> {
   @Option(names = "--chart", paramLabel = "PNG", description = "Write the increase-vs-size chart (XChart PNG) here.")
   Path chart;
 
+  @Option(names = "--from-table", paramLabel = "FILE",
+      description = "Draw --chart from the table a previous run printed (saved to FILE) instead of running.")
+  Path fromTable;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
@@ -87,6 +91,15 @@ public final class NpbCommand implements Callable<Integer> {
     }
     if (steps < 1 || unlimited < 1 || sizes.stream().anyMatch(n -> n < 1)) {
       throw new ParameterException(spec.commandLine(), "--steps, --unlimited and --sizes must be at least 1");
+    }
+    if (fromTable != null) {
+      if (chart == null) {
+        throw new ParameterException(spec.commandLine(), "--from-table needs --chart");
+      }
+      chart(readTable(fromTable), b);
+      out.println("chart: " + chart);
+      out.flush();
+      return 0;
     }
     out.printf(Locale.ROOT, "# NPB %s class A, %d processes, %d of %d time steps replayed, %.1f Gop/s a process; "
         + "32 KiB a receive; t_poll %.2f us, t_int %.1f us, t_setev %.1f us%n", b.label(), procs, steps, b.iterations,
@@ -130,6 +143,9 @@ public final class NpbCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** Increases at or below this are drawn at it (the y axis is logarithmic). */
+  private static final double FLOOR = 1e-4;
+
   private NpbReplay.Result run(NpbBench b, int depth, NpbReplay.Mechanism m) throws Exception {
     return NpbReplay.run(new NpbReplay.Setup(b, procs, steps, depth, m, gflops, tPoll, tInt, tSetev));
   }
@@ -149,15 +165,31 @@ public final class NpbCommand implements Callable<Integer> {
     return best;
   }
 
+  /** @return size, rnr increase, stop-resend increase of each row of a printed table */
+  private static List<double[]> readTable(Path file) throws IOException {
+    List<double[]> rows = new ArrayList<>();
+    for (String line : Files.readAllLines(file)) {
+      String[] c = line.trim().split("\\s+");
+      if (c.length == 8 && c[0].matches("\\d+")) {
+        rows.add(new double[] {Double.parseDouble(c[0]), Double.parseDouble(c[2]), Double.parseDouble(c[5])});
+      }
+    }
+    if (rows.isEmpty()) {
+      throw new IOException(file + " holds no table rows of verbs4j srq-fc npb");
+    }
+    return rows;
+  }
+
   private void chart(List<double[]> rows, NpbBench b) throws IOException {
     XYChart c = new XYChartBuilder().width(800).height(500)
         .title(String.format(Locale.ROOT, "NPB %s class A, %d processes: run-time increase vs SRQ size", b.label(), procs))
-        .xAxisTitle("SRQ size (receives of 32 KiB)").yAxisTitle("run-time increase (%)").build();
+        .xAxisTitle("SRQ size (receives of 32 KiB)").yAxisTitle("run-time increase (%), at most 0.0001 drawn as 0.0001")
+        .build();
     c.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
-    c.getStyler().setYAxisLogarithmic(false);
+    c.getStyler().setYAxisLogarithmic(true);
     double[] x = rows.stream().mapToDouble(r -> r[0]).toArray();
-    c.addSeries("rnr + limit-event refill", x, rows.stream().mapToDouble(r -> r[1]).toArray());
-    c.addSeries("stop-resend", x, rows.stream().mapToDouble(r -> r[2]).toArray());
+    c.addSeries("rnr + limit-event refill", x, rows.stream().mapToDouble(r -> Math.max(FLOOR, r[1])).toArray());
+    c.addSeries("stop-resend", x, rows.stream().mapToDouble(r -> Math.max(FLOOR, r[2])).toArray());
     c.addSeries(String.format(Locale.ROOT, "%.1f %% allowance", allow), new double[] {x[0], x[x.length - 1]},
         new double[] {allow, allow});
     Path dir = chart.toAbsolutePath().getParent();
