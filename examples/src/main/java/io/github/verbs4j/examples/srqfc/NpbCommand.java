@@ -114,8 +114,6 @@ public final class NpbCommand implements Callable<Integer> {
     out.printf(Locale.ROOT, "%6s %8s %12s %9s %9s %12s %9s %7s%n", "srq", "KiB", "rnr incr %", "rnr naks", "limit ev",
         "stop incr %", "stops", "wall s");
     List<double[]> rows = new ArrayList<>();
-    int needRnr = -1;
-    int needStop = -1;
     for (int n : sizes) {
       NpbReplay.Result rnr = run(b, n, NpbReplay.Mechanism.RNR);
       NpbReplay.Result stop = run(b, n, NpbReplay.Mechanism.STOP_RESEND);
@@ -126,8 +124,8 @@ public final class NpbCommand implements Callable<Integer> {
           rnr.limitEvents(), is, stop.stops(), (rnr.wallNanos() + stop.wallNanos()) / 1e9);
       out.flush();
     }
-    needRnr = smallest(rows, 1);
-    needStop = smallest(rows, 2);
+    int needRnr = smallest(rows, 1);
+    int needStop = smallest(rows, 2);
     if (needRnr > 0 && needStop > 0) {
       out.printf(Locale.ROOT, "smallest SRQ with increase <= %.2f %%: rnr %d, stop-resend %d receives -> %.0f %% fewer "
           + "(paper, 196 processes: bt 83 %%, sp 86 %%)%n", allow, needRnr, needStop, 100.0 * (needRnr - needStop) / needRnr);

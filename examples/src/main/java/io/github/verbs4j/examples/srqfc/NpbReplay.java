@@ -160,7 +160,7 @@ final class NpbReplay {
         ranks.add(new Rank(s, r, NpbTrace.step(s.bench(), s.procs(), r, s.gflops()), job));
       }
       for (Rank r : ranks) {
-        r.create(ranks);
+        r.create();
       }
       for (Rank r : ranks) {
         r.connect(ranks);
@@ -360,7 +360,7 @@ final class NpbReplay {
     }
 
     /** Creates and connects an RC QP to each neighbour (the peers' QPs exist already). */
-    void create(List<Rank> all) {
+    void create() {
       for (Op op : ops) {
         if (op.peer() >= 0 && !qpByPeer.containsKey(op.peer())) {
           QueuePair qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq).srq(srq).cap(new QpCap(64, 0, 1, 0, 0)).build());

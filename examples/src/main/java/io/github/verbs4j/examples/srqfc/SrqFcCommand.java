@@ -14,7 +14,9 @@ import picocli.CommandLine.Spec;
  * ({@link EventCost}): the limit-event refill (MVAPICH) raises SRQ_LIMIT_REACHED and the refill
  * thread charges the named parameters t_int and t_setev on its node's clock; stop-resend waits
  * for the device's poll (t_poll) and the resend round trip. Deterministic: the same figures every
- * run (docs/srq-flow-control.md).
+ * run (docs/srq-flow-control.md). {@code --scaling} repeats the event with several senders at
+ * once; subcommands {@code npb} (the NPB buffer study, {@link NpbCommand}) and {@code stress}
+ * (issue 19's full-size stress, {@link StressCommand}).
  */
 @Command(name = "srq-fc", mixinStandardHelpOptions = true, sortOptions = false, subcommands = {NpbCommand.class, StressCommand.class},
     description = {"Seed 002: cost of one SRQ flow-control event in modelled time, against the paper "
