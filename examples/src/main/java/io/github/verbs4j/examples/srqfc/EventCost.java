@@ -29,7 +29,9 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -102,25 +104,64 @@ final class EventCost {
    *     {@link #LIMIT} of wall time
    */
   static long measure(Mode mode, long pollNanos, int bytes, long tIntNanos, long tSetevNanos) throws Exception {
+    return measure(mode, pollNanos, bytes, tIntNanos, tSetevNanos, 1);
+  }
+
+  /**
+   * The same event with {@code senders} RC QPs of one sending context, each posting one SEND at
+   * the same modelled time (t1) into the one SRQ: the receiving application posts as many receives
+   * (stop-resend, RNR) once its device has refused every SEND; the limit-event refill posts its
+   * {@link #REFILL}. The event ends when the last receive has completed (and, limit event, the limit
+   * is armed again).
+   *
+   * @param senders 1 to {@link #REFILL}
+   * @return modelled nanoseconds from t1 to the end, or -1 if it did not end within {@link
+   *     #LIMIT} of wall time
+   */
+  static long measure(Mode mode, long pollNanos, int bytes, long tIntNanos, long tSetevNanos, int senders)
+      throws Exception {
+    if (senders < 1 || senders > REFILL) {
+      throw new IllegalArgumentException("senders=" + senders + " must be 1.." + REFILL);
+    }
     String job = "srqfc-" + UUID.randomUUID();
     MeterRegistry meters = new SimpleMeterRegistry();
     CompletableFuture<Context> r0 = CompletableFuture.supplyAsync(() -> open(job, 0, mode, pollNanos, meters));
     CompletableFuture<Context> r1 = CompletableFuture.supplyAsync(() -> open(job, 1, mode, pollNanos,
         new SimpleMeterRegistry()));
+    List<AutoCloseable> qps = new ArrayList<>();
     try (Context rx = r0.get(); Context tx = r1.get();
         ProtectionDomain rpd = rx.allocPd(); ProtectionDomain tpd = tx.allocPd();
-        CompletionQueue rcq = rx.createCq(16, null, 0); CompletionQueue tcq = tx.createCq(16, null, 0);
+        CompletionQueue rcq = rx.createCq(4 * REFILL, null, 0); CompletionQueue tcq = tx.createCq(4 * REFILL, null, 0);
         SharedReceiveQueue srq = rpd.createSrq(SrqAttr.of(2 * REFILL, 1));
         MemoryRegion rmr = rpd.allocateMemory(4096L * (REFILL + LIMIT_RECEIVES), EnumSet.of(Access.LOCAL_WRITE));
-        MemoryRegion tmr = tpd.allocateMemory(4096, EnumSet.of(Access.LOCAL_WRITE));
-        QueuePair rqp = rpd.createQp(QpInitAttr.builder(QpType.RC).cq(rcq).srq(srq)
-            .cap(new QpCap(4, 0, 1, 0, 0)).build());
-        QueuePair tqp = tpd.createQp(QpInitAttr.builder(QpType.RC).cq(tcq).cap(new QpCap(4, 1, 1, 1, 0)).build())) {
-      connect(rqp, tx.queryPort(1).lid(), tqp.qpNum());
-      connect(tqp, rx.queryPort(1).lid(), rqp.qpNum());
-      RecvWr recv = new RecvWr().wrId(1).sge(rmr, 0, 4096);
+        MemoryRegion tmr = tpd.allocateMemory(4096, EnumSet.of(Access.LOCAL_WRITE))) {
+      try {
+        return run(mode, rx, tx, rpd, tpd, rcq, tcq, srq, rmr, tmr, meters, bytes, tIntNanos, tSetevNanos, senders, qps);
+      } finally {
+        for (int i = qps.size() - 1; i >= 0; i--) {
+          qps.get(i).close();
+        }
+      }
+    }
+  }
+
+  private static long run(Mode mode, Context rx, Context tx, ProtectionDomain rpd, ProtectionDomain tpd,
+      CompletionQueue rcq, CompletionQueue tcq, SharedReceiveQueue srq, MemoryRegion rmr, MemoryRegion tmr,
+      MeterRegistry meters, int bytes, long tIntNanos, long tSetevNanos, int senders, List<AutoCloseable> qps)
+      throws Exception {
+    {
+      QueuePair[] tqp = new QueuePair[senders];
+      for (int i = 0; i < senders; i++) {
+        QueuePair rqp = rpd.createQp(QpInitAttr.builder(QpType.RC).cq(rcq).srq(srq).cap(new QpCap(4, 0, 1, 0, 0)).build());
+        tqp[i] = tpd.createQp(QpInitAttr.builder(QpType.RC).cq(tcq).cap(new QpCap(4, 1, 1, 1, 0)).build());
+        qps.add(rqp);
+        qps.add(tqp[i]);
+        connect(rqp, tx.queryPort(1).lid(), tqp[i].qpNum());
+        connect(tqp[i], rx.queryPort(1).lid(), rqp.qpNum());
+      }
+      RecvWr recv = new RecvWr();
       if (mode == Mode.NONE) {
-        srq.postRecv(recv);
+        postRecvs(srq, rmr, senders);
       }
       if (mode == Mode.LIMIT_EVENT) {
         for (int i = 0; i < LIMIT_RECEIVES; i++) {
@@ -128,35 +169,78 @@ final class EventCost {
         }
         srq.arm(LIMIT_RECEIVES);
       }
+      Received got = new Received();
       long t1 = tx.nowNanos();
-      tqp.postSend(new SendWr().wrId(2).opcode(WrOpcode.SEND).signaled(true).sge(tmr, 0, bytes));
+      SendWr send = new SendWr().wrId(2).opcode(WrOpcode.SEND).signaled(true).sge(tmr, 0, bytes);
+      for (QueuePair q : tqp) {
+        q.postSend(send);
+      }
       if (mode == Mode.LIMIT_EVENT) {
-        return refill(rx, srq, rmr, rcq, tIntNanos, tSetevNanos) - t1;
+        long armed = refill(rx, srq, rmr, rcq, tIntNanos, tSetevNanos, got);
+        if (armed < 0 || !got.await(rcq, tcq, senders)) {
+          return -1;
+        }
+        return Math.max(armed, got.last) - t1;
       }
       if (mode != Mode.NONE) {
-        // The receiving process posts as soon as the SEND was refused (the paper's t2 -> t3): it
+        // The receiving process posts as soon as every SEND was refused (the paper's t2 -> t3): it
         // watches the device's count of stop requests or RNR NAKs sent, driving the receiver's
         // engine (invoker threading) and not the sender's, whose stop or NAK stays queued.
         long until = System.nanoTime() + LIMIT.toNanos();
-        WorkCompletion[] none = WorkCompletion.array(1);
-        while (!refused(rx, meters, mode)) {
+        WorkCompletion[] wcs = WorkCompletion.array(4);
+        while (refused(rx, meters, mode) < senders) {
           if (System.nanoTime() - until > 0) {
             return -1;
           }
-          rcq.poll(none);
+          got.take(wcs, rcq.poll(wcs));
           rx.chargeNanos(0); // the application is at work: no timer is the next event yet
           Thread.onSpinWait();
         }
-        srq.postRecv(recv);
+        postRecvs(srq, rmr, senders);
       }
-      WorkCompletion wc = pollOne(rcq, tcq);
-      if (wc == null) {
+      if (!got.await(rcq, tcq, senders)) {
         return -1;
       }
-      if (wc.status() != WcStatus.SUCCESS) {
-        throw new IllegalStateException(mode + ": the receive completed " + wc.status());
+      return got.last - t1;
+    }
+  }
+
+  private static void postRecvs(SharedReceiveQueue srq, MemoryRegion rmr, int n) {
+    RecvWr recv = new RecvWr();
+    for (int i = 0; i < n; i++) {
+      srq.postRecv(recv.wrId(i).sge(rmr, 4096L * i, 4096));
+    }
+  }
+
+  /** Receive completions counted so far and the latest timestamp. */
+  private static final class Received {
+    int n;
+    long last;
+
+    void take(WorkCompletion[] wcs, int k) {
+      for (int i = 0; i < k; i++) {
+        if (wcs[i].status() != WcStatus.SUCCESS) {
+          throw new IllegalStateException("a receive completed " + wcs[i].status());
+        }
+        n++;
+        last = Math.max(last, wcs[i].timestampNanos());
       }
-      return wc.timestampNanos() - t1;
+    }
+
+    /** Polls until {@code total} receives completed; @return false on timeout */
+    boolean await(CompletionQueue rcq, CompletionQueue tcq, int total) {
+      WorkCompletion[] wcs = WorkCompletion.array(16);
+      WorkCompletion[] other = WorkCompletion.array(16);
+      long deadline = System.nanoTime() + LIMIT.toNanos();
+      while (n < total) {
+        if (System.nanoTime() - deadline > 0) {
+          return false;
+        }
+        take(wcs, rcq.poll(wcs));
+        tcq.poll(other);
+        Thread.onSpinWait();
+      }
+      return true;
     }
   }
 
@@ -167,14 +251,14 @@ final class EventCost {
    * @return the receiver's modelled clock when the limit is armed again (t4), or -1 on timeout
    */
   private static long refill(Context rx, SharedReceiveQueue srq, MemoryRegion rmr, CompletionQueue rcq,
-      long tIntNanos, long tSetevNanos) {
+      long tIntNanos, long tSetevNanos, Received got) {
     long until = System.nanoTime() + LIMIT.toNanos();
     WorkCompletion[] wcs = WorkCompletion.array(4);
     while (rx.pollAsyncEvent(Duration.ZERO).filter(e -> e.type() == AsyncEventType.SRQ_LIMIT_REACHED).isEmpty()) {
       if (System.nanoTime() - until > 0) {
         return -1;
       }
-      rcq.poll(wcs);
+      got.take(wcs, rcq.poll(wcs));
       rx.chargeNanos(0);
       Thread.onSpinWait();
     }
@@ -188,27 +272,13 @@ final class EventCost {
     return rx.nowNanos(); // t4
   }
 
-  /** Whether the receiver's device refused the SEND: an RNR NAK, or a stop request (its ib meter). */
-  private static boolean refused(Context rx, MeterRegistry meters, Mode mode) {
+  /** SENDs the receiver's device refused: RNR NAKs, or stop requests (its ib meter). */
+  private static long refused(Context rx, MeterRegistry meters, Mode mode) {
     if (mode == Mode.RNR) {
-      return rx.queryPortCounters(1).get(PortCounter.SEND_RNR_ERR) > 0;
+      return rx.queryPortCounters(1).get(PortCounter.SEND_RNR_ERR);
     }
     FunctionCounter stops = meters.find("verbs4j.ib.srq.stops").tag("direction", "sent").functionCounter();
-    return stops != null && stops.count() > 0;
-  }
-
-  private static WorkCompletion pollOne(CompletionQueue rcq, CompletionQueue tcq) {
-    WorkCompletion[] wcs = WorkCompletion.array(1);
-    WorkCompletion[] other = WorkCompletion.array(4);
-    long deadline = System.nanoTime() + LIMIT.toNanos();
-    while (System.nanoTime() - deadline < 0) {
-      if (rcq.poll(wcs) > 0) {
-        return wcs[0];
-      }
-      tcq.poll(other);
-      Thread.onSpinWait();
-    }
-    return null;
+    return stops == null ? 0 : (long) stops.count();
   }
 
   private static Context open(String job, int rank, Mode mode, long pollNanos, MeterRegistry meters) {
