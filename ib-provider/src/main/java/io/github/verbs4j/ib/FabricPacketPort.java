@@ -319,6 +319,11 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   }
 
   @Override
+  public long unsentBytes(int dlid) {
+    return node.unsentBytes(dlid);
+  }
+
+  @Override
   public long nowNanos() {
     return clock.nowNanos();
   }

@@ -93,6 +93,14 @@ final class CapturePort implements PacketPort {
     return true;
   }
 
+  /** What {@link #unsentBytes} answers for every destination; a test sets it. */
+  volatile long unsent;
+
+  @Override
+  public long unsentBytes(int dlid) {
+    return unsent;
+  }
+
   @Override
   public synchronized long nowNanos() {
     return now;

@@ -154,6 +154,18 @@ public interface FabricNode extends AutoCloseable {
   boolean isWritable(int dstNode);
 
   /**
+   * Bytes of this node's frames to {@code dstNode} that have not left this host yet (queued in
+   * the transport's own buffers, not yet written to the socket). A reliable transport above uses it
+   * so that its retransmit timer measures time on the wire, not time in a busy host's queues.
+   *
+   * @param dstNode destination node id
+   * @return the bytes; 0 when the transport hands frames on at once (in-JVM, shared memory)
+   */
+  default long unsentBytes(int dstNode) {
+    return 0;
+  }
+
+  /**
    * Sets the receiver of frames addressed to this node (replacing any previous one). Frames that
    * arrive while no receiver is set are dropped ({@link DropReason#NO_RECEIVER}).
    *

@@ -29,6 +29,11 @@ public final class IbCounters {
     /** Local ACK timeouts the engine ran a whole timeout late (a busy host): resent, no retry spent. */
     LATE_TIMEOUTS("verbs4j.ib.timeouts.late", null, null),
     /**
+     * Local ACK timeouts that fired while packets to the destination were still queued on this
+     * host: re-armed, no retry spent (at most {@code Requester.QUEUED_BUDGET} in a row).
+     */
+    QUEUED_TIMEOUTS("verbs4j.ib.timeouts.queued", null, null),
+    /**
      * Transport retries: each {@code retry_cnt} a requester spent (a local ACK timeout, a PSN
      * sequence error NAK, a lost READ or atomic response). RNR retries are not among them.
      */

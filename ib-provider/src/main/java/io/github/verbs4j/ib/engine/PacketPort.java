@@ -111,6 +111,14 @@ public interface PacketPort extends AutoCloseable {
    */
   boolean isWritable(int dlid);
 
+  /**
+   * @param dlid a destination LID
+   * @return bytes of packets to it that have not left this host yet (the fabric's own queues)
+   */
+  default long unsentBytes(int dlid) {
+    return 0;
+  }
+
   /** @return the port clock in nanoseconds (wall or modelled) */
   long nowNanos();
 

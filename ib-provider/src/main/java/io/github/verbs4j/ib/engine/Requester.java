@@ -67,6 +67,11 @@ final class Requester {
    * the retry counts on progress.
    */
   int lateLeft;
+  /**
+   * Timeouts left that may find this QP's packets still queued on the host and re-arm instead of
+   * spending a retry; reset with the retry counts on progress.
+   */
+  private int queuedLeft;
   int rnrLeft;
   private boolean retransmitArmed;
   private long retransmitDeadline;
@@ -100,6 +105,7 @@ final class Requester {
     pktsSinceAckReq = 0;
     retryLeft = qp.retryCnt;
     lateLeft = LateTimeout.BUDGET;
+    queuedLeft = QUEUED_BUDGET;
     rnrLeft = qp.rnrRetry;
     retransmitArmed = false;
     peerDead = qp.type != QpType.DCI && dev.params.failFastOnPeerDown && qp.dlid != 0 && dev.isDead(qp.dlid);
@@ -111,6 +117,7 @@ final class Requester {
   void attributesChanged() {
     retryLeft = qp.retryCnt;
     lateLeft = LateTimeout.BUDGET;
+    queuedLeft = QUEUED_BUDGET;
     rnrLeft = qp.rnrRetry;
   }
 
@@ -407,6 +414,7 @@ final class Requester {
   void acknowledged(int compPsn, long now) {
     retryLeft = qp.retryCnt;
     lateLeft = LateTimeout.BUDGET;
+    queuedLeft = QUEUED_BUDGET;
     rnrLeft = qp.rnrRetry;
     switch (recovery) {
       case NAK_RETRIED -> {
@@ -514,6 +522,12 @@ final class Requester {
     return recovery == Recovery.RNR_WAIT && recoveryPsn == nakPsn;
   }
 
+  /**
+   * Timeouts in a row that may re-arm because the QP's packets are still queued on this host: a
+   * peer that stops reading still ends in RETRY_EXC_ERR, after this many more timeouts.
+   */
+  static final int QUEUED_BUDGET = 8;
+
   /** Local ACK timeouts a stopped requester waits before it probes with the stopped message. */
   static final int STOP_PROBE_TIMEOUTS = 4;
 
@@ -536,6 +550,7 @@ final class Requester {
     if (!peerDead) {
       retryLeft = qp.retryCnt;
       lateLeft = LateTimeout.BUDGET;
+      queuedLeft = QUEUED_BUDGET;
     }
     if (qp.timeoutNanos > 0) {
       waitDeadline = now + STOP_PROBE_TIMEOUTS * qp.timeoutNanos;
@@ -650,11 +665,24 @@ final class Requester {
       retransmitArmed = false;
       fired = true;
       if (outstanding() && !recovery.holding()) {
-        dev.counters.inc(IbCounters.Counter.TIMEOUTS);
-        qp.completer.timeout(now, LateTimeout.isLate(now - retransmitDeadline, qp.timeoutNanos));
+        if (queuedLeft > 0 && dev.port.unsentBytes(timerDlid()) > 0) {
+          // the packets the timer waits for have not left this host: time in its own queues is
+          // not time on the wire (rxe bounds this by capping packets in flight per QP)
+          queuedLeft--;
+          dev.counters.inc(IbCounters.Counter.QUEUED_TIMEOUTS);
+          armRetransmit(now);
+        } else {
+          dev.counters.inc(IbCounters.Counter.TIMEOUTS);
+          qp.completer.timeout(now, LateTimeout.isLate(now - retransmitDeadline, qp.timeoutNanos));
+        }
       }
     }
     return fired;
+  }
+
+  /** @return the LID this QP's outstanding packets went to */
+  private int timerDlid() {
+    return qp.type == QpType.DCI ? dcDlid : qp.dlid;
   }
 
   /** The port reported {@code lid} down: a connection to it gets one more timeout, no retries. */

@@ -448,6 +448,20 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
   }
 
   @Override
+  public long unsentBytes(int dstNode) {
+    Peer p = members.peer(dstNode);
+    if (!isOpen() || p == null || dstNode == nodeId() || !p.up) {
+      return 0;
+    }
+    Peer v = members.peer(router.via(dstNode));
+    ShmLinks s = shm;
+    if (v == null || (s != null && s.linked(v.id))) {
+      return 0; // a frame in a shared-memory ring has left
+    }
+    return outbox.unsent(v);
+  }
+
+  @Override
   public boolean isWritable(int dstNode) {
     Peer p = members.peer(dstNode);
     if (!isOpen() || p == null) {

@@ -100,6 +100,18 @@ final class Outbox {
   }
 
   /**
+   * Any thread.
+   *
+   * @param via a connected process
+   * @return bytes of frames to it still in this queue or in Netty's outbound buffer
+   */
+  long unsent(Peer via) {
+    Channel ch = via.channel;
+    ChannelOutboundBuffer ob = ch == null ? null : ch.unsafe().outboundBuffer();
+    return via.queued.get() + (ob == null ? 0 : ob.totalPendingWriteBytes());
+  }
+
+  /**
    * Any thread: one of this node's frames towards the process of {@code via}, hops {@code
    * 0..done-1} of its route to be modelled here. Takes ownership of {@code payload}.
    *
