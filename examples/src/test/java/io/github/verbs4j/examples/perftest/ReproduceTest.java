@@ -33,6 +33,21 @@ class ReproduceTest {
   }
 
   @Test
+  void seed000sRdmaReadBandwidthStreamsOneMibReadsInModelledTime() {
+    CommandLine cl = Main.commandLine();
+    StringWriter out = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(new StringWriter()));
+    assertEquals(0, cl.execute("reproduce", "000", "--only", "Read bandwidth", "--bw-iters", "32"));
+    String table = out.toString();
+    Matcher m = Pattern.compile("\\| tca RDMA Read bandwidth, 1 MiB \\| GB/s \\| 3\\.50 \\| (\\S+) \\| (\\S+) \\|")
+        .matcher(table);
+    assertTrue(m.find(), table);
+    // seed 000: RDMA Read 3.5 GB/s (CPU memory); predicted from the PEACH2 link and DMA primitives
+    assertEquals(1.0, Double.parseDouble(m.group(2)), 0.1, table);
+  }
+
+  @Test
   void anUnknownSeedIsRefusedByName() {
     CommandLine cl = Main.commandLine();
     StringWriter err = new StringWriter();
