@@ -61,6 +61,7 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
   private static final Map<String, String> IB_QDR = Map.of("verbs.time", "modelled", "verbs.ib.profile", "connectx3-qdr");
   private static final PrintStream NULL = new PrintStream(OutputStream.nullOutputStream());
   private static final long MIB = 1 << 20;
+  private static final String GPU = "--use-device-memory";
 
   /** One figure: what the paper says and how the model measures it. */
   record Figure(String name, String unit, double paper, Measure measure) {}
@@ -92,7 +93,7 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
     }
   }
 
-  /** @return seed 000's figures (CPU memory; the GPU columns need a device-memory option not built yet) */
+  /** @return seed 000's figures, CPU memory then the GPU columns */
   static List<Figure> seed000() {
     return List.of(
         new Figure("tca Send/Recv latency, 2 B", "µs", 3.5, r -> r.latency("tca", MODELLED, SendLat::new, 2)),
@@ -103,7 +104,16 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
         new Figure("tca Send/Recv bandwidth, 1 MiB", "GB/s", 3.5, r -> r.bandwidth("tca", SendBw::new, MIB)),
         new Figure("tca RDMA Write bandwidth, 1 MiB", "GB/s", 3.5, r -> r.bandwidth("tca", WriteBw::new, MIB)),
         new Figure("tca RDMA Read bandwidth, 1 MiB", "GB/s", 3.5, r -> r.bandwidth("tca", ReadBw::new, MIB)),
-        new Figure("MPI ping-pong over tca, 8 B", "µs", 3.6, r -> r.pingPong("tca", 8)));
+        new Figure("MPI ping-pong over tca, 8 B", "µs", 3.6, r -> r.pingPong("tca", 8)),
+        // the GPU columns: buffers in device memory (perftest --use-device-memory, its --use_cuda)
+        new Figure("tca Send/Recv latency, 2 B, GPU", "µs", 4.2,
+            r -> r.latency("tca", MODELLED, SendLat::new, 2, GPU)),
+        new Figure("tca RDMA Write latency, 2 B, GPU", "µs", 4.2,
+            r -> r.latency("tca", MODELLED, WriteLat::new, 2, GPU)),
+        new Figure("tca RDMA Read latency, 8 B, GPU", "µs", 7.2, r -> r.latency("tca", MODELLED, ReadLat::new, 8, GPU)),
+        new Figure("tca Send/Recv bandwidth, 1 MiB, GPU", "GB/s", 2.7, r -> r.bandwidth("tca", SendBw::new, MIB, GPU)),
+        new Figure("tca RDMA Write bandwidth, 1 MiB, GPU", "GB/s", 2.8, r -> r.bandwidth("tca", WriteBw::new, MIB, GPU)),
+        new Figure("tca RDMA Read bandwidth, 1 MiB, GPU", "GB/s", 2.7, r -> r.bandwidth("tca", ReadBw::new, MIB, GPU)));
   }
 
   @Override
@@ -136,33 +146,37 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
   /** The table: one row per figure, paper | modelled | ratio. */
   static String table(List<Row> rows) {
     StringBuilder b = new StringBuilder();
-    b.append("Seed 000 (TCA Verbs over PEACH2), modelled time, CPU memory; ranks as threads on the in-JVM fabric\n\n");
+    b.append("Seed 000 (TCA Verbs over PEACH2), modelled time; ranks as threads on the in-JVM fabric\n\n");
     b.append("| figure | unit | paper | modelled | ratio |\n|---|---|---:|---:|---:|\n");
     for (Row r : rows) {
       b.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f |%n", r.figure().name(), r.figure().unit(),
           r.figure().paper(), r.modelled(), r.ratio()));
     }
-    b.append("\nNot reproduced here: the GPU-memory columns (no device-memory option in the perftest programs yet)"
-        + " and the Himeno comparison (`verbs4j himeno` in modelled time, docs/modelled-time.md).\n");
+    b.append("\nGPU rows: buffers in device memory (perftest --use-device-memory); tca's GPU path has no Verbs-level"
+        + " costs of its own yet (only PEACH2's 870 MB/s device reads). Not reproduced here: the Himeno comparison"
+        + " (`verbs4j himeno` in modelled time, docs/modelled-time.md).\n");
     return b.toString();
   }
 
   private <P extends PerftestProgram> double latency(String provider, Map<String, String> settings, Supplier<P> program,
-      long size) throws Exception {
-    ResultRow row = perftest(provider, settings, program, size, latIters);
+      long size, String... extra) throws Exception {
+    ResultRow row = perftest(provider, settings, program, size, latIters, extra);
     return row.latency().tTypical();
   }
 
-  private <P extends PerftestProgram> double bandwidth(String provider, Supplier<P> program, long size) throws Exception {
-    ResultRow row = perftest(provider, MODELLED, program, size, bwIters);
+  private <P extends PerftestProgram> double bandwidth(String provider, Supplier<P> program, long size, String... extra)
+      throws Exception {
+    ResultRow row = perftest(provider, MODELLED, program, size, bwIters, extra);
     return row.bandwidth().bwAverage() * MIB / 1e9; // MiB/s -> GB/s, as the paper's
   }
 
   private <P extends PerftestProgram> ResultRow perftest(String provider, Map<String, String> settings,
-      Supplier<P> program, long size, int iters) throws Exception {
+      Supplier<P> program, long size, int iters, String... extra) throws Exception {
+    List<String> args = new ArrayList<>(List.of("--size", Long.toString(size), "--iters", Integer.toString(iters)));
+    args.addAll(List.of(extra));
     return InProcessRanks.run(provider, 2, settings, (ctx, cfg) -> {
       P p = program.get();
-      new CommandLine(p).parseArgs("--size", Long.toString(size), "--iters", Integer.toString(iters));
+      new CommandLine(p).parseArgs(args.toArray(String[]::new));
       p.streams(NULL, NULL);
       return p.run(ctx, cfg, p.validate()).stream().filter(r -> "modelled".equals(r.clock())).findFirst().orElse(null);
     });

@@ -45,6 +45,11 @@ class ReproduceTest {
     assertTrue(m.find(), table);
     // seed 000: RDMA Read 3.5 GB/s (CPU memory); predicted from the PEACH2 link and DMA primitives
     assertEquals(1.0, Double.parseDouble(m.group(2)), 0.1, table);
+    // the GPU row (--use-device-memory): the target's DMA reads device memory at seed 001's 870 MB/s
+    Matcher gpu = Pattern.compile("\\| tca RDMA Read bandwidth, 1 MiB, GPU \\| GB/s \\| 2\\.70 \\| (\\S+) \\|")
+        .matcher(table);
+    assertTrue(gpu.find(), table);
+    assertEquals(0.87, Double.parseDouble(gpu.group(1)), 0.05, table);
   }
 
   @Test
