@@ -39,7 +39,8 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
   @Spec
   CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "SEED", description = "The seed: 000 (TCA Verbs over PEACH2).")
+  @Parameters(index = "0", paramLabel = "SEED",
+      description = "The seed: 000 (TCA Verbs over PEACH2) or 001 (the PEACH2 hardware).")
   String seed;
 
   @Option(names = "--lat-iters", paramLabel = "N", defaultValue = "300",
@@ -80,9 +81,8 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
 
   @Override
   public void validateOptions() {
-    if (!"000".equals(seed)) {
-      throw new ParameterException(spec.commandLine(), "SEED=" + seed + " must be 000 (TCA Verbs); seed 001's "
-          + "PEACH2 primitives are pinned by tca-provider's tests (docs/modelled-time.md)");
+    if (!"000".equals(seed) && !"001".equals(seed)) {
+      throw new ParameterException(spec.commandLine(), "SEED=" + seed + " must be 000 (TCA Verbs) or 001 (PEACH2)");
     }
     if (latIters < LatencyStats.MIN_ITERATIONS) {
       throw new ParameterException(spec.commandLine(), "--lat-iters=" + latIters + " must be at least "
@@ -122,15 +122,15 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
     java.io.PrintWriter out = spec.commandLine().getOut();
     List<Row> rows = new ArrayList<>();
     java.io.PrintWriter err = spec.commandLine().getErr();
-    for (Figure f : seed000()) {
+    for (Figure f : "001".equals(seed) ? seed001() : seed000()) {
       if (only != null && !f.name().toLowerCase(Locale.ROOT).contains(only.toLowerCase(Locale.ROOT))) {
         continue;
       }
-      err.println("reproduce 000: " + f.name() + " ...");
+      err.println("reproduce " + seed + ": " + f.name() + " ...");
       err.flush();
       rows.add(new Row(f, f.measure().run(this)));
     }
-    String table = table(rows);
+    String table = "001".equals(seed) ? table001(rows) : table(rows);
     out.print(table);
     out.flush();
     if (markdown != null) {
@@ -143,15 +143,44 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
     return 0;
   }
 
-  /** The table: one row per figure, paper | modelled | ratio. */
-  static String table(List<Row> rows) {
+  /**
+   * @return seed 001's figures: the PEACH2 board driven directly on the deterministic in-JVM fabric
+   *     (measured once, on first use)
+   */
+  static List<Figure> seed001() {
+    List<Figure> f = new ArrayList<>();
+    List<io.github.verbs4j.tca.peach2.Seed001Experiments.Figure> measured =
+        new ArrayList<>(io.github.verbs4j.tca.peach2.Seed001Experiments.run());
+    for (io.github.verbs4j.tca.peach2.Seed001Experiments.Figure m : measured) {
+      f.add(new Figure(m.name(), m.unit(), m.paper(), r -> m.modelled()));
+    }
+    return f;
+  }
+
+  /** Seed 001's table. */
+  static String table001(List<Row> rows) {
     StringBuilder b = new StringBuilder();
-    b.append("Seed 000 (TCA Verbs over PEACH2), modelled time; ranks as threads on the in-JVM fabric\n\n");
+    b.append("Seed 001 (PEACH2 hardware), modelled time; boards on the deterministic in-JVM fabric\n\n");
+    rowsOf(b, rows);
+    b.append("\nPaper values: SEEDS.md 001 (the descriptor-mode latencies from seed 000 §2.6). Register mode: \"30-40 %"
+        + " faster\" (35 shown); two channels through one N port: at most 3.66 GB/s theoretical (3.5 measured for one);"
+        + " GPU reads: 870-880 MB/s.\n");
+    return b.toString();
+  }
+
+  private static void rowsOf(StringBuilder b, List<Row> rows) {
     b.append("| figure | unit | paper | modelled | ratio |\n|---|---|---:|---:|---:|\n");
     for (Row r : rows) {
       b.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f |%n", r.figure().name(), r.figure().unit(),
           r.figure().paper(), r.modelled(), r.ratio()));
     }
+  }
+
+  /** The table: one row per figure, paper | modelled | ratio. */
+  static String table(List<Row> rows) {
+    StringBuilder b = new StringBuilder();
+    b.append("Seed 000 (TCA Verbs over PEACH2), modelled time; ranks as threads on the in-JVM fabric\n\n");
+    rowsOf(b, rows);
     b.append("\nGPU rows: buffers in device memory (perftest --use-device-memory); tca's GPU path has no Verbs-level"
         + " costs of its own yet (only PEACH2's 870 MB/s device reads). Not reproduced here: the Himeno comparison"
         + " (`verbs4j himeno` in modelled time, docs/modelled-time.md).\n");
