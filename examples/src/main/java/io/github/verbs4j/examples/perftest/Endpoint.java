@@ -8,6 +8,7 @@ import io.github.verbs4j.examples.common.WaitTimeoutException;
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.CompletionQueue;
 import io.github.verbs4j.verbs.Context;
+import io.github.verbs4j.verbs.MemoryKind;
 import io.github.verbs4j.verbs.MemoryRegion;
 import io.github.verbs4j.verbs.ProtectionDomain;
 import io.github.verbs4j.verbs.QpCap;
@@ -56,7 +57,8 @@ final class Endpoint implements AutoCloseable {
    * @param pollBatch completions taken per poll
    * @param waitTimeout longest wait for one completion
    */
-  Endpoint(Context ctx, int half, QpCap cap, int outReads, int mtu, int pollBatch, Duration waitTimeout) {
+  Endpoint(Context ctx, int half, QpCap cap, int outReads, int mtu, int pollBatch, Duration waitTimeout,
+      MemoryKind kind) {
     this.ctx = ctx;
     this.half = half;
     this.outReads = outReads;
@@ -72,7 +74,7 @@ final class Endpoint implements AutoCloseable {
       s = ctx.createCq(Math.max(1, cap.maxSendWr()), null, 0);
       r = ctx.createCq(Math.max(1, cap.maxRecvWr()), null, 0);
       m = p.allocateMemory(2L * half,
-          EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC));
+          EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ, Access.REMOTE_ATOMIC), kind);
       this.qp = p.createQp(QpInitAttr.builder(QpType.RC).sendCq(s).recvCq(r).cap(cap).build());
     } catch (RuntimeException e) {
       closeQuietly(e, m, r, s, p);

@@ -67,6 +67,11 @@ public final class PerftestOptions {
       description = "verbs4j: the series name in CSV and chart (default: the provider).")
   String label;
 
+  @Option(names = "--use-device-memory",
+      description = "Put the buffers in device (GPU) memory, as perftest's --use_cuda (the device needs the "
+          + "DEVICE_MEMORY capability: tca's PEACH2 GPU path).")
+  boolean useDeviceMemory;
+
   @Option(names = "--wait-timeout", paramLabel = "DURATION", defaultValue = "60s",
       converter = DurationConverter.class,
       description = "verbs4j: longest wait for one completion or for the peer (default: ${DEFAULT-VALUE}).")

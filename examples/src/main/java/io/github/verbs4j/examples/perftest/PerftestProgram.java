@@ -2,6 +2,7 @@ package io.github.verbs4j.examples.perftest;
 
 import io.github.verbs4j.examples.common.JobChannel;
 import io.github.verbs4j.examples.common.ValidatesOptions;
+import io.github.verbs4j.verbs.MemoryKind;
 import io.github.verbs4j.verbs.AtomicCap;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.DeviceAttr;
@@ -250,7 +251,8 @@ public abstract class PerftestProgram implements Callable<Integer>, ValidatesOpt
     DeviceCounters device = client ? DeviceCounters.of(io.micrometer.core.instrument.Metrics.globalRegistry,
         ctx.queryPort(1).lid()) : null;
     List<String> deviceRows = new ArrayList<>();
-    try (Endpoint ep = new Endpoint(ctx, half, cap, s.outReads(), s.mtu(), 16, opt.waitTimeout)) {
+    try (Endpoint ep = new Endpoint(ctx, half, cap, s.outReads(), s.mtu(), 16, opt.waitTimeout,
+        opt.useDeviceMemory ? MemoryKind.DEVICE : MemoryKind.HOST)) {
       ep.connect(ch, 1 - job.rank());
       if (client) {
         out.println(PerftestReport.header(info(ctx, s)));

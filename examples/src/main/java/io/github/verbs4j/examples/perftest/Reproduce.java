@@ -39,7 +39,8 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
   @Spec
   CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "SEED", description = "The seed: 000 (TCA Verbs over PEACH2).")
+  @Parameters(index = "0", paramLabel = "SEED",
+      description = "The seed: 000 (TCA Verbs over PEACH2) or 001 (the PEACH2 hardware).")
   String seed;
 
   @Option(names = "--lat-iters", paramLabel = "N", defaultValue = "300",
@@ -61,6 +62,7 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
   private static final Map<String, String> IB_QDR = Map.of("verbs.time", "modelled", "verbs.ib.profile", "connectx3-qdr");
   private static final PrintStream NULL = new PrintStream(OutputStream.nullOutputStream());
   private static final long MIB = 1 << 20;
+  private static final String GPU = "--use-device-memory";
 
   /** One figure: what the paper says and how the model measures it. */
   record Figure(String name, String unit, double paper, Measure measure) {}
@@ -79,9 +81,8 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
 
   @Override
   public void validateOptions() {
-    if (!"000".equals(seed)) {
-      throw new ParameterException(spec.commandLine(), "SEED=" + seed + " must be 000 (TCA Verbs); seed 001's "
-          + "PEACH2 primitives are pinned by tca-provider's tests (docs/modelled-time.md)");
+    if (!"000".equals(seed) && !"001".equals(seed)) {
+      throw new ParameterException(spec.commandLine(), "SEED=" + seed + " must be 000 (TCA Verbs) or 001 (PEACH2)");
     }
     if (latIters < LatencyStats.MIN_ITERATIONS) {
       throw new ParameterException(spec.commandLine(), "--lat-iters=" + latIters + " must be at least "
@@ -92,7 +93,7 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
     }
   }
 
-  /** @return seed 000's figures (CPU memory; the GPU columns need a device-memory option not built yet) */
+  /** @return seed 000's figures, CPU memory then the GPU columns */
   static List<Figure> seed000() {
     return List.of(
         new Figure("tca Send/Recv latency, 2 B", "µs", 3.5, r -> r.latency("tca", MODELLED, SendLat::new, 2)),
@@ -102,7 +103,17 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
         new Figure("ib (ConnectX-3 QDR) atomic latency", "µs", 1.5, r -> r.latency("ib", IB_QDR, AtomicLat::new, 8)),
         new Figure("tca Send/Recv bandwidth, 1 MiB", "GB/s", 3.5, r -> r.bandwidth("tca", SendBw::new, MIB)),
         new Figure("tca RDMA Write bandwidth, 1 MiB", "GB/s", 3.5, r -> r.bandwidth("tca", WriteBw::new, MIB)),
-        new Figure("MPI ping-pong over tca, 8 B", "µs", 3.6, r -> r.pingPong("tca", 8)));
+        new Figure("tca RDMA Read bandwidth, 1 MiB", "GB/s", 3.5, r -> r.bandwidth("tca", ReadBw::new, MIB)),
+        new Figure("MPI ping-pong over tca, 8 B", "µs", 3.6, r -> r.pingPong("tca", 8)),
+        // the GPU columns: buffers in device memory (perftest --use-device-memory, its --use_cuda)
+        new Figure("tca Send/Recv latency, 2 B, GPU", "µs", 4.2,
+            r -> r.latency("tca", MODELLED, SendLat::new, 2, GPU)),
+        new Figure("tca RDMA Write latency, 2 B, GPU", "µs", 4.2,
+            r -> r.latency("tca", MODELLED, WriteLat::new, 2, GPU)),
+        new Figure("tca RDMA Read latency, 8 B, GPU", "µs", 7.2, r -> r.latency("tca", MODELLED, ReadLat::new, 8, GPU)),
+        new Figure("tca Send/Recv bandwidth, 1 MiB, GPU", "GB/s", 2.7, r -> r.bandwidth("tca", SendBw::new, MIB, GPU)),
+        new Figure("tca RDMA Write bandwidth, 1 MiB, GPU", "GB/s", 2.8, r -> r.bandwidth("tca", WriteBw::new, MIB, GPU)),
+        new Figure("tca RDMA Read bandwidth, 1 MiB, GPU", "GB/s", 2.7, r -> r.bandwidth("tca", ReadBw::new, MIB, GPU)));
   }
 
   @Override
@@ -111,15 +122,15 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
     java.io.PrintWriter out = spec.commandLine().getOut();
     List<Row> rows = new ArrayList<>();
     java.io.PrintWriter err = spec.commandLine().getErr();
-    for (Figure f : seed000()) {
+    for (Figure f : "001".equals(seed) ? seed001() : seed000()) {
       if (only != null && !f.name().toLowerCase(Locale.ROOT).contains(only.toLowerCase(Locale.ROOT))) {
         continue;
       }
-      err.println("reproduce 000: " + f.name() + " ...");
+      err.println("reproduce " + seed + ": " + f.name() + " ...");
       err.flush();
       rows.add(new Row(f, f.measure().run(this)));
     }
-    String table = table(rows);
+    String table = "001".equals(seed) ? table001(rows) : table(rows);
     out.print(table);
     out.flush();
     if (markdown != null) {
@@ -132,37 +143,69 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
     return 0;
   }
 
-  /** The table: one row per figure, paper | modelled | ratio. */
-  static String table(List<Row> rows) {
+  /**
+   * @return seed 001's figures: the PEACH2 board driven directly on the deterministic in-JVM fabric
+   *     (measured once, on first use)
+   */
+  static List<Figure> seed001() {
+    List<Figure> f = new ArrayList<>();
+    List<io.github.verbs4j.tca.peach2.Seed001Experiments.Figure> measured =
+        new ArrayList<>(io.github.verbs4j.tca.peach2.Seed001Experiments.run());
+    for (io.github.verbs4j.tca.peach2.Seed001Experiments.Figure m : measured) {
+      f.add(new Figure(m.name(), m.unit(), m.paper(), r -> m.modelled()));
+    }
+    return f;
+  }
+
+  /** Seed 001's table. */
+  static String table001(List<Row> rows) {
     StringBuilder b = new StringBuilder();
-    b.append("Seed 000 (TCA Verbs over PEACH2), modelled time, CPU memory; ranks as threads on the in-JVM fabric\n\n");
+    b.append("Seed 001 (PEACH2 hardware), modelled time; boards on the deterministic in-JVM fabric\n\n");
+    rowsOf(b, rows);
+    b.append("\nPaper values: SEEDS.md 001 (the descriptor-mode latencies from seed 000 §2.6). Register mode: \"30-40 %"
+        + " faster\" (35 shown); two channels through one N port: at most 3.66 GB/s theoretical (3.5 measured for one);"
+        + " GPU reads: 870-880 MB/s.\n");
+    return b.toString();
+  }
+
+  private static void rowsOf(StringBuilder b, List<Row> rows) {
     b.append("| figure | unit | paper | modelled | ratio |\n|---|---|---:|---:|---:|\n");
     for (Row r : rows) {
       b.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f |%n", r.figure().name(), r.figure().unit(),
           r.figure().paper(), r.modelled(), r.ratio()));
     }
-    b.append("\nNot reproduced here: the GPU-memory columns (no device-memory option in the perftest programs yet),"
-        + " RDMA Read bandwidth (in modelled time a stream of 1 MiB READs takes the PEACH2 link down: an open"
-        + " defect) and the Himeno comparison (`verbs4j himeno` in modelled time, docs/modelled-time.md).\n");
+  }
+
+  /** The table: one row per figure, paper | modelled | ratio. */
+  static String table(List<Row> rows) {
+    StringBuilder b = new StringBuilder();
+    b.append("Seed 000 (TCA Verbs over PEACH2), modelled time; ranks as threads on the in-JVM fabric\n\n");
+    rowsOf(b, rows);
+    b.append("\nGPU rows: buffers in device memory (perftest --use-device-memory); tca's GPU path has no Verbs-level"
+        + " costs of its own yet (only PEACH2's 870 MB/s device reads). Not reproduced here: the Himeno comparison"
+        + " (`verbs4j himeno` in modelled time, docs/modelled-time.md).\n");
     return b.toString();
   }
 
   private <P extends PerftestProgram> double latency(String provider, Map<String, String> settings, Supplier<P> program,
-      long size) throws Exception {
-    ResultRow row = perftest(provider, settings, program, size, latIters);
+      long size, String... extra) throws Exception {
+    ResultRow row = perftest(provider, settings, program, size, latIters, extra);
     return row.latency().tTypical();
   }
 
-  private <P extends PerftestProgram> double bandwidth(String provider, Supplier<P> program, long size) throws Exception {
-    ResultRow row = perftest(provider, MODELLED, program, size, bwIters);
+  private <P extends PerftestProgram> double bandwidth(String provider, Supplier<P> program, long size, String... extra)
+      throws Exception {
+    ResultRow row = perftest(provider, MODELLED, program, size, bwIters, extra);
     return row.bandwidth().bwAverage() * MIB / 1e9; // MiB/s -> GB/s, as the paper's
   }
 
   private <P extends PerftestProgram> ResultRow perftest(String provider, Map<String, String> settings,
-      Supplier<P> program, long size, int iters) throws Exception {
+      Supplier<P> program, long size, int iters, String... extra) throws Exception {
+    List<String> args = new ArrayList<>(List.of("--size", Long.toString(size), "--iters", Integer.toString(iters)));
+    args.addAll(List.of(extra));
     return InProcessRanks.run(provider, 2, settings, (ctx, cfg) -> {
       P p = program.get();
-      new CommandLine(p).parseArgs("--size", Long.toString(size), "--iters", Integer.toString(iters));
+      new CommandLine(p).parseArgs(args.toArray(String[]::new));
       p.streams(NULL, NULL);
       return p.run(ctx, cfg, p.validate()).stream().filter(r -> "modelled".equals(r.clock())).findFirst().orElse(null);
     });

@@ -176,7 +176,7 @@ public final class DataLinkLayer implements AutoCloseable {
     return p.transmit(frame, tlps, sendTimeNanos);
   }
 
-  private void onFrame(int srcNode, int hops, boolean unchecked, ByteBuf received) {
+  private void onFrame(int srcNode, int hops, boolean unchecked, ByteBuf received, long arrival) {
     PcieLink p = peer(srcNode);
     ByteBuf frame = LinkFrame.raw(received); // fields only: ownership stays with received
     int off = frame.readerIndex();
@@ -190,7 +190,7 @@ public final class DataLinkLayer implements AutoCloseable {
     boolean deliver = false;
     if (n < LinkFrame.DLLP_FRAME_LENGTH || LinkFrame.version(frame, off) != LinkFrame.VERSION) {
       counters.link(Link.BAD_FRAMES, 1);
-      p.onBadTlp();
+      p.onBadTlp(arrival);
     } else if (LinkFrame.type(frame, off) == LinkFrame.TYPE_DLLP) {
       int d = off + LinkFrame.dllpOffset();
       if (n != LinkFrame.DLLP_FRAME_LENGTH || !Peach2Dllp.check(frame, d)) {
@@ -202,16 +202,16 @@ public final class DataLinkLayer implements AutoCloseable {
       }
     } else if (LinkFrame.type(frame, off) != LinkFrame.TYPE_TLP || (lcrcAt = LinkFrame.lcrcOffset(frame, off, n)) < 0) {
       counters.link(Link.BAD_FRAMES, 1);
-      p.onBadTlp();
+      p.onBadTlp(arrival);
     } else if (!p.expects(LinkFrame.seq(frame, off))) {
       // out of sequence or a duplicate: discarded whatever its LCRC (a corrupted sequence number
       // lands here too, and is discarded as well), so it costs no CRC
-      p.onTlp(frame, off, lcrcAt, n);
+      p.onTlp(frame, off, lcrcAt, n, arrival);
     } else if (!unchecked && frame.getInt(off + lcrcAt) != lcrc(frame, off, lcrcAt)) {
       counters.link(Link.LCRC_ERRORS, 1);
-      p.onBadTlp();
+      p.onBadTlp(arrival);
     } else {
-      deliver = p.onTlp(frame, off, lcrcAt, n);
+      deliver = p.onTlp(frame, off, lcrcAt, n, arrival);
     }
     if (!deliver) {
       received.release();
@@ -261,6 +261,22 @@ public final class DataLinkLayer implements AutoCloseable {
   public State state(int node) {
     PcieLink p = node >= 1 && node < links.length ? links[node] : null;
     return p == null ? (cablesUp ? State.ACTIVE : State.DOWN) : p.state();
+  }
+
+  /**
+   * Modelled time: whether a link holds a DMA frame until the clock reaches its send time. Its
+   * release is this node's next event, a timer: a host that claims to be busy must not keep it
+   * from firing.
+   *
+   * @return true if some link holds a frame ahead of the clock
+   */
+  public boolean holdsFramesAhead() {
+    for (PcieLink p : links) {
+      if (p != null && p.holdsFrameAhead()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -239,6 +239,11 @@ public final class FabricLink implements Peach2Link {
   }
 
   @Override
+  public boolean seesPeers() {
+    return "local".equals(node.options().get(FabricOptions.FABRIC));
+  }
+
+  @Override
   public boolean isWritable(int dstNode) {
     return node.isWritable(dstNode);
   }
@@ -250,7 +255,7 @@ public final class FabricLink implements Peach2Link {
       return;
     }
     node.setReceiver((FrameHeader h, ByteBuf payload) -> receiver.onFrame(h.src(), h.hops(),
-        (h.flags() & FrameHeader.FLAG_UNCHECKED) != 0, payload));
+        (h.flags() & FrameHeader.FLAG_UNCHECKED) != 0, payload, clock.isModelled() ? h.arrivalTimeNanos() : Long.MIN_VALUE));
   }
 
   @Override

@@ -52,6 +52,8 @@ final class PcieLink {
   private final CRC32 txCrc = new CRC32();
   private final Runnable txTimer = this::onTxTimer;
   private final Runnable ackTimer = this::onAckTimer;
+  private final Runnable releaseTask = this::releaseDue;
+  private boolean releaseScheduled;
   private State state = State.ACTIVE;
   private boolean gone;
   // transmitter
@@ -78,6 +80,9 @@ final class PcieLink {
   private boolean ackDllpDue;
   private int unackedTlps;
   private boolean ackTimerScheduled;
+  private long ackDue; // modelled: when the scheduled Ack leaves
+  // modelled: when a DLLP being sent leaves (the arrival it answers, an Ack's due time); MIN = now
+  private long dllpAt = Long.MIN_VALUE;
   // initialisation
   private int epoch;
   private int peerEpoch;
@@ -131,12 +136,11 @@ final class PcieLink {
 
   /** See {@link DataLinkLayer#transmit}. */
   synchronized boolean transmit(ByteBuf frame, int tlps, long sendTimeNanos) {
-    if (flowing() && (state == State.RETRAIN || !pending.isEmpty() || full(tlps)) && dll.scheduler.canWait()
-        && !dll.closed()) {
+    if (flowing() && mustWait(tlps) && dll.scheduler.canWait() && !dll.closed()) {
       counters.link(Link.STALLS, 1);
       waiters++;
       try {
-        while (flowing() && (state == State.RETRAIN || !pending.isEmpty() || full(tlps)) && !dll.closed()) {
+        while (flowing() && mustWait(tlps) && !dll.closed()) {
           wait(WAIT_SLICE_MS);
           drainPending(); // what others left waiting goes first, as soon as there is room
         }
@@ -150,15 +154,22 @@ final class PcieLink {
     if (dll.closed() || state == State.DOWN) {
       return drop(frame, dll.closed() ? "closed" : "link_down");
     }
-    if (state == State.INIT || state == State.RETRAIN || !pending.isEmpty() || full(tlps)) {
+    boolean ahead = !wall && sendTimeNanos != Long.MIN_VALUE && sendTimeNanos > dll.clock.nowNanos();
+    if (state == State.INIT || state == State.RETRAIN || !pending.isEmpty() || full(tlps) || ahead) {
       // held until the link is up or has room (a caller that may not wait); while initialising, at
-      // most a replay buffer's worth
+      // most a replay buffer's worth. A frame of a DMA channel's timeline ahead of the clock is
+      // held until the clock reaches its send time (releaseDue), so that what the link sends
+      // meanwhile (Acks, replays) is not stamped behind data that has not left yet.
       if (state == State.INIT && pendingTlps + tlps > dl.replayBufferTlps()) {
         return drop(frame, "link_init");
       }
+      boolean first = pending.isEmpty();
       pending.add(frame);
       pendingAt.addLong(sendTimeNanos);
       pendingTlps += tlps;
+      if (first && ahead && state == State.ACTIVE) {
+        armRelease(sendTimeNanos);
+      }
       return true;
     }
     sendAt = sendTimeNanos;
@@ -170,6 +181,52 @@ final class PcieLink {
     return true;
   }
 
+  /**
+   * Whether a caller that may wait should, before its frame can go: while retraining, while the
+   * replay buffer has no room for it, or behind frames held for room. Frames held only until the
+   * clock reaches their send time do not make it wait (it queues behind them): what releases them
+   * is the clock, which a waiting thread could keep from moving.
+   */
+  private boolean mustWait(int tlps) {
+    if (state == State.RETRAIN) {
+      return true;
+    }
+    return pending.isEmpty() ? full(tlps) : !headAhead();
+  }
+
+  /** @return whether a frame is held until the modelled clock reaches its send time (any thread) */
+  synchronized boolean holdsFrameAhead() {
+    return headAhead();
+  }
+
+  /** @return whether the first held frame waits for the modelled clock to reach its send time */
+  private boolean headAhead() {
+    if (wall || pending.isEmpty()) {
+      return false;
+    }
+    long at = pendingAt.peekLong();
+    return at != Long.MIN_VALUE && at > dll.clock.nowNanos();
+  }
+
+  /** Arms the release of held frames at modelled time {@code at} (one timer at a time). */
+  private void armRelease(long at) {
+    if (releaseScheduled || dll.closed()) {
+      return;
+    }
+    releaseScheduled = true;
+    dll.scheduler.schedule(Math.max(0, at - dll.clock.nowNanos()), releaseTask);
+  }
+
+  /** The clock reached the first held frame's send time: it and what is due behind it leave. */
+  private void releaseDue() {
+    synchronized (this) {
+      releaseScheduled = false;
+      if (!dll.closed()) {
+        drainPending();
+      }
+    }
+  }
+
   private boolean drop(ByteBuf frame, String why) {
     counters.drop(why);
     frame.release();
@@ -178,12 +235,10 @@ final class PcieLink {
 
   /** First transmission of a frame: sequence number, LCRC, a copy kept for replay, a shared Ack. */
   private void send(ByteBuf frame, int tlps, long clockNow) {
-    // A frame a DMA channel sends ahead of the clock leaves (and is timed) at the channel's time;
-    // frames take sequence numbers in the order they leave, so none leaves before the one before.
-    long now = Math.max(clockNow, lastSendAt);
-    if (sendAt != Long.MIN_VALUE) {
-      now = Math.max(now, sendAt);
-    }
+    // A frame of a DMA channel leaves (and is timed) at the channel's time, even if the clock has
+    // passed it by the time its release runs; frames take sequence numbers in the order they
+    // leave, so none leaves before the one before.
+    long now = Math.max(sendAt != Long.MIN_VALUE ? sendAt : clockNow, lastSendAt);
     lastSendAt = now;
     long saved = sendAt;
     sendAt = now;
@@ -287,14 +342,28 @@ final class PcieLink {
       put(replay.frame(k).retainedDuplicate(), !replay.checked(k));
     }
     counters.link(Link.REPLAYED_FRAMES, n);
-    replayDeadline = now + replayTimeout;
-    armTx(replayTimeout);
+    // the timer counts from when the replay has left (PCIe starts it at the end of a transmission):
+    // an Ack cannot come sooner, and a replay longer than the timeout would otherwise replay again
+    // before its frames are out, filling the link with replays (modelled time; the wall clock's
+    // timeout follows the round trips)
+    long out = 0;
+    if (!wall) {
+      for (int k = 0; k < n; k++) {
+        out += dll.params.wireNs(LinkFrame.raw(replay.frame(k)).readableBytes());
+      }
+    }
+    replayDeadline = now + out + replayTimeout;
+    armTx(out + replayTimeout);
   }
 
   /** Sends what was held (callers that could not wait, or frames posted while initialising). */
   private void drainPending() {
     ByteBuf f;
     while (state == State.ACTIVE && (f = pending.peek()) != null) {
+      if (headAhead()) {
+        armRelease(pendingAt.peekLong());
+        break;
+      }
       ByteBuf r = LinkFrame.raw(f);
       int tlps = dll.tlps(r, r.readerIndex() + LinkFrame.BODY_OFFSET);
       if (full(tlps)) {
@@ -371,6 +440,17 @@ final class PcieLink {
       armTx(Math.min(replayDeadline, lastProgress + downAfter) - now);
       return;
     }
+    if (!wall && !dll.link.mayLose()) {
+      // Modelled time, and nothing on the way can be lost or corrupted: the Ack is on its way. The
+      // node's clock passed the deadline through host work charged to it (the board shares the
+      // host's clock), not through the link's silence; a replay would only put every frame on the
+      // link again, ahead of the Acks the partner sends back over it.
+      expiries++;
+      counters.link(Link.REPLAYS_AVOIDED, 1);
+      replayDeadline = now + replayTimeout;
+      armTx(replayTimeout);
+      return;
+    }
     if (wall && !graced) {
       // host threads, not a wire: the Ack may be waiting behind this timer in the same thread's
       // queue (or socket). Look again after the thread has taken what arrived.
@@ -429,17 +509,26 @@ final class PcieLink {
    *
    * @return whether to deliver it
    */
-  synchronized boolean onTlp(ByteBuf frame, int off, int lcrcAt, int n) {
+  synchronized boolean onTlp(ByteBuf frame, int off, int lcrcAt, int n, long arrival) {
     if (state == State.DOWN || state == State.INIT) {
       counters.drop(state == State.DOWN ? "link_down" : "link_init");
       return false;
     }
+    dllpAt = arrival;
+    try {
+      return takeTlp(frame, off, lcrcAt, n, arrival);
+    } finally {
+      dllpAt = Long.MIN_VALUE;
+    }
+  }
+
+  private boolean takeTlp(ByteBuf frame, int off, int lcrcAt, int n, long arrival) {
     int seq = LinkFrame.seq(frame, off);
     if (seq != nextRcvSeq) {
       if (((nextRcvSeq - 1 - seq) & SEQ_MASK) < HALF) {
         counters.link(Link.DUPLICATES, 1); // PCIe: discard, and schedule an Ack DLLP
         ackDllpDue = true;
-        ackLater();
+        ackLater(arrival);
       } else {
         counters.link(Link.OUT_OF_SEQUENCE, 1);
         nak();
@@ -453,7 +542,7 @@ final class PcieLink {
     if (unackedTlps >= dl.ackCoalesceTlps()) {
       sendDllp(Peach2Dllp.ACK);
     } else {
-      ackLater();
+      ackLater(arrival);
     }
     int d = off + lcrcAt + LinkFrame.LCRC_LENGTH;
     if (n - (lcrcAt + LinkFrame.LCRC_LENGTH) == LinkFrame.DLLP_TRAILER) {
@@ -476,17 +565,29 @@ final class PcieLink {
   }
 
   /** A malformed frame or a bad LCRC: a Nak, unless one is outstanding. */
-  synchronized void onBadTlp() {
+  synchronized void onBadTlp(long arrival) {
     if (flowing()) {
-      nak();
+      dllpAt = arrival;
+      try {
+        nak();
+      } finally {
+        dllpAt = Long.MIN_VALUE;
+      }
     }
   }
 
-  private void ackLater() {
+  /**
+   * Schedules an Ack within the AckNak latency of {@code arrival} (modelled; MIN_VALUE = now). The
+   * link hardware keeps its own time: host work charged to the node's clock meanwhile does not
+   * delay the Ack, which leaves at its due time even if its timer runs later.
+   */
+  private void ackLater(long arrival) {
     ackPending = true;
     if (!ackTimerScheduled && !dll.closed()) {
       ackTimerScheduled = true;
-      dll.scheduler.schedule(ackDelay, ackTimer);
+      long now = dll.clock.nowNanos();
+      ackDue = (wall || arrival == Long.MIN_VALUE ? now : arrival) + ackDelay;
+      dll.scheduler.schedule(wall ? ackDelay : Math.max(0, ackDue - now), ackTimer);
     }
   }
 
@@ -494,7 +595,12 @@ final class PcieLink {
     synchronized (this) {
       ackTimerScheduled = false;
       if ((ackPending || ackDllpDue) && !dll.closed() && flowing()) {
-        sendDllp(Peach2Dllp.ACK);
+        dllpAt = wall ? Long.MIN_VALUE : ackDue;
+        try {
+          sendDllp(Peach2Dllp.ACK);
+        } finally {
+          dllpAt = Long.MIN_VALUE;
+        }
       }
     }
   }
@@ -519,7 +625,13 @@ final class PcieLink {
     acked();
     ackDllpDue = false;
     counters.link(type == Peach2Dllp.NAK ? Link.NAKS_SENT : Link.ACKS_SENT, 1);
-    put(f, false);
+    long saved = sendAt;
+    sendAt = dllpAt; // the hardware's time (a frame's arrival, an Ack's due time), or now
+    try {
+      put(f, false);
+    } finally {
+      sendAt = saved;
+    }
   }
 
   // ================================================================== link state

@@ -124,6 +124,8 @@ public final class Peach2Counters implements AutoCloseable {
     REPLAYED_FRAMES("replayed.frames", "TLP frames sent again by replays"),
     /** Replay-timer expiries. */
     REPLAY_TIMEOUTS("replay.timeouts", "replay-timer expiries (no Ack in time)"),
+    /** Modelled replay-timer expiries over a fabric that loses nothing: no replay, the Ack is on its way. */
+    REPLAYS_AVOIDED("replays.avoided", "modelled replay-timer expiries over a lossless fabric: no replay (the Ack is on its way)"),
     /** Naks sent. */
     NAKS_SENT("naks.sent", "Nak DLLPs sent (a TLP failed its LCRC or came out of sequence)"),
     /** Naks received. */

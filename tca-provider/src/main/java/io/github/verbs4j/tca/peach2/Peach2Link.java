@@ -20,8 +20,11 @@ public interface Peach2Link extends AutoCloseable {
      * @param unchecked whether the sender sent it unchecked (see {@link #transmit(int, ByteBuf,
      *     boolean)}): it carries no check of its own and the fabric never corrupts it
      * @param frame the frame payload (a {@link LinkFrame}); the receiver owns and releases it
+     * @param arrivalNanos the frame's modelled arrival time, or {@link Long#MIN_VALUE} (a wall
+     *     clock, or unknown): the board's link hardware answers at this time, whatever the host's
+     *     work has since charged to the node's clock
      */
-    void onFrame(int srcNode, int hops, boolean unchecked, ByteBuf frame);
+    void onFrame(int srcNode, int hops, boolean unchecked, ByteBuf frame, long arrivalNanos);
   }
 
   /** Told when another node's board becomes unreachable. */
@@ -106,6 +109,15 @@ public interface Peach2Link extends AutoCloseable {
 
   /** @param receiver the receiver of this node's frames */
   void setReceiver(Receiver receiver);
+
+  /**
+   * @return whether the fabric's modelled timers see every node's work in hand (the in-JVM fabric:
+   *     a reply that another node's timer or engine will send keeps this node's timers waiting
+   *     without a claim of its own); false where a node sees only itself (netty)
+   */
+  default boolean seesPeers() {
+    return false;
+  }
 
   /** @param listener told when nodes go down */
   void addNodeListener(NodeListener listener);

@@ -95,7 +95,8 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
     if (pending || wakeFired || lock.isHeld()) {
       return true;
     }
-    return awaitingReply && System.nanoTime() - lastWorkWallNanos < AWAIT_WALL_LIMIT_NANOS && !board.link().mayLose();
+    return awaitingReply && !board.link().seesPeers() && !board.dataLink().holdsFramesAhead()
+        && System.nanoTime() - lastWorkWallNanos < AWAIT_WALL_LIMIT_NANOS && !board.link().mayLose();
   }
 
   @Override

@@ -17,7 +17,7 @@ final class Boards implements AutoCloseable {
   Boards(String topology, Peach2Params params, Map<String, String> extra) {
     this.params = params;
     Map<String, String> s = new HashMap<>(extra);
-    s.put("verbs.fabric.mode", "deterministic");
+    s.putIfAbsent("verbs.fabric.mode", "deterministic");
     s.put("verbs.topology", topology);
     fabric = LocalFabric.create(FabricOptions.from(FabricLink.fabricSettings(s, params), Map.of()), registry);
     int n = fabric.topology().maxNodes();
@@ -31,6 +31,12 @@ final class Boards implements AutoCloseable {
   /** Two rings of four: 8 nodes, default parameters. */
   static Boards eight() {
     return new Boards("peach2:rings=2,nodesPerRing=4", Peach2Params.defaults(), Map.of());
+  }
+
+  /** Two rings of four on the threaded in-JVM fabric in modelled time (one thread per node). */
+  static Boards eightThreaded() {
+    return new Boards("peach2:rings=2,nodesPerRing=4", Peach2Params.defaults(),
+        Map.of("verbs.fabric.mode", "threaded", "verbs.time", "modelled"));
   }
 
   Peach2Board board(int node) {

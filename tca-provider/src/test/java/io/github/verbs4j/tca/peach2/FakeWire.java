@@ -258,7 +258,7 @@ final class FakeWire implements AutoCloseable {
     synchronized (this) {
       s = wire.poll();
     }
-    ends[s.dst].receiver.onFrame(s.src, 1, s.unchecked, s.frame);
+    ends[s.dst].receiver.onFrame(s.src, 1, s.unchecked, s.frame, Long.MIN_VALUE);
   }
 
   /** Drops the oldest frame on the wire. */
