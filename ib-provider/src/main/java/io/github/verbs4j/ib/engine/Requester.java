@@ -67,10 +67,7 @@ final class Requester {
    * the retry counts on progress.
    */
   int lateLeft;
-  /**
-   * Timeouts left that may find this QP's packets still queued on the host and re-arm instead of
-   * spending a retry; reset with the retry counts on progress.
-   */
+  /** Timeouts left that may re-arm while packets are queued on the host ({@link #QUEUED_BUDGET}). */
   private int queuedLeft;
   int rnrLeft;
   private boolean retransmitArmed;
@@ -522,10 +519,7 @@ final class Requester {
     return recovery == Recovery.RNR_WAIT && recoveryPsn == nakPsn;
   }
 
-  /**
-   * Timeouts in a row that may re-arm because the QP's packets are still queued on this host: a
-   * peer that stops reading still ends in RETRY_EXC_ERR, after this many more timeouts.
-   */
+  /** Timeouts in a row that may re-arm while packets are queued here; reset on progress. */
   static final int QUEUED_BUDGET = 8;
 
   /** Local ACK timeouts a stopped requester waits before it probes with the stopped message. */
@@ -665,7 +659,7 @@ final class Requester {
       retransmitArmed = false;
       fired = true;
       if (outstanding() && !recovery.holding()) {
-        if (queuedLeft > 0 && dev.port.unsentBytes(timerDlid()) > 0) {
+        if (queuedLeft > 0 && dev.port.unsentBytes(qp.type == QpType.DCI ? dcDlid : qp.dlid) > 0) {
           // the packets the timer waits for have not left this host: time in its own queues is
           // not time on the wire (rxe bounds this by capping packets in flight per QP)
           queuedLeft--;
@@ -678,11 +672,6 @@ final class Requester {
       }
     }
     return fired;
-  }
-
-  /** @return the LID this QP's outstanding packets went to */
-  private int timerDlid() {
-    return qp.type == QpType.DCI ? dcDlid : qp.dlid;
   }
 
   /** The port reported {@code lid} down: a connection to it gets one more timeout, no retries. */
