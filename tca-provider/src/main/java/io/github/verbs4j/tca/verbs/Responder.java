@@ -167,6 +167,7 @@ final class Responder {
         ud(ch, p, payload, at);
       } else {
         ctx.counters().dropped(1);
+        ch.discarded(p);
       }
       return;
     }
