@@ -3,10 +3,8 @@ package io.github.verbs4j.tca.peach2;
 import io.github.verbs4j.tca.peach2.DataLinkLayer.State;
 import io.github.verbs4j.tca.peach2.Peach2Counters.Link;
 import io.netty.buffer.ByteBuf;
-import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32;
-import org.agrona.collections.LongArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,14 +44,10 @@ final class PcieLink {
   private final long ackDelay;
   private final long downAfter;
   private final ReplayBuffer replay;
-  private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>();
-  // each pending frame's modelled send time (a DMA channel's timeline, or MIN_VALUE = when sent)
-  private final LongArrayQueue pendingAt = new LongArrayQueue(Long.MAX_VALUE); // MAX: never a send time
+  private final HeldFrames pending;
   private final CRC32 txCrc = new CRC32();
   private final Runnable txTimer = this::onTxTimer;
   private final Runnable ackTimer = this::onAckTimer;
-  private final Runnable releaseTask = this::releaseDue;
-  private boolean releaseScheduled;
   private State state = State.ACTIVE;
   private boolean gone;
   // transmitter
@@ -71,7 +65,6 @@ final class PcieLink {
   private boolean txTimerScheduled;
   private HostScheduler.Cancellable txHandle;
   private int waiters;
-  private int pendingTlps;
   // receiver
   private int nextRcvSeq;
   private boolean nakScheduled;
@@ -101,6 +94,7 @@ final class PcieLink {
     this.downAfter = dl.linkDownNs(wall);
     this.maxTimeout = wall ? Math.max(minTimeout, dl.wallMaxReplayTimeoutNs()) : Math.max(minTimeout, downAfter / 8);
     this.replay = new ReplayBuffer(dl.replayBufferTlps());
+    this.pending = new HeldFrames(dll, this::releaseDue);
     if (!cablesUp) {
       state = State.DOWN;
     }
@@ -154,21 +148,17 @@ final class PcieLink {
     if (dll.closed() || state == State.DOWN) {
       return drop(frame, dll.closed() ? "closed" : "link_down");
     }
-    boolean ahead = !wall && sendTimeNanos != Long.MIN_VALUE && sendTimeNanos > dll.clock.nowNanos();
+    boolean ahead = pending.ahead(sendTimeNanos);
     if (state == State.INIT || state == State.RETRAIN || !pending.isEmpty() || full(tlps) || ahead) {
-      // held until the link is up or has room (a caller that may not wait); while initialising, at
-      // most a replay buffer's worth. A frame of a DMA channel's timeline ahead of the clock is
-      // held until the clock reaches its send time (releaseDue), so that what the link sends
-      // meanwhile (Acks, replays) is not stamped behind data that has not left yet.
-      if (state == State.INIT && pendingTlps + tlps > dl.replayBufferTlps()) {
+      // held (HeldFrames); while initialising, at most a replay buffer's worth. What the link sends
+      // meanwhile (Acks, replays) is not stamped behind data of a DMA timeline that has not left.
+      if (state == State.INIT && pending.tlps() + tlps > dl.replayBufferTlps()) {
         return drop(frame, "link_init");
       }
       boolean first = pending.isEmpty();
-      pending.add(frame);
-      pendingAt.addLong(sendTimeNanos);
-      pendingTlps += tlps;
+      pending.add(frame, tlps, sendTimeNanos);
       if (first && ahead && state == State.ACTIVE) {
-        armRelease(sendTimeNanos);
+        pending.armRelease(sendTimeNanos);
       }
       return true;
     }
@@ -191,39 +181,19 @@ final class PcieLink {
     if (state == State.RETRAIN) {
       return true;
     }
-    return pending.isEmpty() ? full(tlps) : !headAhead();
+    return pending.isEmpty() ? full(tlps) : !pending.headAhead();
   }
 
   /** @return whether a frame is held until the modelled clock reaches its send time (any thread) */
   synchronized boolean holdsFrameAhead() {
-    return headAhead();
-  }
-
-  /** @return whether the first held frame waits for the modelled clock to reach its send time */
-  private boolean headAhead() {
-    if (wall || pending.isEmpty()) {
-      return false;
-    }
-    long at = pendingAt.peekLong();
-    return at != Long.MIN_VALUE && at > dll.clock.nowNanos();
-  }
-
-  /** Arms the release of held frames at modelled time {@code at} (one timer at a time). */
-  private void armRelease(long at) {
-    if (releaseScheduled || dll.closed()) {
-      return;
-    }
-    releaseScheduled = true;
-    dll.scheduler.schedule(Math.max(0, at - dll.clock.nowNanos()), releaseTask);
+    return pending.headAhead();
   }
 
   /** The clock reached the first held frame's send time: it and what is due behind it leave. */
-  private void releaseDue() {
-    synchronized (this) {
-      releaseScheduled = false;
-      if (!dll.closed()) {
-        drainPending();
-      }
+  private synchronized void releaseDue() {
+    pending.released();
+    if (!dll.closed()) {
+      drainPending();
     }
   }
 
@@ -360,8 +330,8 @@ final class PcieLink {
   private void drainPending() {
     ByteBuf f;
     while (state == State.ACTIVE && (f = pending.peek()) != null) {
-      if (headAhead()) {
-        armRelease(pendingAt.peekLong());
+      if (pending.headAhead()) {
+        pending.armRelease(pending.headSendAt());
         break;
       }
       ByteBuf r = LinkFrame.raw(f);
@@ -369,9 +339,8 @@ final class PcieLink {
       if (full(tlps)) {
         break;
       }
-      pending.poll();
-      pendingTlps -= tlps;
-      sendAt = pendingAt.pollLong();
+      sendAt = pending.headSendAt();
+      pending.take(tlps);
       try {
         send(f, tlps, dll.clock.nowNanos());
       } finally {
@@ -668,13 +637,7 @@ final class PcieLink {
 
   private void reset() {
     replay.clear();
-    ByteBuf f;
-    while ((f = pending.poll()) != null) {
-      counters.drop("link_down");
-      f.release();
-    }
-    pendingAt.clear();
-    pendingTlps = 0;
+    pending.clear(counters);
     nextTransmitSeq = 0;
     ackdSeq = SEQ_MASK;
     replayNum = 0;
@@ -737,11 +700,7 @@ final class PcieLink {
   /** Releases what is held. */
   synchronized void close() {
     replay.clear();
-    ByteBuf f;
-    while ((f = pending.poll()) != null) {
-      f.release();
-    }
-    pendingAt.clear();
+    pending.clear(null);
     notifyAll();
   }
 }

@@ -9,6 +9,7 @@ import io.github.verbs4j.tca.peach2.TcaMallocPool;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,12 +31,22 @@ import org.slf4j.LoggerFactory;
  * sequence, hands each to the proxy where it lies in the ring, and then writes the receive PSNs
  * back to the peer by PIO.
  *
+ * <p><b>Acknowledgement.</b> As in seed 000, the receive PSN written back is the acknowledgement:
+ * no ACK packet follows an RC SEND, WRITE or FIN ({@link Packet#F_ACK_REQ}). The write-back also
+ * carries the number of this side's packets the peer has taken; a packet it took is accepted
+ * unless the peer answered it with a NAK or a {@link Packet#DISCARDED} note. Those travel in the
+ * ring, behind the write-back's PIO, so the write-back names a fence — the peer's packets up to
+ * its last such answer — and is applied only once this side has taken them. The sender keeps,
+ * per sequence number, which QP and PSN a packet acknowledges ({@link Sink#onDelivered}).
+ *
  * <p>Used only under the proxy's agent lock.
  */
 final class Channel {
   private static final Logger LOG = LoggerFactory.getLogger(Channel.class);
   private static final int DMA_LL = 0;
   private static final int DMA_HB = 1;
+  /** Packets placed and not yet acknowledged by a write-back that this side applied (power of two). */
+  private static final int RECORDS = 2048;
 
   private final Peach2Board board;
   private final VerbsCosts costs;
@@ -61,12 +72,21 @@ final class Channel {
   private int nextSeq;
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private final ArrayDeque<Pending> free = new ArrayDeque<>();
+  /** Per sequence number (mod RECORDS): the QP an F_ACK_REQ packet came from (-1: none) and its PSN. */
+  private final int[] recordQpn = new int[RECORDS];
+  private final int[] recordPsn = new int[RECORDS];
+  private final Packet note = new Packet();
+  /** This side's packets below this seq have been acknowledged by an applied write-back. */
+  private int ackApplied;
+  /** One past the seq of the last NAK or DISCARDED this side sent: the fence of its write-backs. */
+  private int fence;
 
   // ---- receive side
   private long llConsumed;
   private long hbConsumedPos;
   private int expectedSeq;
-  private final ByteBuffer creditWords = ByteBuffer.allocateDirect(16).order(ByteOrder.LITTLE_ENDIAN);
+  /** The write-back: LL receive PSN, HB receive position, acknowledgement word ({@link Layout}). */
+  private final ByteBuffer creditWords = ByteBuffer.allocateDirect(24).order(ByteOrder.LITTLE_ENDIAN);
 
   // staging layout: LL slots, LL PSN words (16 apart), HB mirror, HB PSN word at +8 mod 16
   private static final int ST_LL = 0;
@@ -83,6 +103,7 @@ final class Channel {
     this.areaIndex = areaIndex;
     this.remoteArea = Layout.area(board.window().hostBase(peer), board.nodeId());
     this.llMax = llMax;
+    Arrays.fill(recordQpn, -1);
   }
 
   // ================================================================== send
@@ -100,9 +121,10 @@ final class Channel {
    * @param p the header (copied; seq is assigned here)
    * @param payload payload source, or null
    * @param at first payload byte (absolute)
+   * @return the sequence number the packet takes
    */
-  void send(Packet p, ByteBuffer payload, int at) {
-    send(p, payload, at, null, null);
+  int send(Packet p, ByteBuffer payload, int at) {
+    return send(p, payload, at, null, null);
   }
 
   /**
@@ -114,19 +136,24 @@ final class Channel {
    * @param ctx the context whose regions the SGEs name
    * @param w the WQE
    * @param from first message byte
+   * @return the sequence number the packet takes
    */
-  void send(Packet p, TcaContext ctx, SendWqe w, int from) {
-    send(p, null, from, ctx, w);
+  int send(Packet p, TcaContext ctx, SendWqe w, int from) {
+    return send(p, null, from, ctx, w);
   }
 
-  private void send(Packet p, ByteBuffer payload, int at, TcaContext ctx, SendWqe w) {
+  private int send(Packet p, ByteBuffer payload, int at, TcaContext ctx, SendWqe w) {
     if (LOG.isTraceEnabled()) {
       LOG.trace("node {} tx to {}: {}", board.nodeId(), peer, p);
+    }
+    int seq = nextSeq + queue.size(); // waiting packets take their numbers in order
+    if (p.opcode == Packet.NAK || p.opcode == Packet.DISCARDED) {
+      fence = seq + 1;
     }
     if (queue.isEmpty()) {
       ensureSendSide();
       if (place(p, payload, at, ctx, w)) {
-        return;
+        return seq;
       }
     }
     Pending e = free.poll();
@@ -143,6 +170,26 @@ final class Channel {
       board.clock().charge(costs.copyNs(n));
     }
     queue.add(e);
+    return seq;
+  }
+
+  /**
+   * A packet taken from the ring was not accepted and not answered by a NAK: if it asked for an
+   * acknowledgement, the peer is told, so the write-back does not acknowledge it.
+   *
+   * @param p its header
+   */
+  void discarded(Packet p) {
+    if (!p.has(Packet.F_ACK_REQ)) {
+      return;
+    }
+    Packet d = note.clear();
+    d.opcode = Packet.DISCARDED;
+    d.srcQpn = p.dstQpn;
+    d.dstQpn = p.srcQpn;
+    d.psn = p.psn;
+    d.value = p.seq;
+    send(d, null, 0);
   }
 
   private static void copyHeader(Packet p, Packet h) {
@@ -213,13 +260,16 @@ final class Channel {
    * @return false if the rings have no room (nothing was written)
    */
   private boolean place(Packet p, ByteBuffer payload, int at, TcaContext ctx, SendWqe w) {
+    if (nextSeq - ackApplied >= RECORDS) {
+      return false; // the acknowledgement records are full: wait for the peer's write-back
+    }
     if (p.payloadLength <= llMax && llFirstDescriptor >= 0 && llIdle()) {
       long llCredit = TcaMallocPool.getLongAcquire(area, areaIndex + Layout.LL_RECV_PSN);
       if (llSent - llCredit < Layout.LL_SLOTS) {
         dmaPlacedHb();
         int slot = (int) (llSent % Layout.LL_SLOTS);
         int base = ST_LL + slot * Layout.LL_SLOT;
-        p.seq = nextSeq++;
+        number(p);
         p.encode(stage, base);
         if (p.payloadLength > 0) {
           copyPayload(stage, base + Packet.HEADER, p.payloadLength, payload, at, ctx, w);
@@ -236,11 +286,19 @@ final class Channel {
     if (Layout.HB_BYTES - (hbSentPos - hbCredit) < need) {
       return false;
     }
-    p.seq = nextSeq++;
+    number(p);
     writeHb(p, payload, at, ctx, w, hbSentPos);
     hbSentPos += need;
     chargePlaced(p);
     return true;
+  }
+
+  /** Gives the packet its sequence number and records what its acknowledgement completes. */
+  private void number(Packet p) {
+    p.seq = nextSeq++;
+    int r = p.seq & (RECORDS - 1);
+    recordQpn[r] = p.has(Packet.F_ACK_REQ) ? p.srcQpn : -1;
+    recordPsn[r] = p.psn;
   }
 
   /** The CPU wrote the packet's header and payload into staging memory. */
@@ -347,6 +405,16 @@ final class Channel {
      * @param at index of the first payload byte
      */
     void onPacket(Channel ch, Packet p, ByteBuffer payload, int at);
+
+    /**
+     * The peer took and accepted an {@link Packet#F_ACK_REQ} packet (its write-back).
+     *
+     * @param ch the channel
+     * @param qpn the sending QP
+     * @param psn the packet's PSN
+     * @param seq the packet's sequence number (the QP checks it is the latest transmission)
+     */
+    void onDelivered(Channel ch, int qpn, int psn, int seq);
   }
 
   /**
@@ -416,14 +484,46 @@ final class Channel {
       expectedSeq++;
       n++;
       board.clock().charge(costs.hostPollNs()); // found by its sequence word, taken
-      sink.onPacket(this, into, payload, at);
+      if (into.opcode == Packet.DISCARDED) {
+        int r = (int) into.value & (RECORDS - 1);
+        if ((int) into.value - ackApplied >= 0) {
+          recordQpn[r] = -1; // the peer did not accept it: its write-back does not acknowledge it
+        }
+      } else {
+        sink.onPacket(this, into, payload, at);
+      }
     }
     if (n > 0) {
       creditWords.putLong(0, llConsumed);
       creditWords.putLong(8, hbConsumedPos);
-      board.pio().write(remoteArea + Layout.LL_RECV_PSN, creditWords, 0, 16);
+      creditWords.putLong(16, ((long) fence << 32) | (expectedSeq & 0xFFFFFFFFL));
+      board.pio().write(remoteArea + Layout.LL_RECV_PSN, creditWords, 0, 24);
     }
+    applyAcknowledgement(sink);
     return n;
+  }
+
+  /**
+   * Applies the peer's write-back once this side has taken the peer's packets below its fence:
+   * every packet of this side the peer took since is accepted unless a NAK or DISCARDED said
+   * otherwise (those came first, below the fence).
+   */
+  private void applyAcknowledgement(Sink sink) {
+    long word = TcaMallocPool.getLongAcquire(area, areaIndex + Layout.ACK_WORD);
+    int taken = (int) word;
+    int peerFence = (int) (word >>> 32);
+    if (taken - ackApplied <= 0 || expectedSeq - peerFence < 0) {
+      return;
+    }
+    for (int s = ackApplied; s != taken; s++) {
+      int r = s & (RECORDS - 1);
+      int qpn = recordQpn[r];
+      if (qpn >= 0) {
+        recordQpn[r] = -1;
+        sink.onDelivered(this, qpn, recordPsn[r], s);
+      }
+    }
+    ackApplied = taken;
   }
 
   /** Copies {@code len} ring bytes from position {@code pos} (wrapping) to scratch[0..len). */

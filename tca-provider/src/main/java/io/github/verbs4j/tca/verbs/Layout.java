@@ -14,6 +14,9 @@ package io.github.verbs4j.tca.verbs;
  * 8       8               p (DMA)      HB send position: bytes p has written into the HB ring
  * 16      8               p (PIO)      LL receive PSN: n's LL packets that p has consumed (n's credits)
  * 24      8               p (PIO)      HB receive position: bytes of n's HB packets p has consumed
+ * 32      8               p (PIO)      acknowledgement: low 32 bits the number of n's packets p has taken
+ *                                      (its receive sequence), high 32 bits the fence: n must first take
+ *                                      p's packets below it (the NAKs and DISCARDED notes p sent)
  * 64      LL_SLOTS*128    p (DMA)      low-latency ring: fixed 128-byte slots, one packet each
  * 4160    HB_BYTES        p (DMA)      high-bandwidth ring: variable packets, 16-byte aligned, may wrap
  * </pre>
@@ -40,6 +43,7 @@ final class Layout {
   static final int HB_SEND_POS = 8;
   static final int LL_RECV_PSN = 16;
   static final int HB_RECV_POS = 24;
+  static final int ACK_WORD = 32;
   static final int LL_RING = 64;
   static final int HB_RING = LL_RING + LL_SLOTS * LL_SLOT;
   /** Bytes of one receive area (64-byte multiple). */

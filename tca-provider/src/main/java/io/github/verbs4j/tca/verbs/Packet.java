@@ -10,7 +10,8 @@ import java.nio.ByteBuffer;
  * <pre>
  * offset  size  field
  * 0       1     opcode (below)
- * 1       1     flags: 1 IMM, 2 SOLICITED, 4 CAS (else FETCH_ADD), 8 DROP (a UC target had no receive)
+ * 1       1     flags: 1 IMM, 2 SOLICITED, 4 CAS (else FETCH_ADD), 8 DROP (a UC target had no receive),
+ *               16 ACK_REQ (an RC SEND, WRITE or FIN: the receiver's write-back acknowledges it)
  * 2       2     reserved (0)
  * 4       4     seq: position in the channel (both rings of a peer share one sequence)
  * 8       4     payload length
@@ -23,6 +24,7 @@ import java.nio.ByteBuffer;
  * 40      4     rkey (WRITE, READ, atomics) / Q_Key (UD)
  * 44      4     reserved (0)
  * 48      8     value: compare or add operand / old value (ATOMIC_RESP) / landing address (READ_REQ)
+ *               / the seq of the packet that was not taken (DISCARDED)
  * 56      8     aux: swap operand
  * 64      n     payload
  * </pre>
@@ -46,11 +48,22 @@ final class Packet {
   static final int UD_SEND = 13;
   /** Part of a long READ's data has been DMA-written (the requester's timer sees progress). */
   static final int READ_PROGRESS = 14;
+  /**
+   * An {@link #F_ACK_REQ} packet of the peer was taken from the ring but not accepted (no such QP,
+   * a QP not accepting, out of sequence): its sequence number in {@link #value}. Handled by the
+   * channel, so the receiver's write-back does not acknowledge that packet.
+   */
+  static final int DISCARDED = 15;
 
   static final int F_IMM = 1;
   static final int F_SOLICITED = 2;
   static final int F_CAS = 4;
   static final int F_DROP = 8;
+  /**
+   * An RC SEND, WRITE or FIN: acknowledged by the receiver writing back how many packets it took
+   * (the PSN pair of seed 000), not by an ACK packet.
+   */
+  static final int F_ACK_REQ = 16;
 
   /** NAK syndromes (the AETH codes of IBA 9.7.5.2.8). */
   static final int NAK_RNR = 0x20;
@@ -171,6 +184,7 @@ final class Packet {
       case NAK -> "NAK";
       case UD_SEND -> "UD_SEND";
       case READ_PROGRESS -> "READ_PROGRESS";
+      case DISCARDED -> "DISCARDED";
       default -> "opcode " + opcode;
     };
   }

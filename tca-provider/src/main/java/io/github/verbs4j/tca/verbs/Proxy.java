@@ -7,8 +7,6 @@ import io.github.verbs4j.verbs.spi.runtime.RuntimeAgent;
 import io.netty.util.collection.IntObjectHashMap;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -17,8 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The context's software proxy (seed 000 §3.3) as a runtime agent: one duty cycle polls the
  * receive rings of every peer, hands each packet to its QP's {@link Responder} or {@link
- * Requester}, starts posted work, runs the timers, sends coalesced ACKs and moves queued packets as
- * credits allow. {@link #doWork()} does not know which thread runs it: {@link ProxyRunners} decides
+ * Requester}, applies the peers' write-backs (which acknowledge RC messages), starts posted work,
+ * runs the timers and moves queued packets as credits allow. {@link #doWork()} does not know which thread runs it: {@link ProxyRunners} decides
  * ({@code verbs.threading}), and every runner holds {@link #lock()} while it runs. A write landing
  * in this node's memory (the board's write hook), a post, a poll and the timers make it run.
  *
@@ -45,7 +43,6 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
   /** Copies for the duty cycle, replaced on attach/detach: lookups and iteration allocate nothing. */
   private volatile TcaQueuePair[] qpArray = new TcaQueuePair[0];
   private volatile IntObjectHashMap<TcaQueuePair> byQpn = new IntObjectHashMap<>();
-  private final List<TcaQueuePair> acks = new ArrayList<>();
   private final Packet header = new Packet();
   /** Where a packet that wraps the high-bandwidth ring is put together. */
   private final ByteBuffer scratch = ByteBuffer.allocateDirect(Layout.HB_BYTES).order(ByteOrder.LITTLE_ENDIAN);
@@ -174,11 +171,6 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
     return node >= 1 && node < channels.length ? channels[node] : null;
   }
 
-  /** A responder has an ACK to send after this round. */
-  void ackLater(TcaQueuePair qp) {
-    acks.add(qp);
-  }
-
   /** @return the clock now (a fresh reading, for work that took long within a cycle) */
   long clockNanos() {
     return clock.getAsLong();
@@ -203,14 +195,6 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
         work += n;
       }
     }
-    for (int i = 0; i < acks.size(); i++) {
-      TcaQueuePair qp = acks.get(i);
-      synchronized (qp.lock()) {
-        // also when the QP was destroyed or reset meanwhile: the messages it acknowledges were delivered
-        qp.responder.flushAck();
-      }
-    }
-    acks.clear();
     boolean awaiting = false;
     for (TcaQueuePair qp : qpArray) {
       synchronized (qp.lock()) {
@@ -295,15 +279,30 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
     TcaQueuePair qp = byQpn.get(p.dstQpn);
     if (qp == null) {
       ctx.counters().dropped(1);
+      ch.discarded(p);
       return;
     }
     synchronized (qp.lock()) {
       if (qp.destroyed) {
         ctx.counters().dropped(1);
+        ch.discarded(p);
       } else if (p.isRequest()) {
         qp.responder.onRequest(ch, p, payload, at);
       } else {
         qp.requester.onResponse(ch, p, payload, at, now);
+      }
+    }
+  }
+
+  @Override
+  public void onDelivered(Channel ch, int qpn, int psn, int seq) {
+    TcaQueuePair qp = byQpn.get(qpn);
+    if (qp == null) {
+      return;
+    }
+    synchronized (qp.lock()) {
+      if (!qp.destroyed) {
+        qp.requester.delivered(ch, psn, seq, now);
       }
     }
   }

@@ -355,7 +355,11 @@ final class Requester {
         if (w.total <= eagerMax) {
           out.opcode = send ? Packet.SEND : Packet.WRITE;
           out.payloadLength = (int) w.total;
-          ch.send(out, ctx, w, 0); // gathered straight into the ring (or a copy that waits for credits)
+          if (qp.reliable()) {
+            out.flags |= Packet.F_ACK_REQ;
+          }
+          // gathered straight into the ring (or a copy that waits for credits)
+          w.seq = ch.send(out, ctx, w, 0);
           w.state = qp.reliable() ? SendWqe.SENT : SendWqe.DONE;
         } else {
           out.opcode = send ? Packet.RTS_SEND : Packet.RTS_WRITE;
@@ -478,6 +482,29 @@ final class Requester {
     complete();
   }
 
+  /**
+   * The peer's write-back says it took and accepted the packet {@code seq} of PSN {@code psn} (seed
+   * 000: the receive PSN is the acknowledgement). Acknowledges up to that PSN, as an ACK would, if
+   * {@code seq} is the message's latest transmission (an earlier one may have been discarded).
+   *
+   * @param ch the channel it went on
+   * @param psn its PSN
+   * @param seq its sequence number on the channel
+   * @param now the proxy's clock at this duty cycle
+   */
+  void delivered(Channel ch, int psn, int seq, long now) {
+    QpState s = qp.state();
+    if (!configured || (s != QpState.RTS && s != QpState.SQD) || ch.peer != dlid) {
+      return;
+    }
+    SendWqe w = find(psn);
+    if (w == null || w.state != SendWqe.SENT || w.needsResponse() || w.seq != seq) {
+      return;
+    }
+    ackUpTo(psn, true, now);
+    complete();
+  }
+
   private void progressMade(long now) {
     lastProgress = now;
     timeouts = 0;
@@ -547,7 +574,10 @@ final class Requester {
       out.psn = w.psn;
       out.length = total;
       out.payloadLength = tail;
-      ch.send(out, ctx, w, total - tail);
+      if (qp.reliable()) {
+        out.flags |= Packet.F_ACK_REQ;
+      }
+      w.seq = ch.send(out, ctx, w, total - tail);
     }
     if (qp.reliable()) {
       w.state = SendWqe.SENT;

@@ -22,8 +22,11 @@ import org.slf4j.LoggerFactory;
  * The receive side of a QP and the software proxy's work for it (seed 000 §3.3): checks each
  * request (state, source, PSN, keys, bounds, access) before any memory is touched, places SEND
  * data in receive WQEs, answers RTS with CTS, executes READ and atomics at the target and writes
- * the results back with PEACH2 writes, and answers with ACK or NAK (RNR, invalid request, remote
- * access, remote operational error) as an InfiniBand responder would.
+ * the results back with PEACH2 writes, and answers with NAK (RNR, invalid request, remote access,
+ * remote operational error) as an InfiniBand responder would. An accepted SEND, WRITE or FIN gets
+ * no ACK packet: the channel's write-back of what it took acknowledges it (seed 000's PSN pair);
+ * one taken and not accepted nor NAKed is reported {@link Channel#discarded}. A duplicate is
+ * acknowledged again by an ACK packet.
  *
  * <p>Atomics are executed once per PSN; a duplicate is answered from a replay cache of the last
  * {@code max_dest_rd_atomic} results. Runs in the proxy's duty cycle under the QP's lock.
@@ -50,10 +53,6 @@ final class Responder {
   private int access;
   private int qkey;
   private boolean commEst;
-
-  private boolean ackDue;
-  private int ackPsn;
-  private Channel ackChannel;
 
   // one rendezvous at a time (the requester starts nothing between RTS and FIN)
   private boolean rdv;
@@ -160,6 +159,7 @@ final class Responder {
     }
     if (!accepts(s)) {
       ctx.counters().dropped(1);
+      ch.discarded(p);
       return;
     }
     if (qp.type() == QpType.UD) {
@@ -167,11 +167,13 @@ final class Responder {
         ud(ch, p, payload, at);
       } else {
         ctx.counters().dropped(1);
+        ch.discarded(p);
       }
       return;
     }
     if (ch.peer != dlid || p.srcQpn != destQpn || p.opcode == Packet.UD_SEND) {
       ctx.counters().dropped(1);
+      ch.discarded(p);
       return;
     }
     if (s == QpState.RTR && !commEst) {
@@ -186,6 +188,7 @@ final class Responder {
         duplicate(ch, p); // a message completed before: acknowledged again
       } else {
         ctx.counters().dropped(1);
+        ch.discarded(p);
       }
       return;
     }
@@ -206,6 +209,7 @@ final class Responder {
     }
     if (d > 0 || rdv) {
       ctx.counters().outOfSequence(1); // behind an RNR-NAKed message: the requester sends it again
+      ch.discarded(p);
       return;
     }
     switch (p.opcode) {
@@ -214,7 +218,10 @@ final class Responder {
       case Packet.RTS_SEND, Packet.RTS_WRITE -> rts(ch, p, uc);
       case Packet.READ_REQ -> read(ch, p, false);
       case Packet.ATOMIC_REQ -> atomic(ch, p);
-      default -> ctx.counters().dropped(1);
+      default -> {
+        ctx.counters().dropped(1);
+        ch.discarded(p);
+      }
     }
   }
 
@@ -239,7 +246,7 @@ final class Responder {
       overflow(ch, p, uc);
       return;
     }
-    advance(ch, p.psn, uc);
+    advance(p.psn);
   }
 
   private void write(Channel ch, Packet p, ByteBuffer payload, int at, boolean uc) {
@@ -272,7 +279,7 @@ final class Responder {
       overflow(ch, p, uc);
       return;
     }
-    advance(ch, p.psn, uc);
+    advance(p.psn);
   }
 
   private void rts(Channel ch, Packet p, boolean uc) {
@@ -388,7 +395,7 @@ final class Responder {
       overflow(ch, p, uc);
       return;
     }
-    advance(ch, p.psn, uc);
+    advance(p.psn);
   }
 
   private void read(Channel ch, Packet p, boolean again) {
@@ -406,7 +413,6 @@ final class Responder {
       }
     }
     ctx.counters().proxyServed(1);
-    flushAck();
     try {
       if (len > 0 && !readData(ch, p, mr, len)) {
         // deregistered during the transfer (ibv_dereg_mr returned): what was read may hold later
@@ -495,7 +501,6 @@ final class Responder {
     replayPsn[replayNext] = p.psn;
     replayValue[replayNext] = old;
     replayNext = (replayNext + 1) % Math.min(replayPsn.length, Math.max(1, maxDestRdAtomic));
-    flushAck();
     atomicResponse(ch, p, old);
     epsn = Psn.next(epsn);
   }
@@ -523,10 +528,7 @@ final class Responder {
           }
         }
       }
-      default -> {
-        flushAck();
-        ack(ch, (epsn - 1) & 0xFFFFFF);
-      }
+      default -> ack(ch, (epsn - 1) & 0xFFFFFF);
     }
   }
 
@@ -607,8 +609,7 @@ final class Responder {
 
   private void overflow(Channel ch, Packet p, boolean uc) {
     if (!uc) {
-      flushAck();
-      nak(ch, p.psn, Packet.NAK_REMOTE_OPERATIONAL);
+        nak(ch, p.psn, Packet.NAK_REMOTE_OPERATIONAL);
     }
     qp.fail();
   }
@@ -618,13 +619,11 @@ final class Responder {
       ctx.counters().dropped(1);
       return;
     }
-    flushAck();
     nak(ch, p.psn, Packet.NAK_RNR | (minRnrTimer & 0x1F));
     ctx.counters().rnrNaksSent(1);
   }
 
   private void fatal(Channel ch, int psn, int code, AsyncEventType event) {
-    flushAck();
     nak(ch, psn, code);
     if (event != null) {
       qp.raise(event);
@@ -632,23 +631,8 @@ final class Responder {
     qp.fail();
   }
 
-  private void advance(Channel ch, int psn, boolean uc) {
-    epsn = Psn.next(psn);
-    if (uc) {
-      return;
-    }
-    ackDue = true;
-    ackPsn = psn;
-    ackChannel = ch;
-    ctx.proxy().ackLater(qp);
-  }
-
-  /** Sends the coalesced ACK, if one is due. */
-  void flushAck() {
-    if (ackDue) {
-      ackDue = false;
-      ack(ackChannel, ackPsn);
-    }
+  private void advance(int psn) {
+    epsn = Psn.next(psn); // no ACK packet: the channel's write-back acknowledges it
   }
 
   private void ack(Channel ch, int psn) {

@@ -52,6 +52,8 @@ final class SendWqe {
 
   int state;
   int psn;
+  /** Channel sequence number of its latest packet that asks for an acknowledgement (SEND, WRITE, FIN). */
+  int seq;
   WcStatus status;
   /** Where a long READ's data lands at this node (pool memory), or null. */
   TcaMallocPool.Block landing;

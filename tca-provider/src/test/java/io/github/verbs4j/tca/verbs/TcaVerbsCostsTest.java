@@ -19,8 +19,9 @@ import org.junit.jupiter.api.Test;
  * TCA Verbs figures of seed 000 in modelled time, two nodes on the threaded in-JVM fabric: the
  * costs are the PEACH2 primitives and the TCA Verbs primitives ({@link VerbsCosts}) along the code
  * path each operation takes, so these figures are predicted, and pinned within ±10 % of the paper
- * (medians: a rare timer that moves a clock does not move them). Send/Recv one way is not pinned:
- * see docs/modelled-time.md.
+ * (medians: a rare timer that moves a clock does not move them). Send/Recv is pinned where it is
+ * exact run to run, by {@code ReproduceTest} (examples: perftest send_lat, 3.61 µs): see
+ * docs/modelled-time.md.
  */
 class TcaVerbsCostsTest {
   private static final int ITERS = 40;
