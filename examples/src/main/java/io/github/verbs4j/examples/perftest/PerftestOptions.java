@@ -53,6 +53,11 @@ public final class PerftestOptions {
       description = "Number of outstanding READ/atomic requests (default: the device limit, at most 16).")
   Integer outReads;
 
+  @Option(names = "--write_with_imm",
+      description = "write_lat: RDMA WRITE with immediate; each side takes the peer's write from its receive CQ "
+          + "instead of polling the last byte (perftest's --write_with_imm).")
+  boolean writeWithImm;
+
   @Option(names = "--report_gbits", description = "Report bandwidth in Gb/sec instead of MiB/sec.")
   boolean reportGbits;
 

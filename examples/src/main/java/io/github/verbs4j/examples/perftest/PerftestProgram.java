@@ -53,6 +53,11 @@ public abstract class PerftestProgram implements Callable<Integer>, ValidatesOpt
   protected abstract boolean bandwidth();
 
   /** @return perftest's default iteration count for this program */
+  /** @return whether the program has a WRITE-with-immediate variant ({@code --write_with_imm}) */
+  protected boolean takesWriteWithImm() {
+    return false;
+  }
+
   protected int defaultIterations() {
     return 1000;
   }
@@ -133,6 +138,9 @@ public abstract class PerftestProgram implements Callable<Integer>, ValidatesOpt
     }
     if (atomic && opt.all) {
       throw bad("--all is not available for " + name() + " (the size of atomic operations is always 8)");
+    }
+    if (opt.writeWithImm && !takesWriteWithImm()) {
+      throw bad("--write_with_imm applies to write_lat only, not " + name());
     }
     if (opt.all && opt.size != null) {
       throw bad("--all and --size=" + opt.size + " cannot be combined");
@@ -216,10 +224,11 @@ public abstract class PerftestProgram implements Callable<Integer>, ValidatesOpt
       throw bad("--tx-depth=" + txDepth + " (or --cq-mod=" + cqMod + ") exceeds the device's max_qp_wr="
           + dev.maxQpWr());
     }
-    if (verb() == Verb.SEND && rxDepth > dev.maxQpWr()) {
+    if ((verb() == Verb.SEND || opt.writeWithImm) && rxDepth > dev.maxQpWr()) {
       throw bad("--rx-depth=" + rxDepth + " exceeds the device's max_qp_wr=" + dev.maxQpWr());
     }
-    return new Settings(sizes, iters, txDepth, rxDepth, cqMod, inline, outReads, mtu, opt.reportGbits);
+    return new Settings(sizes, iters, txDepth, rxDepth, cqMod, inline, outReads, mtu, opt.reportGbits,
+        opt.writeWithImm);
   }
 
   /**
@@ -243,7 +252,7 @@ public abstract class PerftestProgram implements Callable<Integer>, ValidatesOpt
     JobChannel ch = new JobChannel(job, "perftest/" + name() + channelTag, opt.waitTimeout);
     int half = (int) Math.max(64, ((s.maxSize() + 63) / 64) * 64);
     QpCap cap = QpCap.builder().maxSendWr(Math.max(s.txDepth(), s.cqMod()))
-        .maxRecvWr(verb() == Verb.SEND ? s.rxDepth() : 1).maxInlineData(s.inlineSize()).build();
+        .maxRecvWr(verb() == Verb.SEND || s.writeWithImm() ? s.rxDepth() : 1).maxInlineData(s.inlineSize()).build();
     List<LatencyStats> latWall = new ArrayList<>();
     List<LatencyStats> latModel = new ArrayList<>();
     List<BandwidthStats> bwWall = new ArrayList<>();

@@ -13,9 +13,10 @@ package io.github.verbs4j.examples.perftest;
  * @param outReads outstanding READ/atomic requests
  * @param mtu path MTU in bytes
  * @param gbits report Gb/s
+ * @param writeWithImm write_lat with RDMA WRITE with immediate, taken from the receive CQ
  */
 record Settings(long[] sizes, int iterations, int txDepth, int rxDepth, int cqMod, int inlineSize, int outReads,
-    int mtu, boolean gbits) {
+    int mtu, boolean gbits, boolean writeWithImm) {
 
   /** @return the largest size */
   long maxSize() {

@@ -99,6 +99,25 @@ class PerftestProgramsTest {
   }
 
   @Test
+  void writeLatWithImmediateTakesEachWriteFromTheReceiveCq() throws Exception {
+    Outcome o = run(InJvmJob.IB, WriteLat::new, Map.of("verbs.provider", "ib"), "-s", "64", "-n", "40",
+        "--write_with_imm");
+    assertEquals(1, o.rows().size());
+    assertEquals(40, o.rows().get(0).iterations());
+    assertTrue(o.rows().get(0).latency().tMin() > 0, o.report());
+  }
+
+  @Test
+  void writeWithImmediateIsRefusedForOtherPrograms() {
+    picocli.CommandLine cl = io.github.verbs4j.examples.Main.commandLine();
+    java.io.StringWriter err = new java.io.StringWriter();
+    cl.setErr(new java.io.PrintWriter(err));
+    cl.setOut(new java.io.PrintWriter(new java.io.StringWriter()));
+    org.junit.jupiter.api.Assertions.assertNotEquals(0, cl.execute("send_lat", "--write_with_imm"));
+    assertTrue(err.toString().contains("--write_with_imm applies to write_lat only, not send_lat"), err.toString());
+  }
+
+  @Test
   void aSweepWritesOneRowPerSizeToCsvAndAChart() throws Exception {
     Path csv = dir.resolve("lat.csv");
     Path png = dir.resolve("lat.png");

@@ -40,12 +40,18 @@ class ReproduceTest {
     cl.setErr(new PrintWriter(new StringWriter()));
     assertEquals(0, cl.execute("reproduce", "000", "--only", "tca Send/Recv latency, 2 B", "--lat-iters", "100"));
     assertEquals(0, cl.execute("reproduce", "000", "--only", "ping-pong", "--lat-iters", "100"));
+    assertEquals(0, cl.execute("reproduce", "000", "--only", "Write-with-imm latency, 2 B", "--lat-iters", "100"));
     String table = out.toString();
     // seed 000: Send/Recv 3.5 us (CPU memory); the host poll is fitted to it, the path is the model's
     Matcher send = Pattern.compile("\\| tca Send/Recv latency, 2 B \\| µs \\| 3\\.50 \\| (\\S+) \\| (\\S+) \\|")
         .matcher(table);
     assertTrue(send.find(), table);
     assertEquals(1.0, Double.parseDouble(send.group(2)), 0.1, table);
+    // seed 000: WRITE with immediate 3.5 us; predicted (the data path of a WRITE, the CQE of a SEND)
+    Matcher write = Pattern.compile(
+        "\\| tca RDMA Write-with-imm latency, 2 B \\| µs \\| 3\\.50 \\| (\\S+) \\| (\\S+) \\|").matcher(table);
+    assertTrue(write.find(), table);
+    assertEquals(1.0, Double.parseDouble(write.group(2)), 0.1, table);
     // seed 000: MPI over TCA Verbs 3.6 us; predicted (the message-passing layer over the same path)
     Matcher mpi = Pattern.compile("\\| MPI ping-pong over tca, 8 B \\| µs \\| 3\\.60 \\| (\\S+) \\| (\\S+) \\|")
         .matcher(table);
