@@ -6,7 +6,9 @@ import io.github.verbs4j.fabric.FrameHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.buffer.Unpooled;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 
 /**
@@ -16,28 +18,121 @@ import java.util.function.IntSupplier;
  * skipped (streamed, so a huge length is not buffered); bytes left when the connection closes are
  * counted as {@link DropReason#TRUNCATED}. Every byte that enters is either passed on or counted in
  * {@code verbs4j.fabric.dropped.bytes}.
+ *
+ * <p>A connection's share of its event loop is bounded in frames: after {@code framesPerTurn}
+ * frames (passed on or dropped) in one turn it stops reading its socket and decodes the rest of
+ * what it holds on the loop's next turn, after the other connections' reads (a zero-delay timer:
+ * due timers run after I/O in both loops the fabric uses). Decoding and checking cost per frame, so
+ * a peer that sends 100,000 small or malformed frames gets the loop for that many frames at a time,
+ * not for its whole backlog, while a 1 MiB frame is one frame; the kernel's socket buffer and TCP
+ * flow control hold the sender back meanwhile.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
+  /** Frames a connection's decoder passes on or drops per turn of the event loop ({@code docs/benchmarks.md}). */
+  public static final int FRAMES_PER_TURN = 256;
+
   private final int maxPayload;
   private final FabricMetrics metrics;
   private final IntSupplier localNode;
+  private final int framesPerTurn;
   private long discarding;
   private DropReason discardReason;
+  /** Frames passed on or dropped this turn. */
+  private int turnFrames;
+  private Turn turn = Turn.READING;
+  private ChannelHandlerContext context;
+
+  /** Whether this decoder reads its socket or works off what it holds, one budget per turn. */
+  private enum Turn {
+    /** Reading the socket (auto-read on). */
+    READING,
+    /** The budget ran out: auto-read off, the rest decoded on the next turn. */
+    PAUSED,
+    /** The connection is closing: everything left is decoded at once. */
+    CLOSING
+  }
 
   /**
+   * A decoder without a per-turn budget (tests, tools).
+   *
    * @param maxPayload largest payload accepted (the fabric MTU)
    * @param metrics where drops are counted
    * @param localNode this node's id, or 0 while unknown (any destination accepted)
    */
   public FrameDecoder(int maxPayload, FabricMetrics metrics, IntSupplier localNode) {
+    this(maxPayload, metrics, localNode, Integer.MAX_VALUE);
+  }
+
+  /**
+   * @param maxPayload largest payload accepted (the fabric MTU)
+   * @param metrics where drops are counted
+   * @param localNode this node's id, or 0 while unknown (any destination accepted)
+   * @param framesPerTurn frames passed on or dropped per turn of the event loop, at least 1
+   */
+  public FrameDecoder(int maxPayload, FabricMetrics metrics, IntSupplier localNode, int framesPerTurn) {
+    if (framesPerTurn < 1) {
+      throw new IllegalArgumentException("framesPerTurn=" + framesPerTurn + " must be at least 1");
+    }
     this.maxPayload = maxPayload;
     this.metrics = metrics;
     this.localNode = localNode;
+    this.framesPerTurn = framesPerTurn;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    context = ctx;
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+    if (turn == Turn.PAUSED) {
+      // not Netty's: with auto-read off it would ask for another read when this one passed nothing on
+      discardSomeReadBytes();
+      ctx.fireChannelReadComplete();
+      return;
+    }
+    turnFrames = 0; // the socket's turn is over with budget left: the next turn starts afresh
+    super.channelReadComplete(ctx);
+  }
+
+  /** The budget ran out: stop reading the socket and go on with what is held on the next turn. */
+  private void pause(ChannelHandlerContext ctx) {
+    if (turn != Turn.READING) {
+      return;
+    }
+    turn = Turn.PAUSED;
+    ctx.channel().config().setAutoRead(false);
+    ctx.executor().schedule(this::nextTurn, 0, TimeUnit.NANOSECONDS);
+  }
+
+  /** The loop's next turn: decode up to a budget of what is held; read the socket again once it is all decoded. */
+  private void nextTurn() {
+    ChannelHandlerContext ctx = context;
+    if (turn != Turn.PAUSED || ctx == null || ctx.isRemoved()) {
+      return;
+    }
+    turn = Turn.READING;
+    turnFrames = 0;
+    try {
+      channelRead(ctx, Unpooled.EMPTY_BUFFER); // decodes the held bytes, up to the budget
+    } catch (Exception e) {
+      ctx.fireExceptionCaught(e);
+      return;
+    }
+    if (turn == Turn.READING) {
+      turnFrames = 0;
+      ctx.channel().config().setAutoRead(true); // all held bytes decoded: read the socket again
+    }
   }
 
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     while (true) {
+      if (turnFrames >= framesPerTurn && turn != Turn.CLOSING) {
+        pause(ctx);
+        return;
+      }
       if (discarding > 0) {
         int n = (int) Math.min(discarding, in.readableBytes());
         in.skipBytes(n);
@@ -58,6 +153,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       if (why != null) {
         // One frame counted; its bytes are counted as they are skipped.
         metrics.drop(why, 0);
+        turnFrames++;
         discarding = total;
         discardReason = why;
         continue;
@@ -66,11 +162,13 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         return;
       }
       out.add(in.readRetainedSlice((int) total));
+      turnFrames++;
     }
   }
 
   @Override
   protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    turn = Turn.CLOSING;
     decode(ctx, in, out);
     int rest = in.readableBytes();
     if (rest > 0) {
