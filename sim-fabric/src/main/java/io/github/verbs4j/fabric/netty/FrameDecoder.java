@@ -20,16 +20,19 @@ import java.util.function.IntSupplier;
  * {@code verbs4j.fabric.dropped.bytes}.
  *
  * <p>A connection's share of its event loop is bounded in frames: after {@code framesPerTurn}
- * frames (passed on or dropped) in one turn it stops reading its socket and decodes the rest of
- * what it holds on the loop's next turn, after the other connections' reads (a zero-delay timer:
- * due timers run after I/O in both loops the fabric uses). Decoding and checking cost per frame, so
- * a peer that sends 100,000 small or malformed frames gets the loop for that many frames at a time,
- * not for its whole backlog, while a 1 MiB frame is one frame; the kernel's socket buffer and TCP
- * flow control hold the sender back meanwhile.
+ * frames (passed on or dropped) in one turn it decodes the rest of what it holds on the loop's next
+ * turn, after the other connections' reads (a zero-delay timer: due timers run after I/O in both
+ * loops the fabric uses). Decoding and checking cost per frame, so a peer that sends 100,000 small
+ * or malformed frames gets the loop for that many frames at a time, not for its whole backlog, while
+ * a 1 MiB frame is one frame. The socket is still read meanwhile (a copy, cheap) until more than
+ * {@link #HOLD_LIMIT} bytes are held; then reading stops until they are decoded, and the kernel's
+ * socket buffer and TCP flow control hold the sender back.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
   /** Frames a connection's decoder passes on or drops per turn of the event loop ({@code docs/benchmarks.md}). */
-  public static final int FRAMES_PER_TURN = 256;
+  public static final int FRAMES_PER_TURN = 64;
+  /** Bytes a connection holds undecoded before it stops reading its socket. */
+  static final int HOLD_LIMIT = 1 << 20;
 
   private final int maxPayload;
   private final FabricMetrics metrics;
@@ -42,11 +45,13 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private Turn turn = Turn.READING;
   private ChannelHandlerContext context;
 
-  /** Whether this decoder reads its socket or works off what it holds, one budget per turn. */
+  /** Where this decoder is in its turn. */
   private enum Turn {
-    /** Reading the socket (auto-read on). */
+    /** Decoding what arrives, budget left (auto-read on). */
     READING,
-    /** The budget ran out: auto-read off, the rest decoded on the next turn. */
+    /** The budget is spent: the rest is decoded on the next turn; the socket is still read. */
+    DEFERRED,
+    /** The budget is spent and more than {@link #HOLD_LIMIT} bytes are held: auto-read off. */
     PAUSED,
     /** The connection is closing: everything left is decoded at once. */
     CLOSING
@@ -86,32 +91,42 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
-    if (turn == Turn.PAUSED) {
-      // not Netty's: with auto-read off it would ask for another read when this one passed nothing on
-      discardSomeReadBytes();
-      ctx.fireChannelReadComplete();
-      return;
+    switch (turn) {
+      case READING -> {
+        turnFrames = 0; // the socket's turn is over with budget left: the next turn starts afresh
+        super.channelReadComplete(ctx);
+      }
+      case PAUSED -> {
+        // not Netty's: with auto-read off it would ask for another read when this one passed nothing on
+        discardSomeReadBytes();
+        ctx.fireChannelReadComplete();
+      }
+      default -> super.channelReadComplete(ctx);
     }
-    turnFrames = 0; // the socket's turn is over with budget left: the next turn starts afresh
-    super.channelReadComplete(ctx);
   }
 
-  /** The budget ran out: stop reading the socket and go on with what is held on the next turn. */
-  private void pause(ChannelHandlerContext ctx) {
-    if (turn != Turn.READING) {
-      return;
+  /**
+   * The budget is spent with {@code held} bytes left: decode them on the next turn, and keep reading
+   * the socket meanwhile while they fit {@link #HOLD_LIMIT}.
+   */
+  private void defer(ChannelHandlerContext ctx, int held) {
+    if (turn == Turn.READING) {
+      turn = Turn.DEFERRED;
+      ctx.executor().schedule(this::nextTurn, 0, TimeUnit.NANOSECONDS);
     }
-    turn = Turn.PAUSED;
-    ctx.channel().config().setAutoRead(false);
-    ctx.executor().schedule(this::nextTurn, 0, TimeUnit.NANOSECONDS);
+    if (turn == Turn.DEFERRED && held > HOLD_LIMIT) {
+      turn = Turn.PAUSED;
+      ctx.channel().config().setAutoRead(false);
+    }
   }
 
-  /** The loop's next turn: decode up to a budget of what is held; read the socket again once it is all decoded. */
+  /** The loop's next turn: decode a budget of what is held; read the socket again if it had stopped. */
   private void nextTurn() {
     ChannelHandlerContext ctx = context;
-    if (turn != Turn.PAUSED || ctx == null || ctx.isRemoved()) {
+    if ((turn != Turn.DEFERRED && turn != Turn.PAUSED) || ctx == null || ctx.isRemoved()) {
       return;
     }
+    boolean paused = turn == Turn.PAUSED;
     turn = Turn.READING;
     turnFrames = 0;
     try {
@@ -122,7 +137,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
     if (turn == Turn.READING) {
       turnFrames = 0;
-      ctx.channel().config().setAutoRead(true); // all held bytes decoded: read the socket again
+      if (paused) {
+        ctx.channel().config().setAutoRead(true); // all held bytes decoded: read the socket again
+      }
+    } else if (paused && turn == Turn.DEFERRED) {
+      ctx.channel().config().setAutoRead(true); // fewer than HOLD_LIMIT bytes held: read again
     }
   }
 
@@ -130,7 +149,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     while (true) {
       if (turnFrames >= framesPerTurn && turn != Turn.CLOSING) {
-        pause(ctx);
+        defer(ctx, in.readableBytes());
         return;
       }
       if (discarding > 0) {

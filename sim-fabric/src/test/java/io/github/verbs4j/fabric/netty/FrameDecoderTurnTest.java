@@ -43,7 +43,7 @@ class FrameDecoderTurnTest {
   }
 
   @Test
-  void aBacklogIsDecodedABudgetPerTurnWithTheSocketPausedMeanwhile() {
+  void aBacklogIsDecodedABudgetPerTurn() {
     EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(64, metrics, () -> 2, 4));
     ByteBuf b = Unpooled.buffer();
     for (int i = 0; i < 10; i++) {
@@ -57,18 +57,45 @@ class FrameDecoderTurnTest {
       }
     }
     ch.pipeline().fireChannelRead(b); // one read's worth, as the event loop hands it on
-    ch.pipeline().fireChannelReadComplete();
     assertEquals(4, drain(ch, 0), "this turn: the budget");
-    assertFalse(ch.config().isAutoRead(), "socket reads paused while frames are held");
+    ch.pipeline().fireChannelReadComplete();
+    assertTrue(ch.config().isAutoRead(), "a few bytes held: the socket is still read");
     // The following turns (zero-delay timers) hand on the rest, the bad frame dropped among them.
     int got = 4;
-    for (int turn = 0; turn < 10 && !ch.config().isAutoRead(); turn++) {
+    for (int turn = 0; turn < 10 && got < 10; turn++) {
       ch.runScheduledPendingTasks();
       got += drain(ch, got);
     }
     assertEquals(10, got);
-    assertTrue(ch.config().isAutoRead(), "all held frames decoded: reading again");
+    assertTrue(ch.config().isAutoRead());
     assertEquals(1, drops(DropReason.BAD_VERSION));
+    assertFalse(ch.finish());
+  }
+
+  @Test
+  void moreThanTheHoldLimitHeldStopsReadingTheSocketUntilDecoded() {
+    int payload = 4096;
+    int frames = FrameDecoder.HOLD_LIMIT / payload + 40; // more than the limit
+    EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(payload, metrics, () -> 2, 8));
+    ByteBuf b = Unpooled.buffer();
+    for (int i = 0; i < frames; i++) {
+      FrameHeader.write(b, 0, 1, 2, 7, payload, 0, 0);
+      b.writeInt(i).writeZero(payload - 4);
+    }
+    ch.pipeline().fireChannelRead(b);
+    assertEquals(8, drain(ch, 0));
+    ch.pipeline().fireChannelReadComplete();
+    assertFalse(ch.config().isAutoRead(), "more than HOLD_LIMIT bytes held: socket reads stopped");
+    int got = 8;
+    boolean readingAgainBeforeTheEnd = false;
+    for (int turn = 0; turn < frames && got < frames; turn++) {
+      ch.runScheduledPendingTasks();
+      got += drain(ch, got);
+      readingAgainBeforeTheEnd |= ch.config().isAutoRead() && got < frames;
+    }
+    assertEquals(frames, got);
+    assertTrue(readingAgainBeforeTheEnd, "reads resume once what is held fits the limit");
+    assertTrue(ch.config().isAutoRead());
     assertFalse(ch.finish());
   }
 
@@ -80,9 +107,7 @@ class FrameDecoderTurnTest {
       frame(b, i);
     }
     ch.pipeline().fireChannelRead(b);
-    ch.pipeline().fireChannelReadComplete();
     assertEquals(3, drain(ch, 0));
-    assertFalse(ch.config().isAutoRead());
     ch.pipeline().fireChannelInactive(); // the peer closed with 5 frames held
     assertEquals(5, drain(ch, 3));
     assertEquals(0, drops(DropReason.TRUNCATED));
