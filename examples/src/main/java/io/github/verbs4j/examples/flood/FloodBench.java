@@ -87,6 +87,11 @@ public final class FloodBench implements Callable<Integer> {
       description = "Round trips not measured, first (default: ${DEFAULT-VALUE}).")
   int warmup;
 
+  @Option(names = "--threading", paramLabel = "MODE",
+      description = "verbs.threading of both nodes: dedicated, shared or invoker (default: the provider's, "
+          + "dedicated, whose polls also run the fabric's I/O).")
+  String threading;
+
   /** Round-trip times in nanoseconds. */
   static final class Samples {
     private long[] ns = new long[1024];
@@ -143,7 +148,7 @@ public final class FloodBench implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--flood=" + flood + ", --rounds=" + rounds + " and --repeat="
           + repeat + " must be at least 1, --warmup=" + warmup + " at least 0");
     }
-    Result r = run(flood, repeat, rounds, warmup);
+    Result r = run(flood, repeat, rounds, warmup, threading);
     report(spec.commandLine().getOut(), r, flood, repeat);
     return r.ok((long) flood * repeat) ? 0 : 1;
   }
@@ -171,7 +176,7 @@ public final class FloodBench implements Callable<Integer> {
    * known TCP port; {@code repeat} times quiet rounds, then rounds for as long as B has not counted
    * the whole flood; quiet rounds again at the end.
    */
-  static Result run(int flood, int repeat, int rounds, int warmup) throws Exception {
+  static Result run(int flood, int repeat, int rounds, int warmup, String threading) throws Exception {
     JobSecret secret = JobSecret.generate();
     MeterRegistry registry = new SimpleMeterRegistry();
     int portB = freePort();
@@ -182,6 +187,9 @@ public final class FloodBench implements Callable<Integer> {
       base.put("verbs.coordinator", "127.0.0.1:" + coord.port());
       base.put("verbs.size", "2");
       base.put("verbs.fabric.join-timeout-ms", "60000");
+      if (threading != null) {
+        base.put("verbs.threading", threading);
+      }
       CompletableFuture<Context> fa = open(base, 0, null, registry);
       CompletableFuture<Context> fb = open(base, 1, portB, registry);
       try (Context a = fa.get(90, TimeUnit.SECONDS); Context b = fb.get(90, TimeUnit.SECONDS)) {

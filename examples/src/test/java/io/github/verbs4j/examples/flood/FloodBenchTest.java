@@ -18,7 +18,7 @@ class FloodBenchTest {
   @Test
   void aSmallFloodIsCountedByReasonAndNeverReachesTheEngine() throws Exception {
     int flood = 1_000;
-    FloodBench.Result r = FloodBench.run(flood, 2, 25, 20);
+    FloodBench.Result r = FloodBench.run(flood, 2, 25, 20, null);
     StringWriter out = new StringWriter();
     FloodBench.report(new PrintWriter(out), r, flood, 2);
     assertEquals(2 * flood, r.counted(), out.toString());

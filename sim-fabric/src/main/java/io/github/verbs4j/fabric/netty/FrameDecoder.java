@@ -6,7 +6,9 @@ import io.github.verbs4j.fabric.FrameHeader;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.buffer.Unpooled;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 
 /**
@@ -16,28 +18,140 @@ import java.util.function.IntSupplier;
  * skipped (streamed, so a huge length is not buffered); bytes left when the connection closes are
  * counted as {@link DropReason#TRUNCATED}. Every byte that enters is either passed on or counted in
  * {@code verbs4j.fabric.dropped.bytes}.
+ *
+ * <p>A connection's share of its event loop is bounded in frames: after {@code framesPerTurn}
+ * frames (passed on or dropped) in one turn it decodes the rest of what it holds on the loop's next
+ * turn, after the other connections' reads (a zero-delay timer: due timers run after I/O in both
+ * loops the fabric uses). Decoding and checking cost per frame, so a peer that sends 100,000 small
+ * or malformed frames gets the loop for that many frames at a time, not for its whole backlog, while
+ * a 1 MiB frame is one frame. The socket is still read meanwhile (a copy, cheap) until more than
+ * {@link #HOLD_LIMIT} bytes are held; then reading stops until they are decoded, and the kernel's
+ * socket buffer and TCP flow control hold the sender back.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
+  /** Frames a connection's decoder passes on or drops per turn of the event loop ({@code docs/benchmarks.md}). */
+  public static final int FRAMES_PER_TURN = 64;
+  /** Bytes a connection holds undecoded before it stops reading its socket. */
+  static final int HOLD_LIMIT = 1 << 20;
+
   private final int maxPayload;
   private final FabricMetrics metrics;
   private final IntSupplier localNode;
+  private final int framesPerTurn;
   private long discarding;
   private DropReason discardReason;
+  /** Frames passed on or dropped this turn. */
+  private int turnFrames;
+  private Turn turn = Turn.READING;
+  private ChannelHandlerContext context;
+
+  /** Where this decoder is in its turn. */
+  private enum Turn {
+    /** Decoding what arrives, budget left (auto-read on). */
+    READING,
+    /** The budget is spent: the rest is decoded on the next turn; the socket is still read. */
+    DEFERRED,
+    /** The budget is spent and more than {@link #HOLD_LIMIT} bytes are held: auto-read off. */
+    PAUSED,
+    /** The connection is closing: everything left is decoded at once. */
+    CLOSING
+  }
 
   /**
+   * A decoder without a per-turn budget (tests, tools).
+   *
    * @param maxPayload largest payload accepted (the fabric MTU)
    * @param metrics where drops are counted
    * @param localNode this node's id, or 0 while unknown (any destination accepted)
    */
   public FrameDecoder(int maxPayload, FabricMetrics metrics, IntSupplier localNode) {
+    this(maxPayload, metrics, localNode, Integer.MAX_VALUE);
+  }
+
+  /**
+   * @param maxPayload largest payload accepted (the fabric MTU)
+   * @param metrics where drops are counted
+   * @param localNode this node's id, or 0 while unknown (any destination accepted)
+   * @param framesPerTurn frames passed on or dropped per turn of the event loop, at least 1
+   */
+  public FrameDecoder(int maxPayload, FabricMetrics metrics, IntSupplier localNode, int framesPerTurn) {
+    if (framesPerTurn < 1) {
+      throw new IllegalArgumentException("framesPerTurn=" + framesPerTurn + " must be at least 1");
+    }
     this.maxPayload = maxPayload;
     this.metrics = metrics;
     this.localNode = localNode;
+    this.framesPerTurn = framesPerTurn;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    context = ctx;
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+    switch (turn) {
+      case READING -> {
+        turnFrames = 0; // the socket's turn is over with budget left: the next turn starts afresh
+        super.channelReadComplete(ctx);
+      }
+      case PAUSED -> {
+        // not Netty's: with auto-read off it would ask for another read when this one passed nothing on
+        discardSomeReadBytes();
+        ctx.fireChannelReadComplete();
+      }
+      default -> super.channelReadComplete(ctx);
+    }
+  }
+
+  /**
+   * The budget is spent with {@code held} bytes left: decode them on the next turn, and keep reading
+   * the socket meanwhile while they fit {@link #HOLD_LIMIT}.
+   */
+  private void defer(ChannelHandlerContext ctx, int held) {
+    if (turn == Turn.READING) {
+      turn = Turn.DEFERRED;
+      ctx.executor().schedule(this::nextTurn, 0, TimeUnit.NANOSECONDS);
+    }
+    if (turn == Turn.DEFERRED && held > HOLD_LIMIT) {
+      turn = Turn.PAUSED;
+      ctx.channel().config().setAutoRead(false);
+    }
+  }
+
+  /** The loop's next turn: decode a budget of what is held; read the socket again if it had stopped. */
+  private void nextTurn() {
+    ChannelHandlerContext ctx = context;
+    if ((turn != Turn.DEFERRED && turn != Turn.PAUSED) || ctx == null || ctx.isRemoved()) {
+      return;
+    }
+    boolean paused = turn == Turn.PAUSED;
+    turn = Turn.READING;
+    turnFrames = 0;
+    try {
+      channelRead(ctx, Unpooled.EMPTY_BUFFER); // decodes the held bytes, up to the budget
+    } catch (Exception e) {
+      ctx.fireExceptionCaught(e);
+      return;
+    }
+    if (turn == Turn.READING) {
+      turnFrames = 0;
+      if (paused) {
+        ctx.channel().config().setAutoRead(true); // all held bytes decoded: read the socket again
+      }
+    } else if (paused && turn == Turn.DEFERRED) {
+      ctx.channel().config().setAutoRead(true); // fewer than HOLD_LIMIT bytes held: read again
+    }
   }
 
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     while (true) {
+      if (turnFrames >= framesPerTurn && turn != Turn.CLOSING) {
+        defer(ctx, in.readableBytes());
+        return;
+      }
       if (discarding > 0) {
         int n = (int) Math.min(discarding, in.readableBytes());
         in.skipBytes(n);
@@ -58,6 +172,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       if (why != null) {
         // One frame counted; its bytes are counted as they are skipped.
         metrics.drop(why, 0);
+        turnFrames++;
         discarding = total;
         discardReason = why;
         continue;
@@ -66,11 +181,13 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         return;
       }
       out.add(in.readRetainedSlice((int) total));
+      turnFrames++;
     }
   }
 
   @Override
   protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    turn = Turn.CLOSING;
     decode(ctx, in, out);
     int rest = in.readableBytes();
     if (rest > 0) {

@@ -245,7 +245,7 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     }
     ch.pipeline().addLast("auth", new AuthHandlers.Server(members.secret(), options.rank() + 1, options.size(), metrics,
         peer -> {
-          FrameDecoder decoder = new FrameDecoder(options.mtu(), metrics, this::nodeId);
+          FrameDecoder decoder = new FrameDecoder(options.mtu(), metrics, this::nodeId, FrameDecoder.FRAMES_PER_TURN);
           ReceiveTuning.apply(ch, decoder, FrameHeader.LENGTH + options.mtu());
           ch.pipeline().addLast("decoder", decoder);
           ch.pipeline().addLast("dispatch", new Dispatcher(peer));

@@ -195,11 +195,19 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
     return n + runTasks();
   }
 
+  /**
+   * Runs the tasks queued before this call (at most {@link #TASKS_PER_PASS}); a task they queue
+   * waits for the next pass, after the sockets. Netty continues a read it cut short (the channel's
+   * reads per turn were used up with bytes still waiting) as such a task: run in the same pass, one
+   * connection's backlog (a flood of 100,000 frames) was read whole before the other connections
+   * were looked at again.
+   */
   private int runTasks() {
     fetchFromScheduledTaskQueue(tasks);
+    int due = Math.min(TASKS_PER_PASS, tasks.size());
     int n = 0;
     Runnable t;
-    while (n < TASKS_PER_PASS && (t = tasks.poll()) != null) {
+    while (n < due && (t = tasks.poll()) != null) {
       safeExecute(t);
       n++;
     }

@@ -301,4 +301,25 @@ class CallerProgressTest {
     nodes.clear();
     await().atMost(Duration.ofSeconds(10)).until(() -> loops.stream().noneMatch(Thread::isAlive));
   }
+
+  /**
+   * A task queued by a task runs on the loop's next pass, after the sockets: Netty continues a read
+   * it cut short (one read per connection per turn) in such a task, and one connection's backlog
+   * must not be read whole before the other connections are looked at again.
+   */
+  @Test
+  void aTaskQueuedByATaskWaitsForTheNextPassAfterTheSockets() throws Exception {
+    List<FabricNode> ns = open("auto", "60000000"); // a one-minute lease: this thread keeps the loop
+    FabricNode a = ns.get(0);
+    takeLoop(a);
+    List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+    a.scheduler().execute(() -> {
+      ran.add("first");
+      a.scheduler().execute(() -> ran.add("second"));
+    });
+    cp(a).progress(null);
+    assertEquals(List.of("first"), ran);
+    cp(a).progress(null);
+    assertEquals(List.of("first", "second"), ran);
+  }
 }

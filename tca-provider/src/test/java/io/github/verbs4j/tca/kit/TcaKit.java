@@ -61,6 +61,10 @@ final class TcaKit {
   static final KitEnvironment NETTY_2PROC_SHM = FabricKit.shm(FabricKit.netty2Proc("tca", "verbs.tca.job",
       TcaKit::coordinator, Map.of("verbs.fabric.shm", "required"), "shm", TcaKit::linkControl));
 
+  /** {@link #NETTY_2PROC} over TCP with mutual TLS on every connection ({@code verbs.fabric.tls=on}). */
+  static final KitEnvironment NETTY_2PROC_TLS = FabricKit.netty2Proc("tca", "verbs.tca.job", TcaKit::coordinator,
+      Map.of("verbs.fabric.transport", "tcp", "verbs.fabric.tls", "on"), "tls");
+
   private TcaKit() {}
 
   /**
