@@ -1,6 +1,9 @@
 package io.github.verbs4j.examples.srqfc;
 
+import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;
@@ -78,6 +81,11 @@ public final class NpbCommand implements Callable<Integer> {
           + "computation (default: ${DEFAULT-VALUE}; larger is closer to the in-JVM replay, and slower).")
   double pace;
 
+  @Option(names = "--flow", paramLabel = "rnr|stop-resend",
+      description = "One process a rank only, and required there: the mechanism of this run's table (a rank's "
+          + "context has one; run the command once for each).")
+  String flow;
+
   @Option(names = "--chart", paramLabel = "PNG", description = "Write the increase-vs-size chart (XChart PNG) here.")
   Path chart;
 
@@ -91,6 +99,10 @@ public final class NpbCommand implements Callable<Integer> {
   /** Runs of this command so far: each one-process-per-rank run gets its own job namespace. */
   private int runs;
   private boolean processes;
+  /** One process a rank: the mechanism, this rank's context and its registry. */
+  private NpbReplay.Mechanism only;
+  private Context ctx;
+  private MeterRegistry meters;
 
   @Override
   public Integer call() throws Exception {
@@ -112,6 +124,13 @@ public final class NpbCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--procs=" + procs + " must be a square of at least 4");
     }
+    if (processes) {
+      if (flow == null || !flow.matches("rnr|stop-resend")) {
+        throw new ParameterException(spec.commandLine(), "--flow=" + flow + " must be rnr or stop-resend under "
+            + "'verbs4j run -n P' (one context a rank, one mechanism a context)");
+      }
+      only = flow.equals("rnr") ? NpbReplay.Mechanism.RNR : NpbReplay.Mechanism.STOP_RESEND;
+    }
     if (!(pace > 0)) {
       throw new ParameterException(spec.commandLine(), "--pace=" + pace + " must be positive");
     }
@@ -127,6 +146,17 @@ public final class NpbCommand implements Callable<Integer> {
       out.flush();
       return 0;
     }
+    try {
+      return table(out, b);
+    } finally {
+      if (ctx != null) {
+        ctx.close();
+        ctx = null;
+      }
+    }
+  }
+
+  private int table(PrintWriter out, NpbBench b) throws Exception {
     out.printf(Locale.ROOT, "# NPB %s class A, %d processes, %d of %d time steps replayed, %.1f Gop/s a process; "
         + "32 KiB a receive; t_poll %.2f us, t_int %.1f us, t_setev %.1f us; %s%n", b.label(), procs, steps, b.iterations,
         gflops, tPoll / 1e3, tInt / 1e3, tSetev / 1e3, processes ? "one process a rank, fabric "
@@ -172,15 +202,29 @@ public final class NpbCommand implements Callable<Integer> {
   /** Increases at or below this are drawn at it (the y axis is logarithmic). */
   private static final double FLOOR = 1e-4;
 
+  /** The figures of a mechanism not run (one process a rank runs one): its increases print NaN. */
+  private static final NpbReplay.Result NONE = new NpbReplay.Result(0, 0, 0, 0, 0, 0, 0, 0);
+
+  /** @return the run's figures; with one process a rank, {@link #NONE} for the other mechanism */
   private NpbReplay.Result run(NpbBench b, int depth, NpbReplay.Mechanism m) throws Exception {
     NpbReplay.Setup s = new NpbReplay.Setup(b, procs, steps, depth, m, gflops, tPoll, tInt, tSetev);
-    if (processes) {
-      return NpbProcess.run(s, config, "srq-fc-npb/" + (runs++), pace);
+    if (!processes) {
+      return NpbReplay.run(s);
     }
-    return NpbReplay.run(s);
+    if (m != only) {
+      return NONE;
+    }
+    if (ctx == null) {
+      meters = new SimpleMeterRegistry();
+      ctx = NpbProcess.open(config, m, tPoll, meters);
+    }
+    return NpbProcess.run(s, ctx, meters, "srq-fc-npb/" + (runs++), pace);
   }
 
   private static double increase(NpbReplay.Result r, NpbReplay.Result ref) {
+    if (r == NONE || ref == NONE) {
+      return Double.NaN;
+    }
     return 100.0 * (r.runNanos() - ref.runNanos()) / ref.runNanos();
   }
 

@@ -144,6 +144,11 @@ final class NpbMpi implements AutoCloseable {
     qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1));
   }
 
+  /** @return the SRQ (its async events name it) */
+  SharedReceiveQueue srq() {
+    return srq;
+  }
+
   /** Arms the SRQ limit (the MVAPICH refill's trigger). */
   void armLimit() {
     srq.arm(limit);

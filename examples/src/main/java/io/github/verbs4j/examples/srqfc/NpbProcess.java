@@ -9,7 +9,6 @@ import io.github.verbs4j.verbs.PortCounter;
 import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -39,71 +38,86 @@ final class NpbProcess {
   static final Duration STUCK = Duration.ofSeconds(120);
 
   private NpbProcess() {}
-  static final boolean DEBUG = System.getenv("NPB_DEBUG") != null;
+
+  /**
+   * Opens this rank's context for replays with one mechanism (a rank joins a netty job once, so
+   * every run of a command shares it).
+   *
+   * @param base this rank's configuration (fabric, coordinator, rank and size of the job)
+   * @param m the mechanism
+   * @param tPollNanos the device's SRQ poll interval (stop-resend)
+   * @param meters the registry the context reports to (the stop counters)
+   * @return the context: ib, modelled time
+   */
+  static Context open(VerbsConfig base, NpbReplay.Mechanism m, long tPollNanos, MeterRegistry meters) {
+    VerbsConfig cfg = base.with("verbs.provider", "ib").with("verbs.time", "modelled")
+        .with("verbs.ib.srq-flow-control", m == NpbReplay.Mechanism.STOP_RESEND ? "stop-resend" : "rnr")
+        .with("verbs.ib.srq-poll-ns", Long.toString(tPollNanos));
+    return Verbs.open(cfg, DeviceOptions.none().with(MeterRegistry.class, meters));
+  }
 
   /**
    * Runs this rank's part of one replay; every rank of the job calls it with the same arguments.
    *
-   * @param s the settings ({@code s.procs()} = the job's size)
-   * @param base this rank's configuration (provider ib; fabric, coordinator, rank and size of the job)
+   * @param s the settings ({@code s.procs()} = the job's size; the mechanism the context's)
+   * @param ctx this rank's context, from {@link #open}
+   * @param meters its registry
    * @param namespace the job channel's namespace of this run, the same on every rank and new per run
    * @param pace wall nanoseconds slept per modelled nanosecond of computation (and of the refill
    *     thread's t_int and t_setev)
    * @return on rank 0 the run's totals; on other ranks this rank's own figures
    */
-  static NpbReplay.Result run(NpbReplay.Setup s, VerbsConfig base, String namespace, double pace) throws Exception {
-    VerbsConfig cfg = base.with("verbs.provider", "ib").with("verbs.time", "modelled")
-        .with("verbs.ib.srq-flow-control", s.mechanism() == NpbReplay.Mechanism.STOP_RESEND ? "stop-resend" : "rnr")
-        .with("verbs.ib.srq-poll-ns", Long.toString(s.tPollNanos()));
-    MeterRegistry meters = new SimpleMeterRegistry();
-    try (Context ctx = Verbs.open(cfg, DeviceOptions.none().with(MeterRegistry.class, meters))) {
-      JobChannel ch = new JobChannel(ctx.job(), namespace, STUCK);
-      if (ch.size() != s.procs()) {
-        throw new IllegalArgumentException("--procs=" + s.procs() + " must equal the job's size, " + ch.size()
-            + " ranks (verbs4j run -n " + s.procs() + ")");
+  static NpbReplay.Result run(NpbReplay.Setup s, Context ctx, MeterRegistry meters, String namespace, double pace)
+      throws Exception {
+    JobChannel ch = new JobChannel(ctx.job(), namespace, STUCK);
+    if (ch.size() != s.procs()) {
+      throw new IllegalArgumentException("--procs=" + s.procs() + " must equal the job's size, " + ch.size()
+          + " ranks (verbs4j run -n " + s.procs() + ")");
+    }
+    int rank = ch.rank();
+    try (NpbMpi mpi = new NpbMpi(s, rank, NpbTrace.step(s.bench(), s.procs(), rank, s.gflops()), ctx, meters)) {
+      long stops0 = (long) mpi.stopsSent();
+      long naks0 = ctx.queryPortCounters(1).get(PortCounter.SEND_RNR_ERR);
+      mpi.createQps();
+      for (int peer : mpi.peers()) {
+        ch.publish("qpn-to-" + peer, Integer.toString(mpi.qpNum(peer)));
       }
-      int rank = ch.rank();
-      try (NpbMpi mpi = new NpbMpi(s, rank, NpbTrace.step(s.bench(), s.procs(), rank, s.gflops()), ctx, meters)) {
-        mpi.createQps();
-        for (int peer : mpi.peers()) {
-          ch.publish("qpn-to-" + peer, Integer.toString(mpi.qpNum(peer)));
-        }
-        ch.publish("lid", Integer.toString(ctx.queryPort(1).lid()));
-        for (int peer : mpi.peers()) {
-          mpi.connect(peer, Integer.parseInt(ch.lookup("qpn-to-" + rank, peer)), Integer.parseInt(ch.lookup("lid", peer)));
-        }
-        ch.barrier();
-        ch.publish("clock", Long.toString(ctx.nowNanos()));
-        long start = 0;
-        for (int r = 0; r < ch.size(); r++) {
-          start = Math.max(start, Long.parseLong(ch.lookup("clock", r)));
-        }
-        long behind = start - ctx.nowNanos();
-        if (behind > 0) {
-          ctx.chargeNanos(behind);
-        }
-        ch.barrier();
-        Refill refill = s.mechanism() == NpbReplay.Mechanism.RNR ? new Refill(mpi, pace) : null;
-        long wall = System.nanoTime();
-        long end;
-        try {
-          end = replay(mpi, pace, refill);
-        } finally {
-          if (refill != null) {
-            refill.stop();
-          }
-        }
-        wall = System.nanoTime() - wall;
-        long naks = ctx.queryPortCounters(1).get(PortCounter.SEND_RNR_ERR);
-        long limits = refill == null ? 0 : refill.events;
-        ch.publish("result", end + "," + (long) mpi.stopsSent() + "," + naks + "," + limits + "," + mpi.pieces);
-        long heap = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
-        NpbReplay.Result mine = new NpbReplay.Result(end - start, (long) mpi.stopsSent(), naks, limits, mpi.pieces, wall,
-            heap, NpbReplay.residentBytes());
-        NpbReplay.Result total = rank == 0 ? gather(ch, start, mine) : mine;
-        ch.barrier(); // every rank's sends are acknowledged and its receives matched: close together
-        return total;
+      ch.publish("lid", Integer.toString(ctx.queryPort(1).lid()));
+      for (int peer : mpi.peers()) {
+        mpi.connect(peer, Integer.parseInt(ch.lookup("qpn-to-" + rank, peer)), Integer.parseInt(ch.lookup("lid", peer)));
       }
+      ch.barrier();
+      ch.publish("clock", Long.toString(ctx.nowNanos()));
+      long start = 0;
+      for (int r = 0; r < ch.size(); r++) {
+        start = Math.max(start, Long.parseLong(ch.lookup("clock", r)));
+      }
+      long behind = start - ctx.nowNanos();
+      if (behind > 0) {
+        ctx.chargeNanos(behind);
+      }
+      ch.barrier();
+      Refill refill = s.mechanism() == NpbReplay.Mechanism.RNR ? new Refill(mpi, pace) : null;
+      long wall = System.nanoTime();
+      long end;
+      try {
+        end = replay(mpi, pace, refill);
+      } finally {
+        if (refill != null) {
+          refill.stop();
+        }
+      }
+      wall = System.nanoTime() - wall;
+      long naks = ctx.queryPortCounters(1).get(PortCounter.SEND_RNR_ERR) - naks0;
+      long stops = (long) mpi.stopsSent() - stops0;
+      long limits = refill == null ? 0 : refill.events;
+      ch.publish("result", end + "," + stops + "," + naks + "," + limits + "," + mpi.pieces);
+      long heap = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
+      NpbReplay.Result mine = new NpbReplay.Result(end - start, stops, naks, limits, mpi.pieces, wall,
+          heap, NpbReplay.residentBytes());
+      NpbReplay.Result total = rank == 0 ? gather(ch, start, mine) : mine;
+      ch.barrier(); // every rank's sends are acknowledged and its receives matched: close together
+      return total;
     }
   }
 
@@ -178,9 +192,6 @@ final class NpbProcess {
         }
       }
     }
-    if (DEBUG && ctx.nowNanos() > from + nanos) {
-      System.err.println("rank " + mpi.id + " pc " + mpi.pc + " late by " + (ctx.nowNanos() - from - nanos));
-    }
   }
 
   /** MVAPICH's SRQ refill thread: limit event, t_int, every completion taken, t_setev, re-armed. */
@@ -205,8 +216,8 @@ final class NpbProcess {
       try {
         while (running) {
           Optional<AsyncEvent> ev = mpi.ctx.pollAsyncEvent(Duration.ofMillis(20));
-          if (ev.isEmpty()) {
-            continue;
+          if (ev.isEmpty() || ev.get().srq() != mpi.srq()) {
+            continue; // none, or one of an earlier run's SRQ on the same context
           }
           if (ev.get().type() != AsyncEventType.SRQ_LIMIT_REACHED) {
             throw new IllegalStateException("rank " + mpi.id + ": async event " + ev.get());

@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.verbs4j.examples.testing.InJvmJob;
+import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -52,7 +55,12 @@ class NpbProcessTest {
   private static NpbReplay.Result run(int depth, NpbReplay.Mechanism m) throws Exception {
     NpbReplay.Setup s = new NpbReplay.Setup(NpbBench.SP, 4, 1, depth, m, 2.0, SrqFcParameters.T_POLL_NANOS,
         SrqFcParameters.T_INT_NANOS, SrqFcParameters.T_SETEV_NANOS);
-    return onFourRanks((rank, cfg) -> NpbProcess.run(s, cfg, "npb-test/" + depth + "/" + m, 10)).get(0);
+    return onFourRanks((rank, cfg) -> {
+      MeterRegistry meters = new SimpleMeterRegistry();
+      try (Context ctx = NpbProcess.open(cfg, m, SrqFcParameters.T_POLL_NANOS, meters)) {
+        return NpbProcess.run(s, ctx, meters, "npb-test", 10);
+      }
+    }).get(0);
   }
 
   @Test
@@ -80,13 +88,17 @@ class NpbProcessTest {
       StringWriter w = new StringWriter();
       CommandLine cl = new CommandLine(c);
       cl.setOut(new PrintWriter(w));
-      int exit = cl.execute("--bench", "sp", "--procs", "4", "--steps", "1", "--sizes", "2", "--unlimited", "64");
+      int exit = cl.execute("--bench", "sp", "--procs", "4", "--steps", "1", "--sizes", "1,2", "--unlimited", "64",
+          "--flow", "stop-resend");
       return exit + "\n" + w;
     });
     String zero = outs.get(0);
     assertTrue(zero.startsWith("0\n# NPB sp class A, 4 processes, 1 of 400 time steps replayed"), zero);
     assertTrue(zero.contains("one process a rank, fabric local, modelled time"), zero);
-    assertTrue(zero.matches("(?s).*\n     2       64 .*smallest SRQ with increase.*"), zero);
+    // one mechanism a run: the other's columns are NaN; the context serves every run of the command
+    assertTrue(zero.matches("(?s).*\n     1       32          NaN         0         0 +\\d+\\.\\d{4} +[1-9]\\d* .*"), zero);
+    assertTrue(zero.matches("(?s).*\n     2       64          NaN         0         0 .*smallest SRQ with increase.*"),
+        zero);
     for (int r = 1; r < 4; r++) {
       assertEquals("0\n", outs.get(r), "rank " + r);
     }
