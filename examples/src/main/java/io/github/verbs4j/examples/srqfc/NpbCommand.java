@@ -163,12 +163,13 @@ public final class NpbCommand implements Callable<Integer> {
             + config.get(VerbsConfig.FABRIC) + ", modelled time" : "one deterministic in-JVM fabric");
     NpbReplay.Result ref = run(b, unlimited, NpbReplay.Mechanism.STOP_RESEND);
     NpbReplay.Result refRnr = run(b, unlimited, NpbReplay.Mechanism.RNR);
+    NpbReplay.Result shown = ref == NONE ? refRnr : ref;
     out.printf(Locale.ROOT, "# unlimited (SRQ %d): %.1f us modelled (rnr %.1f us), %d SENDs; events: %d stops, %d RNR NAKs, "
         + "%d limit events; wall %.1f s; %s: heap %d MiB, resident %d MiB%n", unlimited,
-        ref.runNanos() / 1e3, refRnr.runNanos() / 1e3, ref.pieces(), ref.stops() + refRnr.stops(),
-        ref.rnrNaks() + refRnr.rnrNaks(), refRnr.limitEvents(), ref.wallNanos() / 1e9,
-        processes ? "rank 0's process" : procs + " contexts open", ref.heapBytes() >> 20,
-        ref.residentBytes() >> 20);
+        ref.runNanos() / 1e3, refRnr.runNanos() / 1e3, shown.pieces(), ref.stops() + refRnr.stops(),
+        ref.rnrNaks() + refRnr.rnrNaks(), refRnr.limitEvents(), shown.wallNanos() / 1e9,
+        processes ? "rank 0's process" : procs + " contexts open", shown.heapBytes() >> 20,
+        shown.residentBytes() >> 20);
     out.printf(Locale.ROOT, "%6s %8s %12s %9s %9s %12s %9s %7s%n", "srq", "KiB", "rnr incr %", "rnr naks", "limit ev",
         "stop incr %", "stops", "wall s");
     List<double[]> rows = new ArrayList<>();

@@ -22,14 +22,15 @@ import java.util.concurrent.locks.LockSupport;
  * takes the run time as the latest end minus the latest start of all ranks' node clocks.
  *
  * <p>With no single event loop, a process's computation must also take wall time, or arrivals
- * would never find its receives held: a process sleeps its computation's time (times {@code
- * pace}), looking only for stops (stop-resend: it takes its completions back at once, as in {@link
- * NpbReplay}), and then moves its node clock ({@link Context#chargeNanos}) to where the
- * computation ends, unless arrivals took it further. A waiting
+ * would never find its receives held: a process spends {@code pace} wall nanoseconds a modelled
+ * one, charging its node clock ({@link Context#chargeNanos}) along with the wall clock, so that
+ * arrivals meanwhile are taken and acknowledged at about their own modelled time; it looks only for
+ * stops (stop-resend: it takes its completions back at once, as {@link NpbReplay} does). A waiting
  * process looks at its CQ every {@link #LOOK_NANOS} of wall time. With {@link
  * NpbReplay.Mechanism#RNR} a refill thread waits for SRQ_LIMIT_REACHED, sleeps t_int, takes every
- * completion, sleeps t_setev and re-arms the limit (both times {@code pace}). The figures therefore depend on how the
- * threads of the processes interleave: close to the in-JVM replay's, not equal (docs).
+ * completion, sleeps t_setev and re-arms the limit (both times {@code pace}). The figures depend on
+ * how the processes' threads interleave and are not those of the in-JVM replay
+ * (docs/srq-flow-control.md says by how much, and why).
  */
 final class NpbProcess {
   /** Wall time between two looks of a waiting process at its CQ. */
