@@ -1,7 +1,12 @@
 package io.github.verbs4j.examples.srqfc;
 
+import io.github.verbs4j.verbs.Context;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,11 +28,14 @@ import picocli.CommandLine.Spec;
  * replayed as a message trace ({@link NpbTrace}) on P ib contexts of the deterministic in-JVM
  * fabric ({@link NpbReplay}); for each SRQ size the run-time increase over an unlimited SRQ with
  * RNR (and the MVAPICH limit-event refill) and with stop-resend, and the smallest SRQ that keeps
- * the increase within the allowance.
+ * the increase within the allowance. In a job of several ranks ({@code verbs4j run -n P srq-fc npb
+ * --procs P}) every rank is its own process with its own context ({@link NpbProcess}) and rank 0
+ * prints the table.
  */
 @Command(name = "npb", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Seed 002 §4.2: NPB BT/SP class A message traces, run-time increase vs SRQ size, rnr against "
-        + "stop-resend, in modelled time on the deterministic in-JVM fabric (ib, one SRQ per process)."})
+        + "stop-resend, in modelled time on the deterministic in-JVM fabric (ib, one SRQ per process); "
+        + "under 'verbs4j run -n P' one process a rank instead."})
 public final class NpbCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -68,6 +76,16 @@ public final class NpbCommand implements Callable<Integer> {
   @Option(names = "--t-setev-ns", paramLabel = "NS", defaultValue = "55900", description = "t_setev (default: ${DEFAULT-VALUE}).")
   long tSetev;
 
+  @Option(names = "--pace", paramLabel = "X", defaultValue = "10",
+      description = "One process a rank only: wall nanoseconds a process sleeps per modelled nanosecond of its "
+          + "computation (default: ${DEFAULT-VALUE}; larger is closer to the in-JVM replay, and slower).")
+  double pace;
+
+  @Option(names = "--flow", paramLabel = "rnr|stop-resend",
+      description = "One process a rank only, and required there: the mechanism of this run's table (a rank's "
+          + "context has one; run the command once for each).")
+  String flow;
+
   @Option(names = "--chart", paramLabel = "PNG", description = "Write the increase-vs-size chart (XChart PNG) here.")
   Path chart;
 
@@ -75,9 +93,26 @@ public final class NpbCommand implements Callable<Integer> {
       description = "Draw --chart from the table a previous run printed (saved to FILE) instead of running.")
   Path fromTable;
 
+  /** This rank's configuration (tests set it; otherwise {@link VerbsConfig#load()}). */
+  VerbsConfig config;
+
+  /** Runs of this command so far: each one-process-per-rank run gets its own job namespace. */
+  private int runs;
+  private boolean processes;
+  /** One process a rank: the mechanism, this rank's context and its registry. */
+  private NpbReplay.Mechanism only;
+  private Context ctx;
+  private MeterRegistry meters;
+
   @Override
   public Integer call() throws Exception {
-    PrintWriter out = spec.commandLine().getOut();
+    if (config == null) {
+      config = VerbsConfig.load();
+    }
+    // a job of several ranks (verbs4j run -n P): one process a rank, NpbProcess; else NpbReplay
+    processes = config.getLong(VerbsConfig.SIZE) > 1;
+    PrintWriter out = processes && config.getLong(VerbsConfig.RANK) != 0 ? new PrintWriter(Writer.nullWriter())
+        : spec.commandLine().getOut();
     NpbBench b;
     try {
       b = NpbBench.valueOf(bench.toUpperCase(Locale.ROOT));
@@ -88,6 +123,16 @@ public final class NpbCommand implements Callable<Integer> {
       NpbTrace.cells(procs);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--procs=" + procs + " must be a square of at least 4");
+    }
+    if (processes) {
+      if (flow == null || !flow.matches("rnr|stop-resend")) {
+        throw new ParameterException(spec.commandLine(), "--flow=" + flow + " must be rnr or stop-resend under "
+            + "'verbs4j run -n P' (one context a rank, one mechanism a context)");
+      }
+      only = flow.equals("rnr") ? NpbReplay.Mechanism.RNR : NpbReplay.Mechanism.STOP_RESEND;
+    }
+    if (!(pace > 0)) {
+      throw new ParameterException(spec.commandLine(), "--pace=" + pace + " must be positive");
     }
     if (steps < 1 || unlimited < 1 || sizes.stream().anyMatch(n -> n < 1)) {
       throw new ParameterException(spec.commandLine(), "--steps, --unlimited and --sizes must be at least 1");
@@ -101,16 +146,30 @@ public final class NpbCommand implements Callable<Integer> {
       out.flush();
       return 0;
     }
+    try {
+      return table(out, b);
+    } finally {
+      if (ctx != null) {
+        ctx.close();
+        ctx = null;
+      }
+    }
+  }
+
+  private int table(PrintWriter out, NpbBench b) throws Exception {
     out.printf(Locale.ROOT, "# NPB %s class A, %d processes, %d of %d time steps replayed, %.1f Gop/s a process; "
-        + "32 KiB a receive; t_poll %.2f us, t_int %.1f us, t_setev %.1f us%n", b.label(), procs, steps, b.iterations,
-        gflops, tPoll / 1e3, tInt / 1e3, tSetev / 1e3);
+        + "32 KiB a receive; t_poll %.2f us, t_int %.1f us, t_setev %.1f us; %s%n", b.label(), procs, steps, b.iterations,
+        gflops, tPoll / 1e3, tInt / 1e3, tSetev / 1e3, processes ? "one process a rank, fabric "
+            + config.get(VerbsConfig.FABRIC) + ", modelled time" : "one deterministic in-JVM fabric");
     NpbReplay.Result ref = run(b, unlimited, NpbReplay.Mechanism.STOP_RESEND);
     NpbReplay.Result refRnr = run(b, unlimited, NpbReplay.Mechanism.RNR);
+    NpbReplay.Result shown = ref == NONE ? refRnr : ref;
     out.printf(Locale.ROOT, "# unlimited (SRQ %d): %.1f us modelled (rnr %.1f us), %d SENDs; events: %d stops, %d RNR NAKs, "
-        + "%d limit events; wall %.1f s; %d contexts open: heap %d MiB, resident %d MiB%n", unlimited,
-        ref.runNanos() / 1e3, refRnr.runNanos() / 1e3, ref.pieces(), ref.stops() + refRnr.stops(),
-        ref.rnrNaks() + refRnr.rnrNaks(), refRnr.limitEvents(), ref.wallNanos() / 1e9, procs, ref.heapBytes() >> 20,
-        ref.residentBytes() >> 20);
+        + "%d limit events; wall %.1f s; %s: heap %d MiB, resident %d MiB%n", unlimited,
+        ref.runNanos() / 1e3, refRnr.runNanos() / 1e3, shown.pieces(), ref.stops() + refRnr.stops(),
+        ref.rnrNaks() + refRnr.rnrNaks(), refRnr.limitEvents(), shown.wallNanos() / 1e9,
+        processes ? "rank 0's process" : procs + " contexts open", shown.heapBytes() >> 20,
+        shown.residentBytes() >> 20);
     out.printf(Locale.ROOT, "%6s %8s %12s %9s %9s %12s %9s %7s%n", "srq", "KiB", "rnr incr %", "rnr naks", "limit ev",
         "stop incr %", "stops", "wall s");
     List<double[]> rows = new ArrayList<>();
@@ -144,11 +203,29 @@ public final class NpbCommand implements Callable<Integer> {
   /** Increases at or below this are drawn at it (the y axis is logarithmic). */
   private static final double FLOOR = 1e-4;
 
+  /** The figures of a mechanism not run (one process a rank runs one): its increases print NaN. */
+  private static final NpbReplay.Result NONE = new NpbReplay.Result(0, 0, 0, 0, 0, 0, 0, 0);
+
+  /** @return the run's figures; with one process a rank, {@link #NONE} for the other mechanism */
   private NpbReplay.Result run(NpbBench b, int depth, NpbReplay.Mechanism m) throws Exception {
-    return NpbReplay.run(new NpbReplay.Setup(b, procs, steps, depth, m, gflops, tPoll, tInt, tSetev));
+    NpbReplay.Setup s = new NpbReplay.Setup(b, procs, steps, depth, m, gflops, tPoll, tInt, tSetev);
+    if (!processes) {
+      return NpbReplay.run(s);
+    }
+    if (m != only) {
+      return NONE;
+    }
+    if (ctx == null) {
+      meters = new SimpleMeterRegistry();
+      ctx = NpbProcess.open(config, m, tPoll, meters);
+    }
+    return NpbProcess.run(s, ctx, meters, "srq-fc-npb/" + (runs++), pace);
   }
 
   private static double increase(NpbReplay.Result r, NpbReplay.Result ref) {
+    if (r == NONE || ref == NONE) {
+      return Double.NaN;
+    }
     return 100.0 * (r.runNanos() - ref.runNanos()) / ref.runNanos();
   }
 

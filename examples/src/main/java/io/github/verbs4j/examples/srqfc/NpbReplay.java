@@ -5,39 +5,17 @@ import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.local.LocalFabric;
 import io.github.verbs4j.fabric.local.LocalNode;
 import io.github.verbs4j.fabric.time.NodeClock;
-import io.github.verbs4j.verbs.Access;
-import io.github.verbs4j.verbs.AhAttr;
 import io.github.verbs4j.verbs.AsyncEvent;
 import io.github.verbs4j.verbs.AsyncEventType;
-import io.github.verbs4j.verbs.CompletionQueue;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.DeviceOptions;
-import io.github.verbs4j.verbs.MemoryRegion;
-import io.github.verbs4j.verbs.Mtu;
 import io.github.verbs4j.verbs.PortCounter;
-import io.github.verbs4j.verbs.ProtectionDomain;
-import io.github.verbs4j.verbs.QpAttr;
-import io.github.verbs4j.verbs.QpCap;
-import io.github.verbs4j.verbs.QpInitAttr;
-import io.github.verbs4j.verbs.QpState;
-import io.github.verbs4j.verbs.QpType;
-import io.github.verbs4j.verbs.QueuePair;
-import io.github.verbs4j.verbs.RecvWr;
-import io.github.verbs4j.verbs.SendWr;
-import io.github.verbs4j.verbs.SharedReceiveQueue;
-import io.github.verbs4j.verbs.SrqAttr;
 import io.github.verbs4j.verbs.Verbs;
-import io.github.verbs4j.verbs.WcOpcode;
-import io.github.verbs4j.verbs.WcStatus;
-import io.github.verbs4j.verbs.WorkCompletion;
-import io.github.verbs4j.verbs.WrOpcode;
 import io.github.verbs4j.verbs.config.VerbsConfig;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,15 +27,11 @@ import java.util.UUID;
  * fabric ({@code verbs.fabric.mode=deterministic}, modelled time, invoker threading): every
  * packet, ACK, stop, resend, RNR NAK and device timer is an event of one single-threaded loop in
  * modelled-time order, and the processes' own work (computation, the MVAPICH refill thread) is
- * placed between those events by this driver. Each process has one SRQ of {@code depth} receives of
- * 32 KiB, one CQ and an RC QP to each neighbour on that SRQ.
+ * placed between those events by this driver.
  *
- * <p>MPI layer (eager only, as seed 002 §4.2.1: every message, or 32-KiB piece of one, takes one
- * receive): a message is SEND_WITH_IMM pieces of at most 32 KiB, the immediate carrying the tag and
- * a last-piece bit. A process takes its completions (and reposts each receive it took the data
- * out of) only inside MPI calls, and a Waitall returns when every receive posted so far has
- * matched an arrived message (by source and tag, in order) and every send has completed (the
- * send's ACK). While it computes, arriving messages hold their receives.
+ * <p>MPI layer: {@link NpbMpi} (shared with the one-process-per-rank driver, {@link NpbProcess}). A
+ * process takes its completions only inside MPI calls; while it computes, arriving messages hold
+ * their receives.
  *
  * <ul>
  *   <li>{@link Mechanism#STOP_RESEND}: {@code verbs.ib.srq-flow-control=stop-resend}; the device
@@ -160,7 +134,7 @@ final class NpbReplay {
         ranks.add(new Rank(s, r, NpbTrace.step(s.bench(), s.procs(), r, s.gflops()), job));
       }
       for (Rank r : ranks) {
-        r.create();
+        r.mpi.createQps();
       }
       for (Rank r : ranks) {
         r.connect(ranks);
@@ -182,10 +156,10 @@ final class NpbReplay {
       long limits = 0;
       long pieces = 0;
       for (Rank r : ranks) {
-        stops += (long) r.stopsSent();
+        stops += (long) r.mpi.stopsSent();
         naks += r.ctx.queryPortCounters(1).get(PortCounter.SEND_RNR_ERR);
         limits += r.limitEvents;
-        pieces += r.pieces;
+        pieces += r.mpi.pieces;
       }
       return new Result(end - start, stops, naks, limits, pieces, wall, heap, rss);
     } finally {
@@ -264,8 +238,7 @@ final class NpbReplay {
     StringBuilder b = new StringBuilder();
     for (Rank r : ranks) {
       if (!r.finished) {
-        b.append(" rank ").append(r.id).append(" step ").append(r.step).append(" op ").append(r.pc)
-            .append(" sends ").append(r.outstandingSends).append(" recvs ").append(r.pending);
+        b.append(' ').append(r.mpi.where());
       }
     }
     return b.toString();
@@ -300,31 +273,13 @@ final class NpbReplay {
     }
   }
 
-  /** One process: its verbs resources, its place in the trace and its MPI layer's state. */
+  /** One process: its context, its MPI layer ({@link NpbMpi}) and the driver's view of it. */
   private static final class Rank implements AutoCloseable {
     final int id;
     final Setup s;
-    final List<Op> ops;
     final Context ctx;
-    final MeterRegistry meters;
     final NodeClock clock;
-    final ProtectionDomain pd;
-    final CompletionQueue cq;
-    final SharedReceiveQueue srq;
-    final MemoryRegion recvMem;
-    final MemoryRegion sendMem;
-    final Map<Integer, QueuePair> qpByPeer = new HashMap<>();
-    final Map<Integer, Integer> peerByQpn = new HashMap<>();
-    final Map<Integer, Integer> arrived = new HashMap<>();
-    final List<Integer> pending = new ArrayList<>();
-    final WorkCompletion[] wcs = WorkCompletion.array(64);
-    final RecvWr recv = new RecvWr();
-    final SendWr send = new SendWr().opcode(WrOpcode.SEND_WITH_IMM).signaled(true);
-    final int limit;
-    int step;
-    int pc;
-    int outstandingSends;
-    long pieces;
+    final NpbMpi mpi;
     long limitEvents;
     long lastActivity = -1;
     long wakeAt = Long.MAX_VALUE;
@@ -332,7 +287,6 @@ final class NpbReplay {
     long rearmAt = Long.MAX_VALUE;
     boolean computing;
     boolean finished;
-    FunctionCounter stops;
     double seenStops;
     long marker = -1;
     long finishedAt;
@@ -340,51 +294,17 @@ final class NpbReplay {
     Rank(Setup s, int id, List<Op> ops, String job) {
       this.s = s;
       this.id = id;
-      this.ops = ops;
-      this.meters = new SimpleMeterRegistry();
+      MeterRegistry meters = new SimpleMeterRegistry();
       this.ctx = open(job, id, s, meters);
       this.clock = fabricNode(ctx).clock();
-      pd = ctx.allocPd();
-      cq = ctx.createCq(2 * s.depth() + 256, null, 0);
-      srq = pd.createSrq(SrqAttr.of(s.depth(), 1));
-      recvMem = pd.allocateMemory((long) BUFFER * Math.min(s.depth(), MEMORY_SLOTS), EnumSet.of(Access.LOCAL_WRITE));
-      sendMem = pd.allocateMemory(BUFFER, EnumSet.of(Access.LOCAL_WRITE));
-      for (int i = 0; i < s.depth(); i++) {
-        repost(i);
-      }
-      long perRefill = (s.tIntNanos() + s.tSetevNanos()) * LINK_BYTES_PER_US / 1000 / BUFFER;
-      limit = (int) Math.max(1, Math.min(s.depth() - 1, perRefill));
-      if (s.mechanism() == Mechanism.RNR) {
-        srq.arm(limit);
-      }
-    }
-
-    /** Creates and connects an RC QP to each neighbour (the peers' QPs exist already). */
-    void create() {
-      for (Op op : ops) {
-        if (op.peer() >= 0 && !qpByPeer.containsKey(op.peer())) {
-          QueuePair qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq).srq(srq).cap(new QpCap(64, 0, 1, 0, 0)).build());
-          qpByPeer.put(op.peer(), qp);
-          peerByQpn.put(qp.qpNum(), op.peer());
-        }
-      }
+      this.mpi = new NpbMpi(s, id, ops, ctx, meters);
     }
 
     void connect(List<Rank> all) {
-      for (Map.Entry<Integer, QueuePair> e : qpByPeer.entrySet()) {
-        Rank peer = all.get(e.getKey());
-        QueuePair remote = peer.qpByPeer.get(id);
-        QueuePair qp = e.getValue();
-        qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1)
-            .qpAccessFlags(EnumSet.of(Access.LOCAL_WRITE)));
-        qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.MTU_4096).destQpNum(remote.qpNum()).rqPsn(0)
-            .maxDestRdAtomic(1).minRnrTimer(MIN_RNR_TIMER).ahAttr(AhAttr.lid(peer.ctx.queryPort(1).lid())));
-        qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(0).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1));
+      for (int peer : mpi.peers()) {
+        Rank p = all.get(peer);
+        mpi.connect(peer, p.mpi.qpNum(id), p.ctx.queryPort(1).lid());
       }
-    }
-
-    private void repost(long slot) {
-      srq.postRecv(recv.wrId(slot).sge(recvMem, (slot % MEMORY_SLOTS) * BUFFER, BUFFER));
     }
 
     /** @return the next modelled time this process (or its refill thread) acts on its own */
@@ -416,20 +336,20 @@ final class NpbReplay {
           refillAt = Math.min(refillAt, now + s.tIntNanos());
         }
       }
-      if (active && s.mechanism() == Mechanism.STOP_RESEND && stopsSent() > seenStops) {
+      if (active && s.mechanism() == Mechanism.STOP_RESEND && mpi.stopsSent() > seenStops) {
         // the receiving process's poll (seed 002 fig. 3) sees that its device stopped a sender:
         // it takes the completions into the MPI layer and posts their receives back, for the
         // device's next SRQ poll to find
-        seenStops = stopsSent();
+        seenStops = mpi.stopsSent();
         at(now);
-        drain();
+        mpi.drain();
         moved = true;
       }
       if (refillAt <= now) {
         // the refill thread: every completion into the MPI layer, every receive back
         refillAt = Long.MAX_VALUE;
         at(now);
-        drain();
+        mpi.drain();
         rearmAt = now + s.tSetevNanos();
         moved = true;
         active = true;
@@ -437,7 +357,7 @@ final class NpbReplay {
       if (rearmAt <= now) {
         rearmAt = Long.MAX_VALUE;
         at(now);
-        srq.arm(limit);
+        mpi.armLimit();
         moved = true;
       }
       if (computing ? wakeAt <= now : active) {
@@ -445,14 +365,6 @@ final class NpbReplay {
         moved = true;
       }
       return moved;
-    }
-
-    /** @return stop requests this process's device has sent */
-    double stopsSent() {
-      if (stops == null) {
-        stops = meters.find("verbs4j.ib.srq.stops").tag("direction", "sent").functionCounter();
-      }
-      return stops == null ? 0 : stops.count();
     }
 
     /** Moves the node's clock to the process's time (its computation, or the driver's slice). */
@@ -463,114 +375,24 @@ final class NpbReplay {
       }
     }
 
-    /** Takes every completion: receives into the MPI layer (and back on the SRQ), sends done. */
-    private void drain() {
-      int n;
-      while ((n = cq.poll(wcs)) > 0) {
-        for (int i = 0; i < n; i++) {
-          WorkCompletion wc = wcs[i];
-          if (wc.status() != WcStatus.SUCCESS) {
-            throw new IllegalStateException("rank " + id + ": " + wc);
-          }
-          if (wc.opcode() == WcOpcode.RECV) {
-            repost(wc.wrId());
-            if ((wc.immData() & 1) != 0) {
-              arrived.merge(key(peerByQpn.get(wc.qpNum()), wc.immData() >>> 1), 1, Integer::sum);
-            }
-          } else {
-            outstandingSends--;
-          }
-        }
-      }
-    }
-
     /** Runs the trace from where it stopped until it computes, waits or ends. */
     void progress(long now) {
       computing = false;
       at(now);
-      drain();
-      while (true) {
-        if (pc == ops.size()) {
-          pc = 0;
-          step++;
-        }
-        if (step == s.steps()) {
-          if (!complete()) {
-            return;
-          }
-          finished = true;
-          finishedAt = Math.max(now, ctx.nowNanos());
-          return;
-        }
-        Op op = ops.get(pc);
-        switch (op.kind()) {
-          case COMPUTE -> {
-            pc++;
-            if (op.nanos() > 0) {
-              computing = true;
-              wakeAt = now + op.nanos();
-              return;
-            }
-          }
-          case ISEND -> {
-            isend(op);
-            pc++;
-          }
-          case IRECV -> {
-            pending.add(key(op.peer(), op.tag()));
-            pc++;
-          }
-          case WAIT -> {
-            if (!complete()) {
-              return;
-            }
-            pc++;
-          }
-        }
+      mpi.drain();
+      long next = mpi.advance();
+      if (next > 0) {
+        computing = true;
+        wakeAt = now + next;
+      } else if (next == NpbMpi.DONE) {
+        finished = true;
+        finishedAt = Math.max(now, ctx.nowNanos());
       }
-    }
-
-    /** Matches posted receives to arrived messages; @return whether nothing is outstanding */
-    private boolean complete() {
-      for (int i = 0; i < pending.size(); ) {
-        Integer k = pending.get(i);
-        Integer n = arrived.get(k);
-        if (n != null && n > 0) {
-          arrived.put(k, n - 1);
-          pending.remove(i);
-        } else {
-          i++;
-        }
-      }
-      return pending.isEmpty() && outstandingSends == 0;
-    }
-
-    private void isend(Op op) {
-      QueuePair qp = qpByPeer.get(op.peer());
-      int left = op.bytes();
-      do {
-        int len = Math.min(left, BUFFER);
-        left -= len;
-        qp.postSend(send.wrId(pieces).immData(op.tag() << 1 | (left == 0 ? 1 : 0)).sge(sendMem, 0, len));
-        outstandingSends++;
-        pieces++;
-      } while (left > 0);
-    }
-
-    private static int key(int peer, int tag) {
-      return peer << 8 | tag;
     }
 
     @Override
     public void close() {
-      for (QueuePair qp : qpByPeer.values()) {
-        qp.close();
-      }
-      srq.close();
-      cq.close();
-      recvMem.close();
-      sendMem.close();
-      pd.close();
+      mpi.close();
       ctx.close();
     }
   }
