@@ -153,6 +153,20 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   }
 
   @Override
+  public boolean modelledTime() {
+    return port.modelledTime();
+  }
+
+  @Override
+  protected void advanceClock(long nanos) {
+    if (node != null) {
+      node.clock().advanceTo(nanos);
+    } else {
+      super.advanceClock(nanos);
+    }
+  }
+
+  @Override
   protected void chargeClock(long nanos) {
     port.charge(nanos);
   }

@@ -94,6 +94,28 @@ public interface Context extends AutoCloseable {
    */
   void chargeNanos(long nanos);
 
+  /**
+   * Moves a modelled clock forward to {@code nanos} if it is behind, as one step with the device's
+   * own advances (an arrival processed meanwhile is not counted twice): a program that keeps its
+   * application's time apart from the device's tells the device, before it posts, that the
+   * application only now reached that time. Does nothing on a wall clock. A simulator extension,
+   * like {@link #chargeNanos}.
+   *
+   * @param nanos a time on this context's clock
+   * @throws VerbsException EBADF if the context is closed
+   */
+  void advanceClockTo(long nanos);
+
+  /**
+   * Whether {@link #nowNanos()} is modelled time ({@code verbs.time=modelled}, or the in-JVM
+   * fabric's deterministic mode) rather than the wall clock. A simulator extension, like {@link
+   * #chargeNanos}: a program that keeps its own timeline of application work (charged) against
+   * the device's (completion timestamps) needs to know which one the context gives.
+   *
+   * @return true if the context's clock is modelled
+   */
+  boolean modelledTime();
+
   /** Closes the device ({@code ibv_close_device}). */
   @Override
   void close();

@@ -77,6 +77,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   private final int slots;
   private final int slotSize;
   private final Sender sender;
+  private final AppTimeline timeline;
   private final Peer[] peers;
   private final Matcher matcher = new Matcher();
   private final Map<Integer, Request> rendezvous = new HashMap<>();
@@ -167,6 +168,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     this.slotSize = conn.slotSize;
     this.peers = conn.peers;
     this.sender = new Sender(job.rank(), conn, cm, rdma);
+    this.timeline = new AppTimeline(ctx);
     LOG.debug("rank {} of {}: communicator up ({} slots of {} bytes per peer, eager limit {}, rendezvous {}, {})",
         rank(), size(), slots, slotSize, config.eagerLimit(), config.rendezvous(), config.strategy());
   }
@@ -251,12 +253,12 @@ public final class VerbsCommunicator extends AbstractCommunicator {
 
   @Override
   public long nowNanos() {
-    return ctx.nowNanos();
+    return timeline.nowNanos();
   }
 
   @Override
   public void compute(long nanos) {
-    ctx.chargeNanos(nanos);
+    timeline.compute(nanos);
   }
 
   /** @return the settings */
@@ -272,6 +274,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   @Override
   protected Request isend(ByteBuffer data, int dest, int tag, int context) {
     ensureUsable();
+    timeline.beforePost();
     int len = data.remaining();
     Request r = new Request(Request.Kind.SEND, dest, tag, context, data, len);
     if (dest == rank()) {
@@ -298,6 +301,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   @Override
   protected Request irecv(ByteBuffer into, int source, int tag, int context) {
     ensureUsable();
+    timeline.beforePost();
     Request r = new Request(Request.Kind.RECV, source, tag, context, into, into.remaining());
     if (source != ANY_SOURCE) {
       used(source, true);
@@ -390,9 +394,11 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     int work = 0;
     int n = cq.poll(wcs);
     for (int i = 0; i < n; i++) {
+      timeline.completed(wcs[i]);
       handle(wcs[i]);
     }
     work += n;
+    timeline.beforePost();
     for (Peer p : peers) {
       if (p != null) {
         work += sender.drain(p);

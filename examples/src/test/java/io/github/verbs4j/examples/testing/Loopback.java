@@ -122,6 +122,11 @@ public final class Loopback {
     }
 
     @Override
+    public boolean modelledTime() {
+      return false;
+    }
+
+    @Override
     protected void chargeClock(long nanos) {
       // a wall clock: the application's work already took real time
     }

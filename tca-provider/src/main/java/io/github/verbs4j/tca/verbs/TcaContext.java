@@ -166,6 +166,16 @@ final class TcaContext extends AbstractContext {
   }
 
   @Override
+  public boolean modelledTime() {
+    return board.clock().isModelled();
+  }
+
+  @Override
+  protected void advanceClock(long nanos) {
+    board.clock().advanceTo(nanos);
+  }
+
+  @Override
   protected void chargeClock(long nanos) {
     board.clock().charge(nanos);
   }

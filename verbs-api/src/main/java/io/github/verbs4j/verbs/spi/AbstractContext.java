@@ -299,6 +299,26 @@ public abstract class AbstractContext implements Context {
   protected abstract void chargeClock(long nanos);
 
   @Override
+  public final void advanceClockTo(long nanos) {
+    ensureOpen();
+    advanceClock(nanos);
+  }
+
+  /**
+   * Moves a modelled clock forward to {@code nanos} if it is behind; does nothing on a wall clock.
+   * This fallback charges the difference, which a concurrent advance of the clock can make too
+   * much: providers whose clock can advance to a time in one step override it.
+   *
+   * @param nanos a time on the context's clock
+   */
+  protected void advanceClock(long nanos) {
+    long now = nowNanos();
+    if (modelledTime() && nanos > now) {
+      chargeClock(nanos - now);
+    }
+  }
+
+  @Override
   public final synchronized void close() {
     if (closed) {
       return;

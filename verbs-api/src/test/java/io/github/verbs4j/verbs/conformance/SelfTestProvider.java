@@ -154,6 +154,16 @@ public final class SelfTestProvider implements VerbsProvider {
     }
 
     @Override
+    public boolean modelledTime() {
+      return false;
+    }
+
+    @Override
+    public void advanceClockTo(long nanos) {
+      open(); // a wall clock
+    }
+
+    @Override
     public void close() {
       closed = true;
     }

@@ -55,6 +55,11 @@ final class TestContext extends AbstractContext {
   }
 
   @Override
+  public boolean modelledTime() {
+    return true;
+  }
+
+  @Override
   protected void chargeClock(long nanos) {
     now += nanos;
   }

@@ -1,0 +1,69 @@
+package io.github.verbs4j.examples.mp;
+
+import io.github.verbs4j.verbs.Context;
+import io.github.verbs4j.verbs.WorkCompletion;
+
+/**
+ * A rank's application timeline, kept apart from its device's clock when time is modelled.
+ *
+ * <p>The node's clock ({@link Context#nowNanos()}) is the device's: a frame that arrives moves it
+ * to the arrival, whatever the application is doing. Charging the application's computation on
+ * that clock too would put the computation after every arrival the device happened to take first
+ * in wall time, so two ranks' computations would stop overlapping (docs/modelled-time.md, *one
+ * timeline per node*). Here the computation moves only the application's time; the device learns
+ * it when the application next posts ({@link #beforePost}: its clock is brought up to the
+ * application's, as a doorbell rung at that time), and the application learns the device's time
+ * from the completions it takes ({@link #completed}: their timestamps), not from whatever else the
+ * device has done since.
+ *
+ * <p>With wall time the application's time is the wall clock and nothing is charged. One thread
+ * at a time (the communicator's).
+ */
+final class AppTimeline {
+  private final Context ctx;
+  private final boolean modelled;
+  private long app;
+
+  AppTimeline(Context ctx) {
+    this.ctx = ctx;
+    this.modelled = ctx.modelledTime();
+    this.app = ctx.nowNanos();
+  }
+
+  /** @return the application's time */
+  long nowNanos() {
+    return modelled ? app : ctx.nowNanos();
+  }
+
+  /**
+   * The application computed for {@code nanos}.
+   *
+   * @param nanos not negative
+   */
+  void compute(long nanos) {
+    if (nanos < 0) {
+      throw new IllegalArgumentException("nanos=" + nanos + " must not be negative");
+    }
+    if (modelled) {
+      app += nanos;
+    }
+  }
+
+  /** The application is about to post work: the device cannot start it before the application's time. */
+  void beforePost() {
+    if (modelled && app > ctx.nowNanos()) {
+      ctx.advanceClockTo(app);
+    }
+  }
+
+  /**
+   * The application took a completion: it cannot have seen it before the device produced it.
+   *
+   * @param wc the completion (its timestamp is on the device's clock)
+   */
+  void completed(WorkCompletion wc) {
+    if (modelled && wc.timestampNanos() > app) {
+      app = wc.timestampNanos();
+    }
+  }
+}

@@ -1,0 +1,56 @@
+package io.github.verbs4j.examples.mp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.verbs4j.examples.testing.InJvmJob;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The application's computation is on its own timeline, not the device's (docs/modelled-time.md,
+ * <em>the application's timeline</em>): a message that the device took while the application was
+ * still before its computation does not push the computation back.
+ */
+class AppTimelineTest {
+  private static final long SENDER_WORK = 5_000_000;
+  private static final long RECEIVER_WORK = 1_000_000;
+
+  @Test
+  void aMessageTakenByTheDeviceBeforeTheComputationDoesNotDelayIt() throws Exception {
+    List<long[]> r = InJvmJob.IB.run(2, Map.of("verbs.time", "modelled"), ctx -> {
+      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, MpConfig.defaults())) {
+        comm.barrier();
+        ByteBuffer b = ByteBuffer.allocate(64);
+        long start = comm.nowNanos();
+        if (comm.rank() == 0) {
+          comm.compute(SENDER_WORK);
+          comm.wait(comm.isend(b, 1, 7));
+          return new long[] {start, comm.nowNanos()};
+        }
+        // the device takes the message (its clock moves past the sender's work) before this rank
+        // charges its own, shorter, computation
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (ctx.nowNanos() < start + SENDER_WORK && System.nanoTime() < deadline) {
+          Thread.sleep(1);
+        }
+        assertTrue(ctx.nowNanos() >= start + SENDER_WORK, "the message reached the device: " + ctx.nowNanos());
+        long beforeWork = comm.nowNanos();
+        comm.compute(RECEIVER_WORK);
+        long afterWork = comm.nowNanos();
+        comm.wait(comm.irecv(b, 0, 7));
+        return new long[] {start, beforeWork, afterWork, comm.nowNanos()};
+      }
+    });
+    long[] rx = r.get(1);
+    // the computation starts where the application was, not where the device's arrival put the clock
+    assertEquals(rx[0], rx[1], "the application's time did not move while it waited in wall time");
+    assertEquals(rx[1] + RECEIVER_WORK, rx[2]);
+    // the receive completes when the message arrived (after the sender's work), not arrival + work
+    long received = rx[3] - rx[0];
+    assertTrue(received >= SENDER_WORK && received < SENDER_WORK + RECEIVER_WORK / 2,
+        "received " + received + " ns after the start; sender worked " + SENDER_WORK + ", receiver " + RECEIVER_WORK);
+  }
+}
