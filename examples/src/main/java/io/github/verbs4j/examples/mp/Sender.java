@@ -74,7 +74,7 @@ final class Sender {
       }
       case DRAINING -> {
         Link l = p.link;
-        if (l.rdmaInFlight > 0 || l.freeSendSlots.size() < slots) {
+        if (l.rdmaInFlight > 0 || !l.sendsDone()) {
           return 0;
         }
         trySend(p, l, new Outgoing(Wire.CLOSE, 0, 0, 0, 0, 0, 0, 0, null));

@@ -662,7 +662,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       for (Peer p : peers) {
         Link l = p == null ? null : p.link;
         if (l != null && p.state == Peer.State.OPEN
-            && (l.freeSendSlots.size() < slots || l.rdmaInFlight > 0 || !p.pending.isEmpty())) {
+            && (!l.sendsDone() || l.rdmaInFlight > 0 || !p.pending.isEmpty())) {
           idle = false;
           break;
         }
