@@ -400,11 +400,12 @@ final class Connections {
    */
   List<AutoCloseable> afterLinks(CompletionWait wait) {
     List<AutoCloseable> l = new ArrayList<>();
-    if (wait != null) {
-      l.add(wait::ackQueuedEvents);
-    }
     for (int i = created.size() - 1; i >= 0; i--) {
-      l.add(created.get(i)); // the pool and SRQ, the CQ, the channel, the PD
+      if (created.get(i) == cq && wait != null) {
+        // only now: until the DC target is gone a peer's last message may still complete and raise an event
+        l.add(wait::ackQueuedEvents);
+      }
+      l.add(created.get(i)); // the DC target and initiators, the pools and SRQ, the CQ, the channel, the PD
     }
     return l;
   }
