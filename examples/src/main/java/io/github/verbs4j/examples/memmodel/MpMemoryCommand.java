@@ -320,7 +320,8 @@ public final class MpMemoryCommand implements Callable<Integer> {
       Map<MemoryComponent, Long> atLinks, long wallNanos, long heap) {
     out.printf(Locale.ROOT, "mp-memory: %d ranks on %s (local fabric, %s time), %s%s, %s, %d round(s) of %d B%n",
         ranks, provider, time, mp.strategy().name().toLowerCase(Locale.ROOT),
-        mp.strategy() == MpConfig.Strategy.ON_DEMAND ? " gamma " + mp.gamma() : "",
+        mp.strategy() == MpConfig.Strategy.ON_DEMAND ? " gamma " + mp.gamma()
+            : mp.strategy() == MpConfig.Strategy.DC ? " (" + mp.dcInitiators() + " DCIs)" : "",
         pattern.name().toLowerCase(Locale.ROOT).replace('_', '-'), rounds, size);
     out.printf(Locale.ROOT, "rings: %d slots x %d B per direction per link%n", mp.slots(),
         (40 + mp.eagerLimit() + 63) / 64 * 64);

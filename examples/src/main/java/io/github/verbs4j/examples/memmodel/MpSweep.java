@@ -55,7 +55,8 @@ final class MpSweep {
         case BASELINE -> "baseline";
         case ON_DEMAND -> "on demand, gamma " + c.gamma();
         case ON_DEMAND_SHARED -> "on demand, gamma " + c.gamma() + ", " + c.sharedReceive() + " shared recv";
-        case DC -> "dc, " + c.sharedReceive() + " shared recv, shared send pool";
+        case DC -> "dc, " + c.sharedReceive() + " shared recv, shared send pool"
+            + (c.dcInitiators() != MpConfig.DEFAULT_DC_INITIATORS ? ", " + c.dcInitiators() + " DCIs" : "");
       };
     }
   }

@@ -90,7 +90,10 @@ final class Connections {
   final ByteBuffer pool;
   /** Buffers in the pool (0 without one). */
   final int poolBuffers;
-  /** DC: the two initiators (a peer always uses dcis[rank % 2], which keeps its messages in order), the target. */
+  /**
+   * DC: the initiators ({@link MpConfig#dcInitiators()}; a peer always uses dcis[rank % their
+   * number], which keeps its messages in order), the target.
+   */
   final QueuePair[] dcis;
   final QueuePair dct;
   /** DC: send WRs one DCI may have outstanding. */
@@ -144,7 +147,7 @@ final class Connections {
     }
     this.poolBuffers = shared ? Math.min(config.sharedReceive() > 0 ? config.sharedReceive()
         : MpConfig.DEFAULT_DC_POOL, dev.maxSrqWr()) : 0;
-    int control = (onDemand ? ConnectionManager.CONTROL_CQES : 0) + poolBuffers + 2 * dciDepth;
+    int control = (onDemand ? ConnectionManager.CONTROL_CQES : 0) + poolBuffers + (dc ? config.dcInitiators() : 0) * dciDepth;
     if (maxLinks > 0) {
       s = Math.min(s, ((dev.maxCqe() - 1 - control) / maxLinks - RDMA_IN_FLIGHT) / (shared ? 1 : 2));
     }
@@ -189,9 +192,9 @@ final class Connections {
           sendPoolFree.add(b);
         }
         memory.add(sendPool, MemoryComponent.MP_BUFFERS, sendPoolMr.length());
-        dcis = new QueuePair[2];
+        dcis = new QueuePair[config.dcInitiators()];
         QpCap dciCap = QpCap.builder().maxSendWr(dciDepth).maxRecvWr(0).maxSendSge(1).maxRecvSge(0).build();
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < dcis.length; i++) {
           dcis[i] = add(pd.createQp(QpInitAttr.builder(QpType.DCI).sendCq(cq).cap(dciCap).build()));
           dcis[i].modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1));
           dcis[i].modify(new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.ofBytes(mtu)));
@@ -326,7 +329,7 @@ final class Connections {
    */
   Link openDcLink(Peer p) {
     String[] f = channelKvs.lookup("dc", p.rank).split(";");
-    Link l = new Link(p.rank, p.epoch, dcis[p.rank % 2], sendPoolMr, sendPool, 0, sendPoolFree, DC_SEND_BUFFERS);
+    Link l = new Link(p.rank, p.epoch, dcis[p.rank % dcis.length], sendPoolMr, sendPool, 0, sendPoolFree, DC_SEND_BUFFERS);
     l.ah = pd.createAh(AhAttr.lid(Integer.parseInt(f[0])));
     l.dctn = Integer.parseInt(f[1]);
     memory.link(l, slots);

@@ -29,10 +29,10 @@ public final class MpFootprint {
     Map<MemoryComponent, Long> m = new EnumMap<>(MemoryComponent.class);
     m.put(MemoryComponent.CONTEXT, HcaFootprint.context());
     m.put(MemoryComponent.PD, HcaFootprint.pd());
-    m.put(MemoryComponent.CQ, HcaFootprint.cq(pool + 2 * depth));
+    m.put(MemoryComponent.CQ, HcaFootprint.cq(pool + config.dcInitiators() * depth));
     m.put(MemoryComponent.SRQ, HcaFootprint.srq(pool, 1));
     QpCap dci = QpCap.builder().maxSendWr(depth).maxRecvWr(0).maxSendSge(1).maxRecvSge(0).build();
-    m.put(MemoryComponent.DCI, 2 * HcaFootprint.qp(QpType.DCI, dci, false));
+    m.put(MemoryComponent.DCI, config.dcInitiators() * HcaFootprint.qp(QpType.DCI, dci, false));
     m.put(MemoryComponent.DCT, HcaFootprint.qp(QpType.DCT, QpCap.builder().maxRecvWr(0).maxRecvSge(0).build(), true));
     m.put(MemoryComponent.AH, peers * HcaFootprint.ah());
     m.put(MemoryComponent.MR, 2 * HcaFootprint.mr());

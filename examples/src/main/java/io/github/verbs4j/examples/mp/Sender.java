@@ -28,7 +28,7 @@ final class Sender {
   private final Map<Integer, Request> rdma;
   private final Connections conn;
   /** DC: send WRs outstanding on each DCI. */
-  private final int[] dciInFlight = new int[2];
+  private final int[] dciInFlight;
   private final SendWr swr = new SendWr();
   /** The communicator is closing: no more credit messages. */
   boolean closing;
@@ -46,6 +46,7 @@ final class Sender {
     this.cm = cm;
     this.rdma = rdma;
     this.conn = conn;
+    this.dciInFlight = new int[conn.dcis == null ? 0 : conn.dcis.length];
   }
 
   /** Notes that {@code p} may have something to post: work queued for it, or credits owed to it. */
@@ -83,20 +84,20 @@ final class Sender {
   /** A send or RDMA operation posted on {@code l} has completed (DC: frees room on its DCI). */
   void completed(Link l) {
     if (l.ah != null) {
-      dciInFlight[l.peer % 2]--;
+      dciInFlight[l.peer % dciInFlight.length]--;
     }
   }
 
   /** @return whether {@code l} may post one more WR now (DC: its DCI's queue has room) */
   private boolean room(Link l) {
-    return l.ah == null || dciInFlight[l.peer % 2] < conn.dciDepth;
+    return l.ah == null || dciInFlight[l.peer % dciInFlight.length] < conn.dciDepth;
   }
 
   /** Posts {@link #swr} on {@code l}, addressed to the peer's DC target when the link is DC. */
   private void post(Link l) {
     if (l.ah != null) {
       swr.dc(l.ah, l.dctn, Connections.DC_KEY);
-      dciInFlight[l.peer % 2]++;
+      dciInFlight[l.peer % dciInFlight.length]++;
     }
     l.qp.postSend(swr);
   }

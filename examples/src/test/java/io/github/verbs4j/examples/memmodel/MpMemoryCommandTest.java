@@ -101,6 +101,16 @@ class MpMemoryCommandTest {
   }
 
   @Test
+  void sixtyFourDcRanksCompleteTheAllToAllInOneJvm() {
+    Run r = run("mp-memory", "--ranks", "64", "--connections", "dc", "--shared-receive", "64", "--threading",
+        "shared");
+    assertEquals(0, r.code(), r.err());
+    assertEquals(1.0, ratio(r.out(), 3), 1e-9, r.out());
+    // every rank holds an address handle (128 B) for each of the 63 peers it exchanged messages with
+    assertTrue(Pattern.compile("(?m)^ah\\s+8,064\\s+8,064\\s+8,064\\s").matcher(r.out()).find(), r.out());
+  }
+
+  @Test
   void aSweepNeedsAscendingRankCounts() {
     Run r = run("mp-memory", "--sweep", "8,4");
     assertEquals(2, r.code());
@@ -116,5 +126,8 @@ class MpMemoryCommandTest {
     Run g = run("mp-memory", "--connections", "on_demand", "--gamma", "0");
     assertEquals(2, g.code());
     assertTrue(g.err().contains("--gamma=0 must be between 1 and 65535"), g.err());
+    Run d = run("mp-memory", "--connections", "dc", "--dc-initiators", "0");
+    assertEquals(2, d.code());
+    assertTrue(d.err().contains("--dc-initiators=0 must be between 1 and 64"), d.err());
   }
 }

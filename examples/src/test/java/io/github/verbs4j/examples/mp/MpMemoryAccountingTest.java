@@ -165,6 +165,35 @@ class MpMemoryAccountingTest {
     assertEquals(128 + 296 + 80 + 4, MpFootprint.dcBytesPerPeer());
   }
 
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_DC", "TCA_DC"})
+  void dcHoldsAsManyInitiatorsAsConfiguredAndDeliversThroughEach(MpJob job) throws Exception {
+    int n = 5;
+    MpConfig cfg = CONFIG.withDcInitiators(3);
+    List<long[]> got = job.run(n, ctx -> {
+      MemoryAccount a = ((AbstractContext) ctx).memoryAccount();
+      try (VerbsCommunicator comm = job.open(ctx, cfg)) {
+        int me = comm.rank();
+        long sum = 0;
+        for (int k = 1; k < n; k++) {
+          ByteBuffer in = ByteBuffer.allocate(4);
+          comm.waitAll(comm.irecv(in, (me - k + n) % n, k),
+              comm.isend(ByteBuffer.allocate(4).putInt(0, me), (me + k) % n, k));
+          sum += in.getInt(0);
+        }
+        return new long[] {sum, a.bytes(MemoryComponent.DCI), a.bytes(MemoryComponent.CQ)};
+      }
+    });
+    Map<MemoryComponent, Long> p = MpFootprint.predict(n, n - 1, job.config(cfg));
+    for (int r = 0; r < n; r++) {
+      assertEquals(0 + 1 + 2 + 3 + 4 - r, got.get(r)[0], "rank " + r + " heard from every other rank");
+      assertEquals(p.get(MemoryComponent.DCI), got.get(r)[1]);
+      assertEquals(p.get(MemoryComponent.CQ), got.get(r)[2]);
+    }
+    assertEquals(3 * MpFootprint.predict(n, n - 1, job.config(CONFIG)).get(MemoryComponent.DCI) / 2,
+        p.get(MemoryComponent.DCI), "three DCIs where the default has two");
+  }
+
   /** The control QP's buffers, as the layer sizes them. */
   private static final class ConnectionManagerBytes {
     static final long CONTROL = ConnectionManager.CONTROL_BYTES;
