@@ -12,10 +12,12 @@ import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.github.verbs4j.verbs.spi.MemoryAccount;
 import io.github.verbs4j.verbs.spi.MemoryComponent;
+import io.github.verbs4j.verbs.spi.runtime.HostShare;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,8 +94,29 @@ public final class MpMemoryCommand implements Callable<Integer> {
       description = "verbs.time: wall or modelled (default: ${DEFAULT-VALUE}).")
   String time;
 
+  @Option(names = "--threading", paramLabel = "MODE", defaultValue = "dedicated",
+      description = "verbs.threading of the ranks' devices: dedicated (an engine thread per rank), shared (one "
+          + "engine thread for all ranks: use it for hundreds of ranks) or invoker (default: ${DEFAULT-VALUE}).")
+  String threading;
+
   @Mixin
   ConnectionOptions connections = new ConnectionOptions();
+
+  @Option(names = "--sweep", paramLabel = "N,N,...", split = ",",
+      description = "Instead of one run: run each of --strategies at each of these rank counts (ascending, at least "
+          + "two), one after another in this JVM, and print measured against predicted per run, the growth exponent "
+          + "fitted from the measured points, and a log-log chart (--chart). --connections is then ignored; "
+          + "--gamma and --shared-receive (default 256) apply.")
+  List<Integer> sweep;
+
+  @Option(names = "--strategies", paramLabel = "S,S,...", split = ",",
+      defaultValue = "BASELINE,ON_DEMAND,ON_DEMAND_SHARED,DC",
+      description = "With --sweep: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+  List<MpSweep.Kind> strategies;
+
+  @Option(names = "--chart", paramLabel = "FILE.png", defaultValue = "mp-memory.png",
+      description = "With --sweep: the chart to write (default: ${DEFAULT-VALUE}).")
+  Path chart;
 
   private record RankResult(Map<MemoryComponent, Long> bytes, LinkStats links, long elapsedNanos) {}
 
@@ -113,18 +136,87 @@ public final class MpMemoryCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
+    if (sweep != null) {
+      return sweep(mp);
+    }
     long wall0 = System.nanoTime();
-    List<RankResult> results = runRanks(mp);
+    List<RankResult> results = runRanks(mp, ranks);
     long wall = System.nanoTime() - wall0;
     Runtime rt = Runtime.getRuntime();
     long heap = rt.totalMemory() - rt.freeMemory();
-    int peers = pattern == Pattern.ALL_TO_ALL ? ranks - 1 : neighbourPeers(ranks);
+    int peers = peers(ranks);
     Map<MemoryComponent, Long> atLinks = new EnumMap<>(MemoryComponent.class);
     for (RankResult r : results) {
       MpFootprint.predict(ranks, peers, mp, r.links().open()).forEach((c, v) -> atLinks.merge(c, v, Long::sum));
     }
     atLinks.replaceAll((c, v) -> v / results.size());
     print(spec.commandLine().getOut(), mp, results, MpFootprint.predict(ranks, peers, mp), atLinks, wall, heap);
+    return 0;
+  }
+
+  private int peers(int n) {
+    return pattern == Pattern.ALL_TO_ALL ? n - 1 : neighbourPeers(n);
+  }
+
+  private Integer sweep(MpConfig base) throws Exception {
+    for (int i = 0; i < sweep.size(); i++) {
+      int n = sweep.get(i);
+      if (n < 2 || n > 4096 || i > 0 && n <= sweep.get(i - 1)) {
+        throw new ParameterException(spec.commandLine(), "--sweep=" + sweep
+            + " must list rank counts between 2 and 4096 in ascending order");
+      }
+    }
+    if (sweep.size() < 2 || strategies.isEmpty()) {
+      throw new ParameterException(spec.commandLine(), "--sweep=" + sweep + " needs at least two rank counts and "
+          + "--strategies at least one strategy");
+    }
+    if (!chart.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
+      throw new ParameterException(spec.commandLine(), "--chart=" + chart + " must name a .png file");
+    }
+    int pool = base.sharedReceive() > 0 ? base.sharedReceive() : MpConfig.DEFAULT_DC_POOL;
+    PrintWriter out = spec.commandLine().getOut();
+    out.printf(Locale.ROOT, "mp-memory sweep: %s, %d round(s) of %d B, ib local fabric in one JVM, %s time, "
+        + "%d slots x %d B per direction per link%n", pattern.name().toLowerCase(Locale.ROOT).replace('_', '-'),
+        rounds, size, time, base.slots(), (40 + base.eagerLimit() + 63) / 64 * 64);
+    out.flush();
+    List<MpSweep.Point> points = new ArrayList<>();
+    for (MpSweep.Kind k : MpSweep.Kind.values()) {
+      if (!strategies.contains(k)) {
+        continue;
+      }
+      MpConfig mp = k.config(base, pool);
+      for (int n : sweep) {
+        System.gc(); // the previous run's rings are direct buffers, freed when collected
+        long wall0 = System.nanoTime();
+        List<RankResult> results = runRanks(mp, n);
+        long wall = System.nanoTime() - wall0;
+        long measured = 0;
+        long links = 0;
+        long elapsed = 0;
+        long atLinks = 0;
+        for (RankResult r : results) {
+          measured += r.bytes().values().stream().mapToLong(Long::longValue).sum();
+          links += r.links().open();
+          elapsed = Math.max(elapsed, r.elapsedNanos());
+          atLinks += MpFootprint.predict(n, peers(n), mp, r.links().open()).values().stream()
+              .mapToLong(Long::longValue).sum();
+        }
+        long predicted = MpFootprint.predict(n, peers(n), mp).values().stream().mapToLong(Long::longValue).sum();
+        MpSweep.Point p = new MpSweep.Point(k, k.label(mp), n, measured / n, predicted, atLinks / n, (double) links / n, elapsed,
+            wall);
+        points.add(p);
+        out.printf(Locale.ROOT, "  %s at %d ranks: %,d B/rank measured, %,d predicted (%.0f ms)%n", p.label(), n,
+            p.measured(), p.predicted(), wall / 1e6);
+        out.flush();
+      }
+    }
+    out.println();
+    MpSweep.print(out, points);
+    MpSweep.render(points, String.format(Locale.ROOT, "Message-passing layer: bytes per rank, %s, %d B messages "
+        + "(measured: points; MpFootprint: dashed)", pattern.name().toLowerCase(Locale.ROOT).replace('_', '-'), size),
+        chart);
+    out.println("Chart written to " + chart);
+    out.flush();
     return 0;
   }
 
@@ -139,16 +231,18 @@ public final class MpMemoryCommand implements Callable<Integer> {
     return s.size();
   }
 
-  private List<RankResult> runRanks(MpConfig mp) throws Exception {
+  private List<RankResult> runRanks(MpConfig mp, int ranks) throws Exception {
     String fabric = "mp-memory-" + UUID.randomUUID();
     ExecutorService pool = Executors.newFixedThreadPool(ranks);
     List<Context> contexts = Collections.synchronizedList(new ArrayList<>());
+    Exception failure = null;
+    List<RankResult> out = new ArrayList<>(Collections.nCopies(ranks, null));
     try {
       List<Future<Map.Entry<Integer, RankResult>>> futures = new ArrayList<>();
       for (int r = 0; r < ranks; r++) {
         VerbsConfig cfg = VerbsConfig.of(Map.of("verbs.provider", provider, "verbs.fabric", "local",
             "verbs.fabric.name", fabric, "verbs.rank", Integer.toString(r), "verbs.size", Integer.toString(ranks),
-            "verbs.time", time));
+            "verbs.time", time, "verbs.threading", threading));
         futures.add(pool.submit(() -> {
           SimpleMeterRegistry registry = new SimpleMeterRegistry();
           Context ctx = Verbs.open(cfg, DeviceOptions.none().with(MeterRegistry.class, registry));
@@ -156,26 +250,36 @@ public final class MpMemoryCommand implements Callable<Integer> {
           return Map.entry(ctx.job().rank(), rank(ctx, mp, registry));
         }));
       }
-      List<RankResult> out = new ArrayList<>(Collections.nCopies(ranks, null));
       for (Future<Map.Entry<Integer, RankResult>> f : futures) {
-        try {
-          Map.Entry<Integer, RankResult> e = f.get(30, TimeUnit.MINUTES);
-          out.set(e.getKey(), e.getValue());
-        } catch (ExecutionException e) {
-          throw e.getCause() instanceof Exception ex ? ex : e;
+        Map.Entry<Integer, RankResult> e = f.get(30, TimeUnit.MINUTES);
+        out.set(e.getKey(), e.getValue());
+      }
+    } catch (ExecutionException e) {
+      failure = e.getCause() instanceof Exception ex ? ex : e;
+    } catch (Exception e) {
+      failure = e;
+    }
+    pool.shutdownNow();
+    for (Context c : contexts) { // one after another, as the local transport needs
+      try {
+        c.close();
+      } catch (RuntimeException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e); // a failed rank's context may still hold objects: its failure is the one to report
         }
       }
-      return out;
-    } finally {
-      pool.shutdownNow();
-      for (Context c : contexts) { // one after another, as the local transport needs
-        c.close();
-      }
     }
+    if (failure != null) {
+      throw failure;
+    }
+    return out;
   }
 
   private RankResult rank(Context ctx, MpConfig mp, MeterRegistry registry) {
-    try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, mp)) {
+    HostShare host = new HostShare(ctx.job().size(), Runtime.getRuntime().availableProcessors());
+    try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, mp, host)) {
       int me = comm.rank();
       int n = comm.size();
       ByteBuffer out = ByteBuffer.allocate(size);
@@ -216,7 +320,8 @@ public final class MpMemoryCommand implements Callable<Integer> {
       Map<MemoryComponent, Long> atLinks, long wallNanos, long heap) {
     out.printf(Locale.ROOT, "mp-memory: %d ranks on %s (local fabric, %s time), %s%s, %s, %d round(s) of %d B%n",
         ranks, provider, time, mp.strategy().name().toLowerCase(Locale.ROOT),
-        mp.strategy() == MpConfig.Strategy.ON_DEMAND ? " gamma " + mp.gamma() : "",
+        mp.strategy() == MpConfig.Strategy.ON_DEMAND ? " gamma " + mp.gamma()
+            : mp.strategy() == MpConfig.Strategy.DC ? " (" + mp.dcInitiators() + " DCIs)" : "",
         pattern.name().toLowerCase(Locale.ROOT).replace('_', '-'), rounds, size);
     out.printf(Locale.ROOT, "rings: %d slots x %d B per direction per link%n", mp.slots(),
         (40 + mp.eagerLimit() + 63) / 64 * 64);

@@ -365,7 +365,7 @@ final class ConnectionManager {
   private void finish(Peer p) {
     Link l = p.link;
     l.retiredAt = System.nanoTime();
-    l.closeCompleted = l.rdmaInFlight == 0 && l.freeSendSlots.size() == conn.slots; // our CLOSE may be done
+    l.closeCompleted = l.rdmaInFlight == 0 && l.sendsDone(); // our CLOSE may be done
     retiring.add(l);
     live.remove(p);
     p.link = null;
@@ -395,7 +395,7 @@ final class ConnectionManager {
         } else if (isRdma) {
           l.rdmaInFlight--;
         }
-        l.closeCompleted = l.rdmaInFlight == 0 && l.freeSendSlots.size() == conn.slots;
+        l.closeCompleted = l.rdmaInFlight == 0 && l.sendsDone();
         return;
       }
     }

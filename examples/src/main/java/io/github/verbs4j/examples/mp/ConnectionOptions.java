@@ -22,6 +22,11 @@ public final class ConnectionOptions {
           + "(seed 003: 4096; default: ${DEFAULT-VALUE}).")
   int sharedReceive;
 
+  @Option(names = "--dc-initiators", paramLabel = "N", defaultValue = "" + MpConfig.DEFAULT_DC_INITIATORS,
+      description = "With --connections dc: DC initiators per rank; peer r uses initiator r mod N (seed 003: 2; "
+          + "default: ${DEFAULT-VALUE}).")
+  int dcInitiators = MpConfig.DEFAULT_DC_INITIATORS;
+
   /** @return the chosen strategy */
   public MpConfig.Strategy strategy() {
     return strategy;
@@ -44,6 +49,10 @@ public final class ConnectionOptions {
     if (sharedReceive != 0 && (sharedReceive < 8 || sharedReceive > 1 << 20)) {
       throw new IllegalArgumentException("--shared-receive=" + sharedReceive + " must be 0 or between 8 and 1048576");
     }
-    return base.withStrategy(strategy).withGamma(gamma).withSharedReceive(sharedReceive);
+    if (dcInitiators < 1 || dcInitiators > 64) {
+      throw new IllegalArgumentException("--dc-initiators=" + dcInitiators + " must be between 1 and 64");
+    }
+    return base.withStrategy(strategy).withGamma(gamma).withSharedReceive(sharedReceive)
+        .withDcInitiators(dcInitiators);
   }
 }

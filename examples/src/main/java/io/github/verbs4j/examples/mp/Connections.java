@@ -25,6 +25,7 @@ import io.github.verbs4j.verbs.SrqAttr;
 import io.github.verbs4j.verbs.spi.MemoryComponent;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -89,11 +90,26 @@ final class Connections {
   final ByteBuffer pool;
   /** Buffers in the pool (0 without one). */
   final int poolBuffers;
-  /** DC: the two initiators (a peer always uses dcis[rank % 2], which keeps its messages in order), the target. */
+  /**
+   * DC: the initiators ({@link MpConfig#dcInitiators()}; a peer always uses dcis[rank % their
+   * number], which keeps its messages in order), the target.
+   */
   final QueuePair[] dcis;
   final QueuePair dct;
   /** DC: send WRs one DCI may have outstanding. */
   final int dciDepth;
+  /**
+   * DC: the send pool every peer's messages are built in (seed 003 §3.3's DC channel; sized by
+   * {@link #DC_SEND_BUFFERS}), and its free slots; null otherwise.
+   */
+  final MemoryRegion sendPoolMr;
+  final ByteBuffer sendPool;
+  final ArrayDeque<Integer> sendPoolFree;
+  /**
+   * DC: slots in the send pool: seed 003 §2.3.4 holds 327,680 B of send staging per process until
+   * the HCA's DMA completes, 80 slots of 4 KiB.
+   */
+  static final int DC_SEND_BUFFERS = 80;
   /** The DC target's access key. */
   static final long DC_KEY = 0x6d7064634b6579L;
   /** The layer's share of the memory meters. */
@@ -131,7 +147,7 @@ final class Connections {
     }
     this.poolBuffers = shared ? Math.min(config.sharedReceive() > 0 ? config.sharedReceive()
         : MpConfig.DEFAULT_DC_POOL, dev.maxSrqWr()) : 0;
-    int control = (onDemand ? ConnectionManager.CONTROL_CQES : 0) + poolBuffers + 2 * dciDepth;
+    int control = (onDemand ? ConnectionManager.CONTROL_CQES : 0) + poolBuffers + (dc ? config.dcInitiators() : 0) * dciDepth;
     if (maxLinks > 0) {
       s = Math.min(s, ((dev.maxCqe() - 1 - control) / maxLinks - RDMA_IN_FLIGHT) / (shared ? 1 : 2));
     }
@@ -169,9 +185,16 @@ final class Connections {
         pool = null;
       }
       if (dc) {
-        dcis = new QueuePair[2];
+        sendPoolMr = add(pd.allocateMemory((long) DC_SEND_BUFFERS * slotSize, EnumSet.of(Access.LOCAL_WRITE)));
+        sendPool = sendPoolMr.buffer().order(ByteOrder.LITTLE_ENDIAN);
+        sendPoolFree = new ArrayDeque<>(DC_SEND_BUFFERS);
+        for (int b = 0; b < DC_SEND_BUFFERS; b++) {
+          sendPoolFree.add(b);
+        }
+        memory.add(sendPool, MemoryComponent.MP_BUFFERS, sendPoolMr.length());
+        dcis = new QueuePair[config.dcInitiators()];
         QpCap dciCap = QpCap.builder().maxSendWr(dciDepth).maxRecvWr(0).maxSendSge(1).maxRecvSge(0).build();
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < dcis.length; i++) {
           dcis[i] = add(pd.createQp(QpInitAttr.builder(QpType.DCI).sendCq(cq).cap(dciCap).build()));
           dcis[i].modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1));
           dcis[i].modify(new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.ofBytes(mtu)));
@@ -187,6 +210,9 @@ final class Connections {
         channelKvs.publish("dc", lid + ";" + dct.qpNum());
         channelKvs.barrier();
       } else {
+        sendPoolMr = null;
+        sendPool = null;
+        sendPoolFree = null;
         dcis = null;
         dct = null;
       }
@@ -253,12 +279,14 @@ final class Connections {
       ring.close();
       throw e;
     }
-    Link l = new Link(p.rank, p.epoch, qp, ring, ring.buffer().order(ByteOrder.LITTLE_ENDIAN), recvSlots * slotSize);
+    ArrayDeque<Integer> free = new ArrayDeque<>(slots);
+    for (int slot = 0; slot < slots; slot++) {
+      free.add(slot);
+    }
+    Link l = new Link(p.rank, p.epoch, qp, ring, ring.buffer().order(ByteOrder.LITTLE_ENDIAN), recvSlots * slotSize,
+        free, slots);
     memory.link(l, slots);
     try {
-      for (int slot = 0; slot < slots; slot++) {
-        l.freeSendSlots.add(slot);
-      }
       l.credits = slots - MpConfig.RESERVED_SLOTS;
       RcConnector.toInit(qp);
       for (int slot = 0; slot < recvSlots; slot++) {
@@ -281,7 +309,7 @@ final class Connections {
   /** Closes a link's QP and ring, adding failures to {@code failure} (when not null). */
   void closeLink(Link l, RuntimeException failure) {
     memory.linkClosed(l);
-    AutoCloseable[] all = l.ah != null ? new AutoCloseable[] {l.ah, l.ringMr} : new AutoCloseable[] {l.qp, l.ringMr};
+    AutoCloseable[] all = l.dc() ? new AutoCloseable[] {l.ah} : new AutoCloseable[] {l.qp, l.ringMr};
     for (AutoCloseable c : all) {
       try {
         c.close();
@@ -296,23 +324,15 @@ final class Connections {
 
   /**
    * DC: a peer's link is an address handle to its DC target (looked up in the key-value store) and
-   * send slots; the QP is the rank's DCI for that peer.
+   * its credits; it sends on the rank's DCI for that peer from the shared send pool, so a peer costs
+   * no buffers.
    */
   Link openDcLink(Peer p) {
     String[] f = channelKvs.lookup("dc", p.rank).split(";");
-    MemoryRegion ring = pd.allocateMemory((long) slots * slotSize, EnumSet.of(Access.LOCAL_WRITE));
-    Link l = new Link(p.rank, p.epoch, dcis[p.rank % 2], ring, ring.buffer().order(ByteOrder.LITTLE_ENDIAN), 0);
-    try {
-      l.ah = pd.createAh(AhAttr.lid(Integer.parseInt(f[0])));
-    } catch (RuntimeException e) {
-      ring.close();
-      throw e;
-    }
+    Link l = new Link(p.rank, p.epoch, dcis[p.rank % dcis.length], sendPoolMr, sendPool, 0, sendPoolFree, DC_SEND_BUFFERS);
+    l.ah = pd.createAh(AhAttr.lid(Integer.parseInt(f[0])));
     l.dctn = Integer.parseInt(f[1]);
     memory.link(l, slots);
-    for (int slot = 0; slot < slots; slot++) {
-      l.freeSendSlots.add(slot);
-    }
     l.credits = slots - MpConfig.RESERVED_SLOTS;
     l.confirmed = true;
     p.link = l;
@@ -365,8 +385,12 @@ final class Connections {
     List<AutoCloseable> l = new ArrayList<>();
     for (Peer p : peers) {
       if (p != null && p.link != null) {
-        l.add(p.link.ah != null ? p.link.ah : p.link.qp); // a DCI is shared: it goes with the rest
-        l.add(p.link.ringMr);
+        if (p.link.dc()) {
+          l.add(p.link.ah); // the DCIs and the send pool are shared: they go with the rest
+        } else {
+          l.add(p.link.qp);
+          l.add(p.link.ringMr);
+        }
         p.link = null;
       }
     }
@@ -379,11 +403,12 @@ final class Connections {
    */
   List<AutoCloseable> afterLinks(CompletionWait wait) {
     List<AutoCloseable> l = new ArrayList<>();
-    if (wait != null) {
-      l.add(wait::ackQueuedEvents);
-    }
     for (int i = created.size() - 1; i >= 0; i--) {
-      l.add(created.get(i)); // the pool and SRQ, the CQ, the channel, the PD
+      if (created.get(i) == cq && wait != null) {
+        // only now: until the DC target is gone a peer's last message may still complete and raise an event
+        l.add(wait::ackQueuedEvents);
+      }
+      l.add(created.get(i)); // the DC target and initiators, the pools and SRQ, the CQ, the channel, the PD
     }
     return l;
   }

@@ -8,6 +8,8 @@ import java.util.ArrayDeque;
 /**
  * One connection to a peer: its RC QP and its eager ring (a registered region of {@code slots}
  * receive slots followed by {@code slots} send slots), with the credits and work in flight on it.
+ * A DC link has no QP or ring of its own: it sends on one of the rank's DCIs from the rank's send
+ * pool, whose free-slot queue every DC link shares.
  */
 final class Link {
   final int peer;
@@ -17,7 +19,10 @@ final class Link {
   final ByteBuffer ring;
   /** Offset of the send slots in the ring (the receive slots start at 0). */
   final int sendBase;
-  final ArrayDeque<Integer> freeSendSlots = new ArrayDeque<>();
+  /** Free send slots: the link's own, or (DC) the send pool's, shared with every DC link. */
+  final ArrayDeque<Integer> freeSendSlots;
+  /** The slots in {@link #freeSendSlots} when nothing is in flight. */
+  final int sendSlots;
   /** Messages the peer can still take (free receive slots there, less the reserved ones). */
   int credits;
   /** Receive slots reposted here since the last credits went back. */
@@ -32,12 +37,25 @@ final class Link {
   boolean closeCompleted;
   long retiredAt;
 
-  Link(int peer, int epoch, QueuePair qp, MemoryRegion ringMr, ByteBuffer ring, int sendBase) {
+  Link(int peer, int epoch, QueuePair qp, MemoryRegion ringMr, ByteBuffer ring, int sendBase,
+      ArrayDeque<Integer> freeSendSlots, int sendSlots) {
     this.peer = peer;
     this.epoch = epoch;
     this.qp = qp;
     this.ringMr = ringMr;
     this.ring = ring;
     this.sendBase = sendBase;
+    this.freeSendSlots = freeSendSlots;
+    this.sendSlots = sendSlots;
+  }
+
+  /** @return whether nothing sent on this link is still in flight (DC: nothing sent on the pool) */
+  boolean sendsDone() {
+    return freeSendSlots.size() == sendSlots;
+  }
+
+  /** @return whether this link sends from the rank's shared DC send pool */
+  boolean dc() {
+    return ah != null;
   }
 }

@@ -16,15 +16,19 @@ import java.time.Duration;
  *     itself (γ of seed 003 §3.2)
  * @param sharedReceive 0: every link has its own receive slots; else this many receive buffers of
  *     one slot each in one SRQ that every link shares (seed 003 §3.4: 2 × 2,048 × 4 KiB)
+ * @param dcInitiators with {@link Strategy#DC}: DC initiators per rank (seed 003 §3.3: 2); peer r
+ *     uses initiator r mod this
  */
 public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duration timeout, Strategy strategy,
-    int gamma, int sharedReceive) {
+    int gamma, int sharedReceive, int dcInitiators) {
   /** Default eager limit: 8 KiB. */
   public static final int DEFAULT_EAGER_LIMIT = 8192;
   /** Default slots per peer. */
   public static final int DEFAULT_SLOTS = 32;
   /** Slots kept for credit-return messages, which need no credit themselves. */
   static final int RESERVED_SLOTS = 4;
+  /** Default DC initiators per rank: seed 003 §3.3's two data DC QPs. */
+  public static final int DEFAULT_DC_INITIATORS = 2;
   /** Default γ: 1,024 contexts (seed 003 §3.2). */
   public static final int DEFAULT_GAMMA = 1024;
 
@@ -83,12 +87,15 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
       throw new IllegalArgumentException("sharedReceive=" + sharedReceive + " must be 0 (off) or between "
           + 2 * RESERVED_SLOTS + " and 1048576");
     }
+    if (dcInitiators < 1 || dcInitiators > 64) {
+      throw new IllegalArgumentException("dcInitiators=" + dcInitiators + " must be between 1 and 64");
+    }
   }
 
   /** @return 8 KiB eager limit, 32 slots, WRITE rendezvous, 120 s timeout, baseline strategy, γ 1,024, no SRQ */
   public static MpConfig defaults() {
     return new MpConfig(DEFAULT_EAGER_LIMIT, DEFAULT_SLOTS, Rendezvous.WRITE, Duration.ofSeconds(120),
-        Strategy.BASELINE, DEFAULT_GAMMA, 0);
+        Strategy.BASELINE, DEFAULT_GAMMA, 0, DEFAULT_DC_INITIATORS);
   }
 
   /**
@@ -96,7 +103,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withStrategy(Strategy c) {
-    return new MpConfig(eagerLimit, slots, rendezvous, timeout, c, gamma, sharedReceive);
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, c, gamma, sharedReceive, dcInitiators);
   }
 
   /**
@@ -104,7 +111,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withSharedReceive(int buffers) {
-    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, gamma, buffers);
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, gamma, buffers, dcInitiators);
   }
 
   /**
@@ -112,7 +119,15 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withGamma(int g) {
-    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, g, sharedReceive);
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, g, sharedReceive, dcInitiators);
+  }
+
+  /**
+   * @param n DC initiators per rank ({@link Strategy#DC})
+   * @return a copy with it
+   */
+  public MpConfig withDcInitiators(int n) {
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, gamma, sharedReceive, n);
   }
 
   /**
@@ -120,7 +135,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withEagerLimit(int limit) {
-    return new MpConfig(limit, slots, rendezvous, timeout, strategy, gamma, sharedReceive);
+    return new MpConfig(limit, slots, rendezvous, timeout, strategy, gamma, sharedReceive, dcInitiators);
   }
 
   /**
@@ -128,7 +143,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withRendezvous(Rendezvous mode) {
-    return new MpConfig(eagerLimit, slots, mode, timeout, strategy, gamma, sharedReceive);
+    return new MpConfig(eagerLimit, slots, mode, timeout, strategy, gamma, sharedReceive, dcInitiators);
   }
 
   /**
@@ -136,7 +151,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withTimeout(Duration t) {
-    return new MpConfig(eagerLimit, slots, rendezvous, t, strategy, gamma, sharedReceive);
+    return new MpConfig(eagerLimit, slots, rendezvous, t, strategy, gamma, sharedReceive, dcInitiators);
   }
 
   /**
@@ -144,6 +159,6 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withSlots(int n) {
-    return new MpConfig(eagerLimit, n, rendezvous, timeout, strategy, gamma, sharedReceive);
+    return new MpConfig(eagerLimit, n, rendezvous, timeout, strategy, gamma, sharedReceive, dcInitiators);
   }
 }

@@ -12,31 +12,48 @@ import java.util.Map;
  * component, predicted from the layer's sizes and {@link HcaFootprint} (the same primitives the
  * meters use), so that a measurement can be set next to it. Links: every other rank for the
  * baseline; on demand min(peers, γ), the cap (a rank may hold up to 2γ for a moment while it
- * closes the links it accepted).
+ * closes the links it accepted); DC: no buffers per peer, only the fixed pools and a few hundred
+ * bytes of records and an AH per peer talked to.
  */
 public final class MpFootprint {
   private MpFootprint() {}
 
-  /** DC: 2 DCIs and a DCT on the shared pool; per peer talked to, an AH and send slots. */
+  /**
+   * DC: 2 DCIs and a DCT on the shared receive pool, the shared send pool; per peer talked to only
+   * an AH and a peer and link record (no buffers).
+   */
   private static Map<MemoryComponent, Long> predictDc(int ranks, int peers, MpConfig config) {
-    int s = config.slots();
-    long slotSize = (Wire.HEADER_LENGTH + config.eagerLimit() + 63) / 64 * 64;
+    long slotSize = slotSize(config);
     int pool = config.sharedReceive() > 0 ? config.sharedReceive() : MpConfig.DEFAULT_DC_POOL;
     int depth = 1024;
     Map<MemoryComponent, Long> m = new EnumMap<>(MemoryComponent.class);
     m.put(MemoryComponent.CONTEXT, HcaFootprint.context());
     m.put(MemoryComponent.PD, HcaFootprint.pd());
-    m.put(MemoryComponent.CQ, HcaFootprint.cq(pool + 2 * depth));
+    m.put(MemoryComponent.CQ, HcaFootprint.cq(pool + config.dcInitiators() * depth));
     m.put(MemoryComponent.SRQ, HcaFootprint.srq(pool, 1));
     QpCap dci = QpCap.builder().maxSendWr(depth).maxRecvWr(0).maxSendSge(1).maxRecvSge(0).build();
-    m.put(MemoryComponent.DCI, 2 * HcaFootprint.qp(QpType.DCI, dci, false));
+    m.put(MemoryComponent.DCI, config.dcInitiators() * HcaFootprint.qp(QpType.DCI, dci, false));
     m.put(MemoryComponent.DCT, HcaFootprint.qp(QpType.DCT, QpCap.builder().maxRecvWr(0).maxRecvSge(0).build(), true));
     m.put(MemoryComponent.AH, peers * HcaFootprint.ah());
-    m.put(MemoryComponent.MR, (peers + 1L) * HcaFootprint.mr());
+    m.put(MemoryComponent.MR, 2 * HcaFootprint.mr());
     m.put(MemoryComponent.MP_PEERS, MpMemory.tableBytes(ranks) + (long) peers * (MpMemory.PEER_BYTES
-        + MpMemory.linkBytes(s)));
-    m.put(MemoryComponent.MP_BUFFERS, (long) peers * s * slotSize + pool * slotSize);
+        + MpMemory.LINK_BYTES));
+    m.put(MemoryComponent.MP_BUFFERS, (pool + (long) Connections.DC_SEND_BUFFERS) * slotSize);
     return m;
+  }
+
+  /**
+   * DC's bytes per peer talked to, beyond the fixed part: its AH, its peer record, its link record
+   * and its entry in the rank table.
+   *
+   * @return bytes
+   */
+  public static long dcBytesPerPeer() {
+    return HcaFootprint.ah() + MpMemory.PEER_BYTES + MpMemory.LINK_BYTES + MpMemory.REFERENCE;
+  }
+
+  private static long slotSize(MpConfig config) {
+    return (Wire.HEADER_LENGTH + config.eagerLimit() + 63) / 64 * 64;
   }
 
   /**
@@ -66,7 +83,7 @@ public final class MpFootprint {
     int maxLinks = onDemand ? Math.min(others, 2 * config.gamma()) : others;
     int records = onDemand ? peers : ranks - 1;
     int s = config.slots();
-    long slotSize = (Wire.HEADER_LENGTH + config.eagerLimit() + 63) / 64 * 64;
+    long slotSize = slotSize(config);
     int pool = config.sharedReceive();
     boolean shared = pool > 0;
     int control = (onDemand ? ConnectionManager.CONTROL_CQES : 0) + pool;

@@ -4,8 +4,9 @@ import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.spi.AbstractContext;
 import io.github.verbs4j.verbs.spi.MemoryAccount;
 import io.github.verbs4j.verbs.spi.MemoryComponent;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 
 /**
  * The message-passing layer's own share of the context's {@code verbs4j.memory.bytes{component}}
@@ -22,14 +23,18 @@ final class MpMemory {
    * 8-byte alignment).
    */
   static final int PEER_BYTES = 72 + 2 * (24 + 88);
-  /** A {@link Link} record without its free-slot queue: header 12 B + fields, aligned. */
-  static final int LINK_BYTES = 64;
+  /**
+   * A {@link Link} record without its free-slot queue: header 12 B + 8 ints, 5 references, 2
+   * booleans and a long, aligned (JOL 0.17's class layout on JDK 17: 80 B).
+   */
+  static final int LINK_BYTES = 80;
   /** The rank table: an array header and one reference per rank. */
   static final int TABLE_HEADER = 16;
   static final int REFERENCE = 4;
 
   private final MemoryAccount account;
-  private final List<Object> counted = new ArrayList<>();
+  /** What this layer counted, by identity (rings are ByteBuffers, whose equals compares content). */
+  private final Set<Object> counted = Collections.newSetFromMap(new IdentityHashMap<>());
 
   MpMemory(Context ctx) {
     this.account = ctx instanceof AbstractContext a ? a.memoryAccount() : null;
@@ -65,8 +70,12 @@ final class MpMemory {
     }
   }
 
-  /** Counts a new link: its record and its ring. */
+  /** Counts a new link: its record and its ring (a DC link: its record only, it has no ring). */
   void link(Link l, int slots) {
+    if (l.dc()) {
+      add(l, MemoryComponent.MP_PEERS, LINK_BYTES);
+      return;
+    }
     add(l, MemoryComponent.MP_PEERS, linkBytes(slots));
     add(l.ring, MemoryComponent.MP_BUFFERS, l.ringMr.length()); // keyed by the buffer: the MR counts its metadata
   }
@@ -74,7 +83,9 @@ final class MpMemory {
   /** Stops counting a link that is closed. */
   void linkClosed(Link l) {
     release(l);
-    release(l.ring);
+    if (!l.dc()) {
+      release(l.ring);
+    }
   }
 
   /** Stops counting everything (the communicator is closed). */

@@ -33,6 +33,8 @@ final class Peer {
   Link link;
   /** Whether the peer's CLOSE of this epoch has arrived. */
   boolean peerClosed;
+  /** Whether the {@link Sender} has it in its list of peers to drain. */
+  boolean active;
   /** When this side last sent to or received from the peer (a logical clock), for LRU eviction. */
   long lastUse;
   /** When our CONNECT was last sent (nanoTime), to resend it. */

@@ -8,6 +8,7 @@ import static io.github.verbs4j.examples.mp.Connections.wrId;
 import io.github.verbs4j.verbs.SendWr;
 import io.github.verbs4j.verbs.WrOpcode;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Map;
 
 /**
@@ -27,10 +28,15 @@ final class Sender {
   private final Map<Integer, Request> rdma;
   private final Connections conn;
   /** DC: send WRs outstanding on each DCI. */
-  private final int[] dciInFlight = new int[2];
+  private final int[] dciInFlight;
   private final SendWr swr = new SendWr();
   /** The communicator is closing: no more credit messages. */
   boolean closing;
+  /**
+   * Without a connection manager: the peers that may have something to post (work queued, or
+   * credits owed), so that progress visits these instead of every rank of the job.
+   */
+  private final ArrayList<Peer> active = new ArrayList<>();
 
   Sender(int rank, Connections conn, ConnectionManager cm, Map<Integer, Request> rdma) {
     this.rank = rank;
@@ -40,25 +46,58 @@ final class Sender {
     this.cm = cm;
     this.rdma = rdma;
     this.conn = conn;
+    this.dciInFlight = new int[conn.dcis == null ? 0 : conn.dcis.length];
+  }
+
+  /** Notes that {@code p} may have something to post: work queued for it, or credits owed to it. */
+  void touch(Peer p) {
+    if (!p.active) {
+      p.active = true;
+      active.add(p);
+    }
+  }
+
+  /**
+   * Drains the peers that may have something to post (baseline and DC, where a peer's link never
+   * changes under it); a peer leaves the list once it has no work and owes no credits.
+   *
+   * @return work done
+   */
+  int drainActive() {
+    int work = 0;
+    int kept = 0;
+    for (int i = 0; i < active.size(); i++) {
+      Peer p = active.get(i);
+      work += drain(p);
+      if (p.hasWork() || p.link != null && !closing && p.link.owed >= creditThreshold) {
+        active.set(kept++, p);
+      } else {
+        p.active = false;
+      }
+    }
+    for (int i = active.size() - 1; i >= kept; i--) {
+      active.remove(i);
+    }
+    return work;
   }
 
   /** A send or RDMA operation posted on {@code l} has completed (DC: frees room on its DCI). */
   void completed(Link l) {
     if (l.ah != null) {
-      dciInFlight[l.peer % 2]--;
+      dciInFlight[l.peer % dciInFlight.length]--;
     }
   }
 
   /** @return whether {@code l} may post one more WR now (DC: its DCI's queue has room) */
   private boolean room(Link l) {
-    return l.ah == null || dciInFlight[l.peer % 2] < conn.dciDepth;
+    return l.ah == null || dciInFlight[l.peer % dciInFlight.length] < conn.dciDepth;
   }
 
   /** Posts {@link #swr} on {@code l}, addressed to the peer's DC target when the link is DC. */
   private void post(Link l) {
     if (l.ah != null) {
       swr.dc(l.ah, l.dctn, Connections.DC_KEY);
-      dciInFlight[l.peer % 2]++;
+      dciInFlight[l.peer % dciInFlight.length]++;
     }
     l.qp.postSend(swr);
   }
@@ -74,7 +113,7 @@ final class Sender {
       }
       case DRAINING -> {
         Link l = p.link;
-        if (l.rdmaInFlight > 0 || l.freeSendSlots.size() < slots) {
+        if (l.rdmaInFlight > 0 || !l.sendsDone()) {
           return 0;
         }
         trySend(p, l, new Outgoing(Wire.CLOSE, 0, 0, 0, 0, 0, 0, 0, null));

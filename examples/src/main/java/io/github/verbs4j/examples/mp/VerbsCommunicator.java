@@ -16,6 +16,7 @@ import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.github.verbs4j.verbs.spi.runtime.HostShare;
 import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -120,6 +121,20 @@ public final class VerbsCommunicator extends AbstractCommunicator {
    */
   public static VerbsCommunicator open(Context ctx, MpConfig config) {
     return create(ctx, false, config, IdleStrategyKey.of(VerbsConfig.load()), CompletionWait.MAX_BLOCK);
+  }
+
+  /**
+   * {@link #open(Context, MpConfig)} for a rank that shares the host's processors with the other
+   * ranks {@code host} counts (e.g. ranks as threads of one JVM): when they oversubscribe them, a
+   * wait blocks at once instead of spinning (by {@code verbs.idle-strategy}).
+   *
+   * @param ctx the device (stays open after the communicator closes)
+   * @param config the settings
+   * @param host the ranks on this host and its processors
+   * @return the communicator
+   */
+  public static VerbsCommunicator open(Context ctx, MpConfig config, HostShare host) {
+    return create(ctx, false, config, IdleStrategyKey.of(VerbsConfig.load(), host), CompletionWait.MAX_BLOCK);
   }
 
   /**
@@ -361,6 +376,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       t.remoteAddr = rts.addr();
       t.remoteRkey = rts.rkey();
       p.pendingRdma.add(t);
+      sender.touch(p);
     } else {
       rendezvous.put(r.id, r);
       enqueue(p, new Outgoing(Wire.CTS, r.context, tag, length, rts.senderId(), r.id, t.localAddr, t.rkey, null));
@@ -384,6 +400,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
 
   private void enqueue(Peer p, Outgoing o) {
     p.pending.addLast(o);
+    sender.touch(p);
   }
 
   @Override
@@ -399,13 +416,15 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     }
     work += n;
     timeline.beforePost();
-    for (Peer p : peers) {
-      if (p != null) {
-        work += sender.drain(p);
-      }
-    }
     if (cm != null) {
+      for (Peer p : peers) {
+        if (p != null) {
+          work += sender.drain(p);
+        }
+      }
       work += cm.progress();
+    } else {
+      work += sender.drainActive();
     }
     return work;
   }
@@ -577,6 +596,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     if (kind != Wire.CREDIT) {
       l.owed++;
     }
+    sender.touch(p); // credits owed, or RDMA to start after a CTS
   }
 
   @Override
@@ -668,7 +688,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       for (Peer p : peers) {
         Link l = p == null ? null : p.link;
         if (l != null && p.state == Peer.State.OPEN
-            && (l.freeSendSlots.size() < slots || l.rdmaInFlight > 0 || !p.pending.isEmpty())) {
+            && (!l.sendsDone() || l.rdmaInFlight > 0 || !p.pending.isEmpty())) {
           idle = false;
           break;
         }

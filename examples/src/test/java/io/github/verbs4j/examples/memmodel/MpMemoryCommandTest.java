@@ -5,10 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.verbs4j.examples.Main;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import java.io.StringWriter;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** {@code verbs4j mp-memory}: measured per-rank bytes next to the prediction, per strategy. */
@@ -58,6 +63,62 @@ class MpMemoryCommandTest {
   }
 
   @Test
+  void aSweepMeasuresEveryStrategyAtEveryRankCountAndFitsTheGrowth(@TempDir Path dir) throws Exception {
+    Path png = dir.resolve("sweep.png");
+    Run r = run("mp-memory", "--sweep", "3,7", "--gamma", "2", "--shared-receive", "32", "--chart", png.toString());
+    assertEquals(0, r.code(), r.err());
+    Pattern row = Pattern.compile("(?m)^(baseline|on demand, gamma 2|on demand, gamma 2, 32 shared recv|"
+        + "dc, 32 shared recv, shared send pool)\\s+(\\d+)\\s+([0-9,]+)\\s+([0-9,]+)\\s+([0-9.]+)\\s+([0-9.]+)"
+        + "\\s+([0-9.]+)\\s");
+    Matcher m = row.matcher(r.out());
+    Map<String, Long> bytes = new HashMap<>();
+    int rows = 0;
+    while (m.find()) {
+      rows++;
+      bytes.put(m.group(1) + "@" + m.group(2), Long.parseLong(m.group(3).replace(",", "")));
+      if (!m.group(1).startsWith("on demand")) {
+        assertEquals("1.000", m.group(5), "every count is fixed: measured = predicted\n" + r.out());
+      }
+      assertEquals(1.0, Double.parseDouble(m.group(7)), 0.05, "at the links held\n" + r.out());
+    }
+    assertEquals(8, rows, r.out());
+    // baseline: 2 peers -> 6 peers, each with a ring of 2 x 16 x 4 KiB; dc: 4 more peers cost only their records
+    assertTrue(bytes.get("baseline@7") - bytes.get("baseline@3") > 4L * 2 * 16 * 4096, r.out());
+    assertEquals(4 * io.github.verbs4j.examples.mp.MpFootprint.dcBytesPerPeer(),
+        bytes.get("dc, 32 shared recv, shared send pool@7") - bytes.get("dc, 32 shared recv, shared send pool@3"),
+        r.out());
+    Matcher exp = Pattern.compile("(?m)^(baseline|dc, 32 shared recv, shared send pool)\\s+([0-9.-]+)\\s+([0-9.-]+)"
+        + "\\s+([0-9.-]+)$").matcher(r.out());
+    Map<String, Double> exponent = new HashMap<>();
+    while (exp.find()) {
+      exponent.put(exp.group(1), Double.parseDouble(exp.group(2)));
+    }
+    assertTrue(exponent.get("baseline") > 0.9, r.out());
+    assertEquals(0.0, exponent.get("dc, 32 shared recv, shared send pool"), 0.01, r.out());
+    assertTrue(r.out().contains("Chart written to " + png), r.out());
+    byte[] head = Files.readAllBytes(png);
+    assertTrue(head.length > 1000 && head[1] == 'P' && head[2] == 'N' && head[3] == 'G', "a PNG");
+  }
+
+  @Test
+  void sixtyFourDcRanksCompleteTheAllToAllInOneJvm() {
+    Run r = run("mp-memory", "--ranks", "64", "--connections", "dc", "--shared-receive", "64", "--threading",
+        "shared");
+    assertEquals(0, r.code(), r.err());
+    assertEquals(1.0, ratio(r.out(), 3), 1e-9, r.out());
+    // every rank holds an address handle (128 B) for each of the 63 peers it exchanged messages with
+    assertTrue(Pattern.compile("(?m)^ah\\s+8,064\\s+8,064\\s+8,064\\s").matcher(r.out()).find(), r.out());
+  }
+
+  @Test
+  void aSweepNeedsAscendingRankCounts() {
+    Run r = run("mp-memory", "--sweep", "8,4");
+    assertEquals(2, r.code());
+    assertTrue(r.err().contains("--sweep=[8, 4] must list rank counts between 2 and 4096 in ascending order"),
+        r.err());
+  }
+
+  @Test
   void badValuesNameTheOption() {
     Run r = run("mp-memory", "--ranks", "1");
     assertEquals(2, r.code());
@@ -65,5 +126,8 @@ class MpMemoryCommandTest {
     Run g = run("mp-memory", "--connections", "on_demand", "--gamma", "0");
     assertEquals(2, g.code());
     assertTrue(g.err().contains("--gamma=0 must be between 1 and 65535"), g.err());
+    Run d = run("mp-memory", "--connections", "dc", "--dc-initiators", "0");
+    assertEquals(2, d.code());
+    assertTrue(d.err().contains("--dc-initiators=0 must be between 1 and 64"), d.err());
   }
 }

@@ -126,11 +126,72 @@ class MpMemoryAccountingTest {
     Map<MemoryComponent, Long> p = MpFootprint.predict(n, n - 1, job.config(CONFIG));
     for (Map<MemoryComponent, Long> m : got) {
       assertEquals(0, m.get(MemoryComponent.QP), "no RC QP");
+      assertEquals((64L + 80) * 4096, m.get(MemoryComponent.MP_BUFFERS), "64 shared receive and 80 shared send buffers");
+      assertEquals(2L * 128, m.get(MemoryComponent.MR), "two registrations: the receive pool and the send pool");
       for (MemoryComponent c : new MemoryComponent[] {MemoryComponent.DCI, MemoryComponent.DCT, MemoryComponent.SRQ,
-          MemoryComponent.AH, MemoryComponent.MP_BUFFERS, MemoryComponent.MP_PEERS}) {
+          MemoryComponent.AH, MemoryComponent.MR, MemoryComponent.MP_BUFFERS, MemoryComponent.MP_PEERS}) {
         assertEquals(p.get(c), m.get(c), c.tag());
       }
     }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_DC", "TCA_DC"})
+  void dcBuffersStayTheSameAsTheJobGrowsAndEachPeerCostsOnlyItsRecords(MpJob job) throws Exception {
+    long[] totals = new long[2];
+    long[] buffers = new long[2];
+    int[] sizes = {3, 9};
+    for (int i = 0; i < sizes.length; i++) {
+      int n = sizes[i];
+      List<long[]> got = job.run(n, ctx -> {
+        MemoryAccount a = ((AbstractContext) ctx).memoryAccount();
+        try (VerbsCommunicator comm = job.open(ctx, CONFIG)) {
+          int me = comm.rank();
+          for (int k = 1; k < n; k++) {
+            comm.waitAll(comm.irecv(ByteBuffer.allocate(8), (me - k + n) % n, k),
+                comm.isend(ByteBuffer.allocate(8), (me + k) % n, k));
+          }
+          return new long[] {a.total(), a.bytes(MemoryComponent.MP_BUFFERS)};
+        }
+      });
+      for (long[] r : got) {
+        assertEquals(got.get(0)[0], r[0], "every rank holds the same");
+      }
+      totals[i] = got.get(0)[0];
+      buffers[i] = got.get(0)[1];
+    }
+    assertEquals(buffers[0], buffers[1], "no buffers per peer");
+    assertEquals(6 * MpFootprint.dcBytesPerPeer(), totals[1] - totals[0], "6 more peers: an AH and records each");
+    assertEquals(128 + 296 + 80 + 4, MpFootprint.dcBytesPerPeer());
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_DC", "TCA_DC"})
+  void dcHoldsAsManyInitiatorsAsConfiguredAndDeliversThroughEach(MpJob job) throws Exception {
+    int n = 5;
+    MpConfig cfg = CONFIG.withDcInitiators(3);
+    List<long[]> got = job.run(n, ctx -> {
+      MemoryAccount a = ((AbstractContext) ctx).memoryAccount();
+      try (VerbsCommunicator comm = job.open(ctx, cfg)) {
+        int me = comm.rank();
+        long sum = 0;
+        for (int k = 1; k < n; k++) {
+          ByteBuffer in = ByteBuffer.allocate(4);
+          comm.waitAll(comm.irecv(in, (me - k + n) % n, k),
+              comm.isend(ByteBuffer.allocate(4).putInt(0, me), (me + k) % n, k));
+          sum += in.getInt(0);
+        }
+        return new long[] {sum, a.bytes(MemoryComponent.DCI), a.bytes(MemoryComponent.CQ)};
+      }
+    });
+    Map<MemoryComponent, Long> p = MpFootprint.predict(n, n - 1, job.config(cfg));
+    for (int r = 0; r < n; r++) {
+      assertEquals(0 + 1 + 2 + 3 + 4 - r, got.get(r)[0], "rank " + r + " heard from every other rank");
+      assertEquals(p.get(MemoryComponent.DCI), got.get(r)[1]);
+      assertEquals(p.get(MemoryComponent.CQ), got.get(r)[2]);
+    }
+    assertEquals(3 * MpFootprint.predict(n, n - 1, job.config(CONFIG)).get(MemoryComponent.DCI) / 2,
+        p.get(MemoryComponent.DCI), "three DCIs where the default has two");
   }
 
   /** The control QP's buffers, as the layer sizes them. */
