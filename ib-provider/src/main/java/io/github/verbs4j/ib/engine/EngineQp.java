@@ -419,13 +419,17 @@ public final class EngineQp {
     Responder r = dctContexts.get(key);
     int gen = p.dcGeneration();
     if (r != null && r.dcGeneration != gen) {
-      if ((byte) (gen - r.dcGeneration) < 0) {
+      // Another connection of the same DCI. Its generation (8 bits) wraps after 256 moves to other
+      // DCTs, so it cannot say which connection is newer; the epoch PSN can: the DCI's PSNs go on
+      // from one connection to the next, so an older connection's packets start earlier.
+      if (Psn.compare(p.dcEpochPsn(), r.dcEpochPsn) < 0) {
         dev.counters.inc(IbCounters.Counter.DROP_DC_NO_CONTEXT);
         return null;
       }
       r.release();
       r.reset(p.dcEpochPsn());
       r.dcGeneration = gen;
+      r.dcEpochPsn = p.dcEpochPsn();
     }
     if (r == null) {
       if (dctContexts.size() >= dev.params.dctContexts) {
@@ -434,6 +438,7 @@ public final class EngineQp {
       r = new Responder(this, true);
       r.reset(p.dcEpochPsn());
       r.dcGeneration = gen;
+      r.dcEpochPsn = p.dcEpochPsn();
       r.replyLid = p.slid;
       r.replyQpn = p.dcSrcQp();
       dctContexts.put(key, r);

@@ -90,6 +90,8 @@ final class Responder {
   int replyLid;
   int replyQpn;
   int dcGeneration;
+  /** DC: the first PSN of the connection {@link #dcGeneration} names. */
+  int dcEpochPsn;
   long lastUse;
 
   /** The expected PSN. */
