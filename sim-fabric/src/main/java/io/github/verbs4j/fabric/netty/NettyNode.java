@@ -352,9 +352,12 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
       }
       if (header.type() == FrameHeader.TYPE_RECEIPT) {
         frame.release();
+        // Counts of another connection from that peer (a member's extra one) may mix in: keep
+        // the largest not beyond what was written, which can hide bytes on their way, never invent them.
         Peer p = members.peer(peer);
-        if (p != null && header.sendTimeNanos() > p.receipted) {
-          p.receipted = header.sendTimeNanos();
+        long n = header.sendTimeNanos();
+        if (p != null && n > p.receipted && n <= p.written) {
+          p.receipted = n;
         }
         return;
       }
