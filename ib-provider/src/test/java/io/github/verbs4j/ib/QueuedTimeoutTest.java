@@ -24,8 +24,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The local ACK timer measures time on the wire: a timeout that finds the QP's packets still queued
- * on this host (the fabric's outbox and socket buffers of a busy host) re-arms without spending
- * {@code retry_cnt}, a bounded number of times, so a peer that stops reading still ends the QP.
+ * on their way to the peer (the fabric's outbox, socket buffers, the peer's decryption and decoder
+ * on a busy host) re-arms without spending {@code retry_cnt}, at most 8 times in a row unless those
+ * bytes keep moving, so a peer that stops reading still ends the QP.
  */
 class QueuedTimeoutTest {
   private static final long TIMEOUT = 4096L << 10; // code 10: 4.194 ms
@@ -79,6 +80,31 @@ class QueuedTimeoutTest {
     assertEquals(1, sentAndReleased(), "resent once the packets had left");
     assertEquals(1, counter(Counter.TIMEOUTS));
     assertEquals(QpState.RTS, qp.state(), "retry_cnt 1 not exhausted by the queued timeouts");
+  }
+
+  @Test
+  void aSlowPeerThatKeepsDecodingNeverSpendsARetryHoweverLongItTakes() {
+    hca = new CapturedHca(IbParams.builder());
+    QueuePair qp = rc(0);
+    MemoryRegion m = hca.track(hca.pd.allocateMemory(64, TwoNodes.ALL));
+    qp.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(m, 0, 16));
+    sentAndReleased();
+    // 4 MiB on its way to a peer that decodes (decrypts) 64 KiB per timeout: 64 timeouts, far
+    // beyond the budget of 8 in a row, but the bytes keep moving
+    for (long unsent = 4 << 20; unsent > 0; unsent -= 64 << 10) {
+      hca.port.unsent = unsent;
+      hca.port.advance(TIMEOUT);
+      assertEquals(0, sentAndReleased(), "nothing resent while " + unsent + " bytes are on their way");
+    }
+    assertEquals(64, counter(Counter.QUEUED_TIMEOUTS));
+    assertEquals(0, counter(Counter.TIMEOUTS));
+    assertEquals(QpState.RTS, qp.state(), "retry_cnt 0 untouched");
+    hca.port.unsent = 0; // all of it decoded at the peer: the timer counts again
+    WorkCompletion[] wc = WorkCompletion.array(1);
+    hca.port.advance(TIMEOUT);
+    assertEquals(1, hca.cq.poll(wc));
+    assertEquals(WcStatus.RETRY_EXC_ERR, wc[0].status(), "retry_cnt 0: the first real timeout ends it");
+    assertEquals(1, counter(Counter.TIMEOUTS));
   }
 
   @Test

@@ -154,9 +154,12 @@ public interface FabricNode extends AutoCloseable {
   boolean isWritable(int dstNode);
 
   /**
-   * Bytes of this node's frames to {@code dstNode} that have not left this host yet (queued in
-   * the transport's own buffers, not yet written to the socket). A reliable transport above uses it
-   * so that its retransmit timer measures time on the wire, not time in a busy host's queues.
+   * Bytes of this node's frames to {@code dstNode} that have not reached the destination's
+   * fabric yet: queued in the transport's own buffers, or written to the socket and not yet
+   * decoded at the other end (socket buffers, TLS, the peer's decryption and decoder; netty learns
+   * how far the peer got from its receipts, {@link FrameHeader#TYPE_RECEIPT}). A reliable
+   * transport above uses it so that its retransmit timer measures time on the wire, not time in
+   * busy hosts' queues.
    *
    * @param dstNode destination node id
    * @return the bytes; 0 when the transport hands frames on at once (in-JVM, shared memory)

@@ -39,7 +39,9 @@ import io.netty.buffer.ByteBuf;
  *       its destination; or {@link #TYPE_TRANSIT} (2), a frame still crossing the modelled fabric
  *       (netty transport: it is on its way to the process that models its next link, which may be
  *       an intermediate node); or {@link #TYPE_DOORBELL} (3), no payload, a wake-up on a socket
- *       for a node whose shared-memory ring poller sleeps. Other values are rejected.
+ *       for a node whose shared-memory ring poller sleeps; or {@link #TYPE_RECEIPT} (4), no payload,
+ *       the bytes the sender has taken off the receiver's connection to it so far (netty transport:
+ *       how far the receiver's frames have got). Other values are rejected.
  *   <li>flags: bits the fabric and the provider both read. {@link #FLAG_UNCHECKED} (bit 0): the
  *       payload carries no integrity check of its own, so the fault injector loses such a frame
  *       instead of corrupting it. Other bits are reserved and must be 0.
@@ -78,6 +80,13 @@ public final class FrameHeader {
    * receiver, never in a ring.
    */
   public static final int TYPE_DOORBELL = 3;
+  /**
+   * Frame type: a receipt on a socket, no payload: the bytes of frames the sender has decoded off
+   * its connection from the receiver, counted from that connection's start, in both time fields
+   * (netty transport: so the receiver knows how much of what it wrote is still on its way). Never
+   * handed to a receiver, never in a ring.
+   */
+  public static final int TYPE_RECEIPT = 4;
 
   /** Offset of the version byte. */
   public static final int VERSION_OFFSET = 0;
@@ -237,10 +246,10 @@ public final class FrameHeader {
       return DropReason.BAD_VERSION;
     }
     int type = buf.getUnsignedByte(offset + TYPE_OFFSET);
-    if (type != TYPE_DATA && type != TYPE_TRANSIT && type != TYPE_DOORBELL) {
+    if (type != TYPE_DATA && type != TYPE_TRANSIT && type != TYPE_DOORBELL && type != TYPE_RECEIPT) {
       return DropReason.BAD_TYPE;
     }
-    if (type == TYPE_DOORBELL && buf.getUnsignedInt(offset + LENGTH_OFFSET) != 0) {
+    if ((type == TYPE_DOORBELL || type == TYPE_RECEIPT) && buf.getUnsignedInt(offset + LENGTH_OFFSET) != 0) {
       return DropReason.TOO_LONG;
     }
     if ((buf.getUnsignedByte(offset + FLAGS_OFFSET) & ~FLAGS_DEFINED) != 0 || buf.getUnsignedShort(offset + RESERVED_OFFSET) != 0) {

@@ -29,8 +29,9 @@ public final class IbCounters {
     /** Local ACK timeouts the engine ran a whole timeout late (a busy host): resent, no retry spent. */
     LATE_TIMEOUTS("verbs4j.ib.timeouts.late", null, null),
     /**
-     * Local ACK timeouts that fired while packets to the destination were still queued on this
-     * host: re-armed, no retry spent (at most {@code Requester.QUEUED_BUDGET} in a row).
+     * Local ACK timeouts that fired while packets to the destination had not reached its fabric
+     * yet (queued on this host, in socket buffers, being decrypted or decoded by the peer):
+     * re-armed, no retry spent (at most {@code QueuedWait.BUDGET} in a row without movement).
      */
     QUEUED_TIMEOUTS("verbs4j.ib.timeouts.queued", null, null),
     /**

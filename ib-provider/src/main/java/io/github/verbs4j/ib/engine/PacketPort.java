@@ -113,7 +113,8 @@ public interface PacketPort extends AutoCloseable {
 
   /**
    * @param dlid a destination LID
-   * @return bytes of packets to it that have not left this host yet (the fabric's own queues)
+   * @return bytes of packets to it that have not reached its fabric yet (the fabric's queues,
+   *     socket buffers, the peer's decryption and decoding; {@code FabricNode.unsentBytes})
    */
   default long unsentBytes(int dlid) {
     return 0;

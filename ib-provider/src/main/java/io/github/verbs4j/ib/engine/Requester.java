@@ -67,8 +67,8 @@ final class Requester {
    * the retry counts on progress.
    */
   int lateLeft;
-  /** Timeouts left that may re-arm while packets are queued on the host ({@link #QUEUED_BUDGET}). */
-  private int queuedLeft;
+  /** Timeouts that find the packets not yet at the peer. */
+  private final QueuedWait queued = new QueuedWait();
   int rnrLeft;
   private boolean retransmitArmed;
   private long retransmitDeadline;
@@ -102,7 +102,7 @@ final class Requester {
     pktsSinceAckReq = 0;
     retryLeft = qp.retryCnt;
     lateLeft = LateTimeout.BUDGET;
-    queuedLeft = QUEUED_BUDGET;
+    queued.reset();
     rnrLeft = qp.rnrRetry;
     retransmitArmed = false;
     peerDead = qp.type != QpType.DCI && dev.params.failFastOnPeerDown && qp.dlid != 0 && dev.isDead(qp.dlid);
@@ -114,7 +114,7 @@ final class Requester {
   void attributesChanged() {
     retryLeft = qp.retryCnt;
     lateLeft = LateTimeout.BUDGET;
-    queuedLeft = QUEUED_BUDGET;
+    queued.reset();
     rnrLeft = qp.rnrRetry;
   }
 
@@ -411,7 +411,7 @@ final class Requester {
   void acknowledged(int compPsn, long now) {
     retryLeft = qp.retryCnt;
     lateLeft = LateTimeout.BUDGET;
-    queuedLeft = QUEUED_BUDGET;
+    queued.reset();
     rnrLeft = qp.rnrRetry;
     switch (recovery) {
       case NAK_RETRIED -> {
@@ -519,9 +519,6 @@ final class Requester {
     return recovery == Recovery.RNR_WAIT && recoveryPsn == nakPsn;
   }
 
-  /** Timeouts in a row that may re-arm while packets are queued here; reset on progress. */
-  static final int QUEUED_BUDGET = 8;
-
   /** Local ACK timeouts a stopped requester waits before it probes with the stopped message. */
   static final int STOP_PROBE_TIMEOUTS = 4;
 
@@ -544,7 +541,7 @@ final class Requester {
     if (!peerDead) {
       retryLeft = qp.retryCnt;
       lateLeft = LateTimeout.BUDGET;
-      queuedLeft = QUEUED_BUDGET;
+      queued.reset();
     }
     if (qp.timeoutNanos > 0) {
       waitDeadline = now + STOP_PROBE_TIMEOUTS * qp.timeoutNanos;
@@ -659,10 +656,9 @@ final class Requester {
       retransmitArmed = false;
       fired = true;
       if (outstanding() && !recovery.holding()) {
-        if (queuedLeft > 0 && dev.port.unsentBytes(qp.type == QpType.DCI ? dcDlid : qp.dlid) > 0) {
-          // the packets the timer waits for have not left this host: time in its own queues is
-          // not time on the wire (rxe bounds this by capping packets in flight per QP)
-          queuedLeft--;
+        if (queued.rearm(dev.port.unsentBytes(qp.type == QpType.DCI ? dcDlid : qp.dlid))) {
+          // the packets the timer waits for have not reached the peer's fabric: time in the
+          // hosts' queues is not time on the wire (rxe bounds this by capping packets in flight per QP)
           dev.counters.inc(IbCounters.Counter.QUEUED_TIMEOUTS);
           armRetransmit(now);
         } else {

@@ -44,6 +44,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private int turnFrames;
   private Turn turn = Turn.READING;
   private ChannelHandlerContext context;
+  /** Bytes taken off the stream: frames passed on and bytes skipped. */
+  private long consumed;
 
   /** Where this decoder is in its turn. */
   private enum Turn {
@@ -145,6 +147,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     }
   }
 
+  /** @return bytes of the stream decoded so far: frames passed on, and bytes of bad frames skipped (event loop) */
+  public long consumed() {
+    return consumed;
+  }
+
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     while (true) {
@@ -155,6 +162,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       if (discarding > 0) {
         int n = (int) Math.min(discarding, in.readableBytes());
         in.skipBytes(n);
+        consumed += n;
         discarding -= n;
         metrics.dropBytes(discardReason, n);
         if (discarding > 0) {
@@ -181,6 +189,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         return;
       }
       out.add(in.readRetainedSlice((int) total));
+      consumed += total;
       turnFrames++;
     }
   }

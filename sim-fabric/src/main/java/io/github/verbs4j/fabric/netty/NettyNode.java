@@ -28,7 +28,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.unix.DomainSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
@@ -204,8 +206,9 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
   /** Fabric thread: a frame out of this node's ring. */
   private void onShmFrame(ByteBuf frame) {
     DropReason bad = FrameHeader.check(frame, 0, options.mtu(), nodeId());
-    if (bad == null && frame.getUnsignedByte(FrameHeader.TYPE_OFFSET) == FrameHeader.TYPE_DOORBELL) {
-      bad = DropReason.BAD_TYPE; // doorbells come on sockets only
+    int type = bad == null ? frame.getUnsignedByte(FrameHeader.TYPE_OFFSET) : 0;
+    if (type == FrameHeader.TYPE_DOORBELL || type == FrameHeader.TYPE_RECEIPT) {
+      bad = DropReason.BAD_TYPE; // doorbells and receipts come on sockets only
     }
     if (bad == null && frame.readableBytes() != FrameHeader.LENGTH + FrameHeader.length(frame, 0)) {
       bad = DropReason.TRUNCATED;
@@ -248,7 +251,7 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
           FrameDecoder decoder = new FrameDecoder(options.mtu(), metrics, this::nodeId, FrameDecoder.FRAMES_PER_TURN);
           ReceiveTuning.apply(ch, decoder, FrameHeader.LENGTH + options.mtu());
           ch.pipeline().addLast("decoder", decoder);
-          ch.pipeline().addLast("dispatch", new Dispatcher(peer));
+          ch.pipeline().addLast("dispatch", new Dispatcher(peer, decoder));
         }));
   }
 
@@ -283,13 +286,50 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
   /**
    * Receives frames on an accepted connection from one authenticated peer. A frame's source is
    * that peer, or a node whose frames the peer may relay (it is on the frame's route): anything
-   * else is dropped as {@link DropReason#SPOOFED_SOURCE}.
+   * else is dropped as {@link DropReason#SPOOFED_SOURCE}. Tells the peer how far it has decoded
+   * (receipts, see {@link Outbox#unsent}).
    */
   private final class Dispatcher extends ChannelInboundHandlerAdapter {
     private final int peer;
+    private final FrameDecoder decoder;
+    private long receipted; // decoded bytes the last receipt named
+    private long receiptNanos;
 
-    Dispatcher(int peer) {
+    Dispatcher(int peer, FrameDecoder decoder) {
       this.peer = peer;
+      this.decoder = decoder;
+    }
+
+    /**
+     * Sends a receipt on this node's connection to the peer once {@link Outbox#RECEIPT_BYTES}
+     * more were decoded: at the end of a read, or in the middle of a long one (a slow decryption
+     * of a large backlog) at most every {@link Outbox#RECEIPT_INTERVAL_NANOS}.
+     */
+    private void receipt(boolean endOfRead) {
+      long c = decoder.consumed();
+      if (c - receipted < Outbox.RECEIPT_BYTES) {
+        return;
+      }
+      long now = System.nanoTime();
+      if (!endOfRead && now - receiptNanos < Outbox.RECEIPT_INTERVAL_NANOS) {
+        return;
+      }
+      Peer p = members.peer(peer);
+      Channel ch = p == null ? null : p.channel;
+      if (ch == null || !ch.isActive()) {
+        return;
+      }
+      receipted = c;
+      receiptNanos = now;
+      ByteBuf r = ch.alloc().directBuffer(FrameHeader.LENGTH);
+      FrameHeader.write(r, FrameHeader.TYPE_RECEIPT, 0, 0, nodeId(), peer, 0, 0, c, c);
+      ch.writeAndFlush(r, ch.voidPromise());
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      receipt(true);
+      ctx.fireChannelReadComplete();
     }
 
     @Override
@@ -310,7 +350,19 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
         }
         return;
       }
+      if (header.type() == FrameHeader.TYPE_RECEIPT) {
+        frame.release();
+        // Counts of another connection from that peer (a member's extra one) may mix in: keep
+        // the largest not beyond what was written, which can hide bytes on their way, never invent them.
+        Peer p = members.peer(peer);
+        long n = header.sendTimeNanos();
+        if (p != null && n > p.receipted && n <= p.written) {
+          p.receipted = n;
+        }
+        return;
+      }
       receive(frame, r);
+      receipt(false);
     }
 
     @Override
@@ -320,12 +372,22 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     }
   }
 
-  /** Outgoing connection: back-pressure events and errors. */
-  private final class Outbound extends ChannelInboundHandlerAdapter {
+  /** Outgoing connection: back-pressure events and errors; counts the bytes written ({@link Peer#written}). */
+  private final class Outbound extends ChannelDuplexHandler {
     private final int peer;
+    private Peer counted;
 
     Outbound(int peer) {
       this.peer = peer;
+    }
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+      Peer p = counted;
+      if (p != null && msg instanceof ByteBuf b) {
+        p.written += b.readableBytes(); // event loop only
+      }
+      ctx.write(msg, promise);
     }
 
     @Override
@@ -337,6 +399,7 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
       });
       ctx.fireChannelActive();
       if (p != null) {
+        counted = p;
         p.channel = ctx.channel();
       }
     }

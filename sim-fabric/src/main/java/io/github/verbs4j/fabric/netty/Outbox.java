@@ -36,6 +36,14 @@ final class Outbox {
   static final int CAPACITY = 16384;
   /** Payloads up to this size are copied behind their header; larger ones are written after it. */
   private static final int COPY_LIMIT = 8192;
+  /**
+   * A node sends a receipt ({@link FrameHeader#TYPE_RECEIPT}) on its connection to a peer once it
+   * has decoded this many bytes from that peer since its last receipt: at the end of each read, or
+   * during a long one at most every {@link #RECEIPT_INTERVAL_NANOS}.
+   */
+  static final int RECEIPT_BYTES = 64 << 10;
+  /** Least time between two receipts to one peer in the middle of a read. */
+  static final long RECEIPT_INTERVAL_NANOS = 1_000_000;
   /** The user-defined writability bit this queue clears when it holds too much for a connection. */
   private static final int WRITABILITY_BIT = 1;
 
@@ -103,12 +111,18 @@ final class Outbox {
    * Any thread.
    *
    * @param via a connected process
-   * @return bytes of frames to it still in this queue or in Netty's outbound buffer
+   * @return bytes of frames to it still in this queue, or written and not yet decoded by it: in
+   *     Netty's outbound buffer (and TLS's), in the kernels' socket buffers, waiting for the
+   *     peer's decryption or decoder. What the peer decoded is known from its receipts, which come
+   *     for every {@link #RECEIPT_BYTES} it decodes: a smaller remainder counts only while it is
+   *     still in Netty's outbound buffer.
    */
   long unsent(Peer via) {
     Channel ch = via.channel;
     ChannelOutboundBuffer ob = ch == null ? null : ch.unsafe().outboundBuffer();
-    return via.queued.get() + (ob == null ? 0 : ob.totalPendingWriteBytes());
+    long pending = ob == null ? 0 : ob.totalPendingWriteBytes();
+    long onTheWay = via.written - via.receipted;
+    return via.queued.get() + (onTheWay >= RECEIPT_BYTES ? Math.max(onTheWay, pending) : pending);
   }
 
   /**

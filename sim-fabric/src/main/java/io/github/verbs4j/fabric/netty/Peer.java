@@ -15,6 +15,10 @@ final class Peer {
   volatile boolean outboxUnwritable; // changed only under outboxLock, with the channel's bit
   final Object outboxLock = new Object();
   boolean needsFlush; // event loop only
+  /** Frame bytes written to the connection since it opened; written on the event loop only. */
+  volatile long written;
+  /** Of those, the bytes the peer has said it decoded (its latest receipt); event loop writes. */
+  volatile long receipted;
 
   Peer(int id) {
     this.id = id;
