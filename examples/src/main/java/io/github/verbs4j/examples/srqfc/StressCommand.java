@@ -139,6 +139,12 @@ public final class StressCommand implements Callable<Integer> {
       Thread rxThread = new Thread(() -> rx.run(stop), "stress-rx");
       rxThread.start();
       rxThread.join(maxSeconds * 1000L);
+      // the senders take the completions of the last messages (their ACKs may still be on their
+      // way when the receiver has everything); stop only those that are still waiting after that
+      long grace = System.nanoTime() + 10_000_000_000L;
+      for (Thread t : threads) {
+        t.join(Math.max(1, (grace - System.nanoTime()) / 1_000_000));
+      }
       stop.set(true);
       for (Thread t : threads) {
         t.join(60_000);
