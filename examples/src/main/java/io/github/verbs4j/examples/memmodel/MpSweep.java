@@ -2,15 +2,12 @@ package io.github.verbs4j.examples.memmodel;
 
 import io.github.verbs4j.examples.mp.MpConfig;
 import java.awt.Color;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -209,14 +206,6 @@ final class MpSweep {
    * @throws UncheckedIOException if it cannot be written
    */
   static void render(List<Point> points, String title, Path png) {
-    try {
-      Path parent = png.toAbsolutePath().getParent();
-      if (parent != null) {
-        Files.createDirectories(parent);
-      }
-      BitmapEncoder.saveBitmap(chart(points, title), png.toString(), BitmapEncoder.BitmapFormat.PNG);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot write --chart " + png + ": " + e.getMessage(), e);
-    }
+    ScalingChart.writePng(chart(points, title), png);
   }
 }

@@ -95,12 +95,23 @@ final class ScalingChart {
    * @throws UncheckedIOException if it cannot be written
    */
   static void render(Scale scale, List<Long> nodeCounts, Path png) {
+    writePng(chart(scale, nodeCounts), png);
+  }
+
+  /**
+   * Writes a chart as a PNG, creating the file's directory.
+   *
+   * @param chart the chart
+   * @param png the file ({@code --chart})
+   * @throws UncheckedIOException naming {@code --chart} if it cannot be written
+   */
+  static void writePng(XYChart chart, Path png) {
     try {
       Path parent = png.toAbsolutePath().getParent();
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      BitmapEncoder.saveBitmap(chart(scale, nodeCounts), png.toString(), BitmapEncoder.BitmapFormat.PNG);
+      BitmapEncoder.saveBitmap(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write --chart " + png + ": " + e.getMessage(), e);
     }
