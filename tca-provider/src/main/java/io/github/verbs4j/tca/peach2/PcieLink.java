@@ -139,8 +139,9 @@ final class PcieLink {
           drainPending(); // what others left waiting goes first, as soon as there is room
         }
       } catch (InterruptedException e) {
+        // the caller stops waiting and keeps its interrupt; its frame queues behind the full
+        // buffer as a frame of a caller that cannot wait does: an interrupt never loses a TLP
         Thread.currentThread().interrupt();
-        return drop(frame, "interrupted");
       } finally {
         waiters--;
       }

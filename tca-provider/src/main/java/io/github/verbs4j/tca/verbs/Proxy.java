@@ -57,6 +57,13 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
   private long wakeDeadline;
   /** The wake-up timer fired (set on the scheduler's thread; the next duty cycle forgets the timer). */
   private volatile boolean wakeFired;
+  /**
+   * A duty cycle runs that began with work signalled. One that began with none (a CQ poll's, an
+   * idle thread's look) finds only what a landed write, a post or a timer signals meanwhile, and
+   * those set {@link #pending}: so it does not keep the clock's timers waiting, however often an
+   * application polls.
+   */
+  private volatile boolean working;
   /** A requester waits for an ACK (set by the duty cycle). */
   private volatile boolean awaitingReply;
   private volatile long lastWorkWallNanos;
@@ -83,13 +90,13 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
 
   /**
    * Modelled time: whether this host has work in hand, so that no timer is the next event — a
-   * write landed that the agent has not read, a duty cycle running or due, or a reply certainly on
+   * write landed that the agent has not read, a signalled duty cycle running or due, or a reply certainly on
    * its way (a requester waits for an ACK over a link that loses nothing: on netty the peer's work
    * in hand is invisible). The claim lapses after {@link #AWAIT_WALL_LIMIT_NANOS} of wall time
    * without a duty cycle doing work, so a reply that never comes still times out.
    */
   private boolean busy() {
-    if (pending || wakeFired || lock.isHeld()) {
+    if (pending || wakeFired || working) {
       return true;
     }
     return awaitingReply && !board.link().seesPeers() && !board.dataLink().holdsFramesAhead()
@@ -180,6 +187,15 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
 
   @Override
   public int doWork() {
+    working = pending || wakeFired; // before pending is cleared: never a moment with neither set
+    try {
+      return dutyCycle();
+    } finally {
+      working = false;
+    }
+  }
+
+  private int dutyCycle() {
     pending = false;
     if (wakeFired) {
       wakeFired = false;

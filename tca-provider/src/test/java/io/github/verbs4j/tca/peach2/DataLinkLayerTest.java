@@ -201,6 +201,31 @@ class DataLinkLayerTest {
   }
 
   @Test
+  void aSenderInterruptedWhileItWaitsForRoomKeepsItsFrameAndItsInterrupt() throws Exception {
+    use(DataLinkParams.defaults().toBuilder().replayBufferTlps(4).ackCoalesceTlps(4).build(), false);
+    w.canWait = true;
+    for (int i = 0; i < 4; i++) {
+      assertTrue(a.write(2, i, 8));
+    }
+    CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
+    Thread sender = new Thread(() -> {
+      boolean sent = a.write(2, 4, 8);
+      interrupted.complete(sent && Thread.currentThread().isInterrupted());
+    });
+    sender.start();
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (a.count(Link.STALLS) == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
+    assertEquals(1, a.count(Link.STALLS), "the sender waits for room");
+    sender.interrupt(); // an application thread interrupted inside a post (a JUnit timeout, say)
+    assertTrue(interrupted.get(10, TimeUnit.SECONDS), "the write was accepted and the interrupt kept");
+    assertEquals(4, w.onWire(s -> !s.isDllp()).size(), "the fifth frame is held, not sent over a full buffer");
+    w.runUntil(w.now + 10_000);
+    assertEquals(range(0, 5), b.received, "and leaves once an Ack frees room: nothing was lost");
+  }
+
+  @Test
   void fourReplaysWithoutProgressRetrainAndADeadLinkGoesDownThenComesBackThroughInitialisation() {
     w.cut = true; // everything either side sends is lost
     a.write(2, 1, 64);

@@ -1,0 +1,50 @@
+package io.github.verbs4j.tca.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.github.verbs4j.fabric.time.NodeClock;
+import io.github.verbs4j.tca.peach2.FabricLink;
+import io.github.verbs4j.verbs.WorkCompletion;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Modelled time: the node's timers move the clock to a deadline only while the node is not busy.
+ * An application polling an empty CQ in a tight loop runs the proxy's duty cycle on its own thread
+ * each time, but finds nothing to do: the node must not look busy, or every timer (a link-level
+ * Ack, a replay, a held DMA frame) waits until a look happens to fall between two polls.
+ */
+class PollingKeepsNoTimerWaitingTest {
+  @Test
+  void anApplicationPollingAnEmptyCqDoesNotMakeTheNodeBusy() throws Exception {
+    try (TwoTcaNodes n = new TwoTcaNodes(14, Map.of("verbs.time", "modelled"))) {
+      NodeClock clock = ((FabricLink) n.a.tca().board().link()).fabricNode().clock();
+      AtomicBoolean stop = new AtomicBoolean();
+      Thread poller = new Thread(() -> {
+        WorkCompletion[] wc = WorkCompletion.array(1);
+        while (!stop.get()) {
+          n.a.cq.poll(wc);
+        }
+      });
+      poller.start();
+      int busy = 0;
+      int looks = 0;
+      try {
+        Thread.sleep(50); // the setup's signals are taken
+        long end = System.nanoTime() + 300_000_000L;
+        while (System.nanoTime() < end) {
+          looks++;
+          if (clock.busy()) {
+            busy++;
+          }
+          java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+        }
+      } finally {
+        stop.set(true);
+        poller.join();
+      }
+      assertEquals(0, busy, "of " + looks + " looks, those that found the idle node busy");
+    }
+  }
+}
