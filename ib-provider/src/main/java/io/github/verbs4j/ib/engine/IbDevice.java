@@ -93,6 +93,12 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
   /** How long a reply the HCA waits for holds its modelled timers back without any work, wall ns. */
   static final long AWAIT_WALL_LIMIT_NANOS = 10_000_000_000L;
   private volatile boolean awaitingReply; // modelled time: set at the end of each duty cycle
+  /**
+   * Modelled time: a duty cycle runs that began with work queued or took some. One that found
+   * nothing (an application's CQ poll, an idle thread's look) does not keep the clock's timers
+   * waiting, however often it runs: what arrives meanwhile is queued, and visible, until taken.
+   */
+  private volatile boolean working;
   private volatile long lastWorkWallNanos;
 
   /**
@@ -324,11 +330,13 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
    */
   @Override
   public int doWork() {
+    working = hasPendingWork() || dirtyCount > 0; // before anything is taken from the queues
     port.beginBatch();
     try {
       return dutyCycle();
     } finally {
       port.endBatch();
+      working = false;
     }
   }
 
@@ -363,16 +371,16 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
 
   /**
    * A modelled clock's busy probe (the fabric thread): the HCA has work in hand — a duty cycle
-   * running, anything queued for one — or a reply is on its way: a requester waits for an ACK on a
-   * wire that loses nothing, from a peer that lives, so its retransmission deadline is not the next
-   * event. Should that reply never come (a frame the fabric dropped for back-pressure), the claim
+   * with work running ({@link #working}), anything queued for one — or a reply is on its way: a
+   * requester waits for an ACK on a wire that loses nothing, from a peer that lives, so its
+   * retransmission deadline is not the next event. Should that reply never come (a frame the fabric dropped for back-pressure), the claim
    * lapses after {@link #AWAIT_WALL_LIMIT_NANOS} of wall time without a duty cycle doing work.
    */
   private boolean busy() {
     if (awaitingReply && System.nanoTime() - lastWorkWallNanos < AWAIT_WALL_LIMIT_NANOS && !port.mayLose()) {
       return true;
     }
-    return lock.isHeld() || !inbound.isEmpty() || !doorbells.isEmpty() || peerDownPending || wakeFired
+    return working || !inbound.isEmpty() || !doorbells.isEmpty() || peerDownPending || wakeFired
         || acks.flushRequested();
   }
 
@@ -395,6 +403,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
       if (b == null) {
         break;
       }
+      working = true;
       port.taken(b);
       try {
         received += frames.receiveFrame(b, t);
@@ -405,11 +414,13 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     work += received;
     EngineQp q;
     while ((q = doorbells.poll()) != null) {
+      working = true;
       q.doorbellQueued.set(false);
       markDirty(q);
       work++;
     }
     if (timers.due(t)) {
+      working = true;
       // A response already queued is not lost: read what arrived before judging a timeout, so a
       // busy host (a receive budget spent, an engine run late) never declares a live peer dead.
       work += receiveQueued(t);
