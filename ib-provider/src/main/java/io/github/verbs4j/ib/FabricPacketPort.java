@@ -289,6 +289,10 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   @Override
   public void endBatch() {
     batchThread = null;
+    flushTouched();
+  }
+
+  private void flushTouched() {
     for (int i = 0; i < touchedCount; i++) {
       inTouched[touched[i]] = false;
       flush(touched[i]);
@@ -336,6 +340,14 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   @Override
   public void charge(long nanos) {
     clock.charge(nanos);
+  }
+
+  @Override
+  public void advanceTo(long t) {
+    if (touchedCount > 0 && batchThread == Thread.currentThread() && t > clock.nowNanos()) {
+      flushTouched(); // what the cycle built so far leaves at the time it was built
+    }
+    clock.advanceTo(t);
   }
 
   @Override

@@ -166,6 +166,12 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
     }
   }
 
+  /** The engine starts each send WQE at its own post time (SendWqe.postTime). */
+  @Override
+  protected void stampPosts(long nanos) {
+    recordPostTime(nanos);
+  }
+
   @Override
   protected void chargeClock(long nanos) {
     port.charge(nanos);

@@ -107,6 +107,21 @@ public interface Context extends AutoCloseable {
   void advanceClockTo(long nanos);
 
   /**
+   * The application's time on this context's modelled clock, for the work it posts from now on: a
+   * program that keeps its application's time apart from the device's says, before it posts, when
+   * the application rang the doorbell. The device starts each send WR no earlier than the time it
+   * was posted with, and work posted earlier keeps its own earlier time even if the device takes
+   * it up only after a later call (its engine ran late in wall time). A provider that cannot stamp
+   * its WRs moves the clock there at once ({@link #advanceClockTo}). Does nothing on a wall clock.
+   * A simulator extension, like {@link #chargeNanos}.
+   *
+   * @param nanos a time on this context's clock; may be earlier than an earlier call's (a message
+   *     the application queued before it computed further)
+   * @throws VerbsException EBADF if the context is closed
+   */
+  void postAt(long nanos);
+
+  /**
    * Whether {@link #nowNanos()} is modelled time ({@code verbs.time=modelled}, or the in-JVM
    * fabric's deterministic mode) rather than the wall clock. A simulator extension, like {@link
    * #chargeNanos}: a program that keeps its own timeline of application work (charged) against

@@ -11,8 +11,8 @@ import io.github.verbs4j.verbs.WorkCompletion;
  * that clock too would put the computation after every arrival the device happened to take first
  * in wall time, so two ranks' computations would stop overlapping (docs/modelled-time.md, *one
  * timeline per node*). Here the computation moves only the application's time; the device learns
- * it when the application next posts ({@link #beforePost}: its clock is brought up to the
- * application's, as a doorbell rung at that time), and the application learns the device's time
+ * it when the application next posts ({@link #beforePost}: the WRs carry the application's time,
+ * as a doorbell rung then, and the device starts each no earlier), and the application learns the device's time
  * from the completions it takes ({@link #completed}: their timestamps), not from whatever else the
  * device has done since.
  *
@@ -49,10 +49,13 @@ final class AppTimeline {
     }
   }
 
-  /** The application is about to post work: the device cannot start it before the application's time. */
+  /**
+   * The application is about to post work: the device cannot start it before the application's
+   * time, and work posted before keeps its own time ({@link Context#postAt}).
+   */
   void beforePost() {
-    if (modelled && app > ctx.nowNanos()) {
-      ctx.advanceClockTo(app);
+    if (modelled) {
+      ctx.postAt(app);
     }
   }
 

@@ -152,6 +152,20 @@ public interface PacketPort extends AutoCloseable {
   void charge(long nanos);
 
   /**
+   * Moves a modelled clock forward to {@code t} if it is behind (a WQE posted at that time starts
+   * no earlier); nothing on a wall clock. This default charges the difference; a port whose clock
+   * advances in one step overrides it.
+   *
+   * @param t a time on the port's clock
+   */
+  default void advanceTo(long t) {
+    long now = nowNanos();
+    if (modelledTime() && t > now) {
+      charge(t - now);
+    }
+  }
+
+  /**
    * Runs {@code task} on the port's thread once {@code delayNanos} of port-clock time have passed;
    * when it runs, {@link #nowNanos()} is at least the scheduled time.
    *

@@ -289,6 +289,9 @@ final class Requester {
       rdAtomicCredits--;
       w.hasCredit = true;
     }
+    if (w.postTime != Long.MIN_VALUE) {
+      dev.port.advanceTo(w.postTime); // a doorbell rung then: the WQE starts no earlier
+    }
     w.npkts = w.opcode.isAtomic() ? 1 : Math.max(1, (w.totalLength + mtu - 1) / mtu);
     w.firstPsn = psn;
     w.lastPsn = Psn.add(psn, w.npkts - 1);

@@ -58,6 +58,8 @@ final class SendWqe {
   long dcKey;
   int totalLength;
   boolean inlineSourceMissing;
+  /** Modelled time: the application's time at post ({@code Context.postAt}), or Long.MIN_VALUE. */
+  long postTime;
 
   // Engine state.
   int state;
@@ -91,6 +93,7 @@ final class SendWqe {
    */
   void copyFrom(SendWr wr, boolean sigAll, AbstractContext ctx) {
     wrId = wr.wrId();
+    postTime = ctx.postTimeNanos();
     opcode = wr.opcode();
     flags = wr.sendFlags();
     signaled = sigAll || (flags & SendFlag.SIGNALED.value()) != 0;

@@ -27,6 +27,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and its teardown.
  */
 public abstract class AbstractContext implements Context {
+  /** Modelled time: the application's time of the WRs posted now ({@link #postAt}). */
+  private volatile long postTime = Long.MIN_VALUE;
+
   private final Device device;
   private final VerbsConfig config;
   private final DeviceAttr attr;
@@ -302,6 +305,38 @@ public abstract class AbstractContext implements Context {
   public final void advanceClockTo(long nanos) {
     ensureOpen();
     advanceClock(nanos);
+  }
+
+  @Override
+  public final void postAt(long nanos) {
+    ensureOpen();
+    if (modelledTime()) {
+      stampPosts(nanos);
+    }
+  }
+
+  /**
+   * Modelled time: the application's time for the WRs posted from now on ({@link #postAt}). This
+   * default moves the clock there at once; a provider whose device starts each WR at its own post
+   * time records it ({@link #recordPostTime}) and reads it into its WQEs ({@link #postTimeNanos}).
+   *
+   * @param nanos a time on the context's clock
+   */
+  protected void stampPosts(long nanos) {
+    advanceClock(nanos);
+  }
+
+  /** @param nanos the post time WRs posted from now on carry */
+  protected final void recordPostTime(long nanos) {
+    postTime = nanos;
+  }
+
+  /**
+   * @return the post time a WR posted now carries ({@link Long#MIN_VALUE}: none, the device takes it
+   *     at its own time)
+   */
+  public final long postTimeNanos() {
+    return postTime;
   }
 
   /**

@@ -164,6 +164,11 @@ public final class SelfTestProvider implements VerbsProvider {
     }
 
     @Override
+    public void postAt(long nanos) {
+      open(); // a wall clock
+    }
+
+    @Override
     public void close() {
       closed = true;
     }
