@@ -125,7 +125,9 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
           + c.get(IbCounters.Counter.DROP_OUT_OF_SEQUENCE) + c.get(IbCounters.Counter.DROP_BEHIND_RNR)
           + c.get(IbCounters.Counter.DROP_BEHIND_STOP);
       case DUPLICATE_REQUEST -> c.get(IbCounters.Counter.DUPLICATE_REQUESTS);
-      case LOCAL_ACK_TIMEOUT_ERR -> c.get(IbCounters.Counter.TIMEOUTS);
+      // a timer that fired late because this host was descheduled is retried without spending
+      // retry_cnt (LateTimeout): not an ACK timeout of the modelled HCA, counted on its own meter
+      case LOCAL_ACK_TIMEOUT_ERR -> c.get(IbCounters.Counter.TIMEOUTS) - c.get(IbCounters.Counter.LATE_TIMEOUTS);
       case COMPLETER_RETRY_ERR -> c.get(IbCounters.Counter.TRANSPORT_RETRIES);
       case RETRY_EXCEEDED_ERR -> c.get(IbCounters.Counter.RETRY_EXCEEDED);
       case RETRY_RNR_EXCEEDED_ERR -> c.get(IbCounters.Counter.RNR_RETRY_EXCEEDED);

@@ -186,7 +186,7 @@ final class TcaCounters implements AutoCloseable {
       case RCVD_SEQ_ERR -> 0;
       case OUT_OF_SEQ_REQUEST -> outOfSequence.sum();
       case DUPLICATE_REQUEST -> duplicates.sum();
-      case LOCAL_ACK_TIMEOUT_ERR -> timeouts.sum();
+      case LOCAL_ACK_TIMEOUT_ERR -> timeouts.sum() - lateTimeouts.sum(); // late ones spend no retry_cnt
       case COMPLETER_RETRY_ERR -> transportRetries.sum();
       case RETRY_EXCEEDED_ERR -> retryExceeded.sum();
       case RETRY_RNR_EXCEEDED_ERR -> rnrRetryExceeded.sum();
