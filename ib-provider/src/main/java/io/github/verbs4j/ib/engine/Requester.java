@@ -206,6 +206,10 @@ final class Requester {
         if (sqd && wqeIndex >= drainLimit) {
           break;
         }
+        if (w.postTime - now > 0 && w.postTime != Long.MIN_VALUE) {
+          dev.port.advanceTo(w.postTime); // a doorbell rung then: the WQE starts no earlier
+          now = w.postTime;
+        }
         int r = start(w);
         if (r == STOP) {
           break;
@@ -288,9 +292,6 @@ final class Requester {
     if (w.isReadOrAtomic()) {
       rdAtomicCredits--;
       w.hasCredit = true;
-    }
-    if (w.postTime != Long.MIN_VALUE) {
-      dev.port.advanceTo(w.postTime); // a doorbell rung then: the WQE starts no earlier
     }
     w.npkts = w.opcode.isAtomic() ? 1 : Math.max(1, (w.totalLength + mtu - 1) / mtu);
     w.firstPsn = psn;

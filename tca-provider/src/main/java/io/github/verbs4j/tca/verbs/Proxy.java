@@ -232,7 +232,7 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
         work += n;
       }
     }
-    scheduleWake(t);
+    scheduleWake(clock.getAsLong()); // a WQE started at its post time may have moved the clock
     return work;
   }
 

@@ -157,6 +157,10 @@ final class Requester {
       if (w.fence && rdAtomicOutstanding > 0) {
         break;
       }
+      if (!w.restarted && w.postTime - now > 0 && w.postTime != Long.MIN_VALUE) {
+        ctx.board().clock().advanceTo(w.postTime); // a doorbell rung then: the WQE starts no earlier
+        now = w.postTime;
+      }
       if (qp.head == next && !w.restarted) {
         lastProgress = now; // the timer starts with the first outstanding WQE
         timeouts = 0;

@@ -27,6 +27,8 @@ final class SendWqe {
   static final int DONE = 3;
 
   long wrId;
+  /** Modelled time: the application's time at post ({@code Context.postAt}), or Long.MIN_VALUE. */
+  long postTime;
   WrOpcode opcode;
   boolean signaled;
   boolean solicited;
@@ -72,6 +74,7 @@ final class SendWqe {
    */
   void copyFrom(SendWr wr, AbstractContext ctx) {
     wrId = wr.wrId();
+    postTime = ctx.postTimeNanos();
     opcode = wr.opcode();
     signaled = wr.hasFlag(SendFlag.SIGNALED);
     solicited = wr.hasFlag(SendFlag.SOLICITED);

@@ -175,6 +175,12 @@ final class TcaContext extends AbstractContext {
     board.clock().advanceTo(nanos);
   }
 
+  /** The proxy starts each send WQE at its own post time (SendWqe.postTime). */
+  @Override
+  protected void stampPosts(long nanos) {
+    recordPostTime(nanos);
+  }
+
   @Override
   protected void chargeClock(long nanos) {
     board.clock().charge(nanos);
