@@ -2,12 +2,10 @@ package io.github.verbs4j.ib;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.github.verbs4j.fabric.time.NodeClock;
+import io.github.verbs4j.fabric.testing.BusyLooks;
 import io.github.verbs4j.verbs.CompletionQueue;
 import io.github.verbs4j.verbs.WorkCompletion;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,36 +18,10 @@ class PollingKeepsNoTimerWaitingTest {
   @Test
   void anApplicationPollingAnEmptyCqDoesNotMakeTheNodeBusy() throws Exception {
     try (TwoNodes n = TwoNodes.threaded(Map.of("verbs.time", "modelled"))) {
-      NodeClock clock = ((IbContext) n.a).fabricNode().clock();
       CompletionQueue cq = n.a.createCq(16, null, 0);
-      AtomicBoolean stop = new AtomicBoolean();
-      Thread poller = new Thread(() -> {
-        WorkCompletion[] wc = WorkCompletion.array(1);
-        while (!stop.get()) {
-          cq.poll(wc);
-        }
-      });
-      poller.start();
-      int busy = 0;
-      int looks = 0;
-      try {
-        long settle = System.nanoTime() + 10_000_000_000L;
-        while (clock.busy() && System.nanoTime() < settle) {
-          Thread.sleep(1); // the setup's signals are taken first
-        }
-        long end = System.nanoTime() + 300_000_000L;
-        while (System.nanoTime() < end) {
-          looks++;
-          if (clock.busy()) {
-            busy++;
-          }
-          LockSupport.parkNanos(20_000);
-        }
-      } finally {
-        stop.set(true);
-        poller.join();
-      }
-      assertEquals(0, busy, "of " + looks + " looks, those that found the idle node busy");
+      WorkCompletion[] wc = WorkCompletion.array(1);
+      BusyLooks.Result r = BusyLooks.whileRunning(((IbContext) n.a).fabricNode().clock(), () -> cq.poll(wc), 300);
+      assertEquals(0, r.busy(), r.toString());
       cq.close();
     }
   }

@@ -2,11 +2,10 @@ package io.github.verbs4j.tca.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.github.verbs4j.fabric.time.NodeClock;
+import io.github.verbs4j.fabric.testing.BusyLooks;
 import io.github.verbs4j.tca.peach2.FabricLink;
 import io.github.verbs4j.verbs.WorkCompletion;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,35 +18,10 @@ class PollingKeepsNoTimerWaitingTest {
   @Test
   void anApplicationPollingAnEmptyCqDoesNotMakeTheNodeBusy() throws Exception {
     try (TwoTcaNodes n = new TwoTcaNodes(14, Map.of("verbs.time", "modelled"))) {
-      NodeClock clock = ((FabricLink) n.a.tca().board().link()).fabricNode().clock();
-      AtomicBoolean stop = new AtomicBoolean();
-      Thread poller = new Thread(() -> {
-        WorkCompletion[] wc = WorkCompletion.array(1);
-        while (!stop.get()) {
-          n.a.cq.poll(wc);
-        }
-      });
-      poller.start();
-      int busy = 0;
-      int looks = 0;
-      try {
-        long settle = System.nanoTime() + 10_000_000_000L;
-        while (clock.busy() && System.nanoTime() < settle) {
-          Thread.sleep(1); // the setup's signals are taken first
-        }
-        long end = System.nanoTime() + 300_000_000L;
-        while (System.nanoTime() < end) {
-          looks++;
-          if (clock.busy()) {
-            busy++;
-          }
-          java.util.concurrent.locks.LockSupport.parkNanos(20_000);
-        }
-      } finally {
-        stop.set(true);
-        poller.join();
-      }
-      assertEquals(0, busy, "of " + looks + " looks, those that found the idle node busy");
+      WorkCompletion[] wc = WorkCompletion.array(1);
+      BusyLooks.Result r = BusyLooks.whileRunning(((FabricLink) n.a.tca().board().link()).fabricNode().clock(),
+          () -> n.a.cq.poll(wc), 300);
+      assertEquals(0, r.busy(), r.toString());
     }
   }
 }
