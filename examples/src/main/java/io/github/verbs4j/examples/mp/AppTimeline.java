@@ -12,26 +12,28 @@ import io.github.verbs4j.verbs.WorkCompletion;
  * in wall time, so two ranks' computations would stop overlapping (docs/modelled-time.md, *one
  * timeline per node*). Here the computation moves only the application's time; the device learns
  * it when the application next posts ({@link #beforePost}: the WRs carry the application's time,
- * as a doorbell rung then, and the device starts each no earlier), and the application learns the device's time
- * from the completions it takes ({@link #completed}: their timestamps), not from whatever else the
+ * as a doorbell rung then, and the device starts each no earlier), and the application learns the
+ * device's time from the completions it takes ({@link #completed}: their timestamps), not from whatever else the
  * device has done since.
  *
  * <p>With wall time the application's time is the wall clock and nothing is charged. One thread
- * at a time (the communicator's).
+ * at a time (the communicator's). Public for the other message-passing layers of the examples (the
+ * NPB replay's, {@code srqfc.NpbMpi}).
  */
-final class AppTimeline {
+public final class AppTimeline {
   private final Context ctx;
   private final boolean modelled;
   private long app;
 
-  AppTimeline(Context ctx) {
+  /** @param ctx the rank's context; the application's time starts at its clock's */
+  public AppTimeline(Context ctx) {
     this.ctx = ctx;
     this.modelled = ctx.modelledTime();
     this.app = ctx.nowNanos();
   }
 
   /** @return the application's time */
-  long nowNanos() {
+  public long nowNanos() {
     return modelled ? app : ctx.nowNanos();
   }
 
@@ -40,7 +42,7 @@ final class AppTimeline {
    *
    * @param nanos not negative
    */
-  void compute(long nanos) {
+  public void compute(long nanos) {
     if (nanos < 0) {
       throw new IllegalArgumentException("nanos=" + nanos + " must not be negative");
     }
@@ -53,7 +55,7 @@ final class AppTimeline {
    * The application is about to post work: the device cannot start it before the application's
    * time, and work posted before keeps its own time ({@link Context#postAt}).
    */
-  void beforePost() {
+  public void beforePost() {
     if (modelled) {
       ctx.postAt(app);
     }
@@ -64,9 +66,22 @@ final class AppTimeline {
    *
    * @param wc the completion (its timestamp is on the device's clock)
    */
-  void completed(WorkCompletion wc) {
+  public void completed(WorkCompletion wc) {
     if (modelled && wc.timestampNanos() > app) {
       app = wc.timestampNanos();
+    }
+  }
+
+  /**
+   * The application waited for something that happened at {@code nanos} on the device's clock (a
+   * completion it had taken earlier and only now needs, or a driver's look at its CQ at that time):
+   * its time moves there if it is behind.
+   *
+   * @param nanos a time on the context's clock
+   */
+  public void waitedUntil(long nanos) {
+    if (modelled && nanos > app) {
+      app = nanos;
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.github.verbs4j.examples.srqfc;
 
+import io.github.verbs4j.examples.mp.AppTimeline;
 import io.github.verbs4j.examples.srqfc.NpbTrace.Op;
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AhAttr;
@@ -24,12 +25,14 @@ import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.IntArrayList;
+import org.agrona.collections.LongArrayQueue;
 
 /**
  * One process of an NPB replay: its verbs resources (one SRQ of {@code depth} receives of 32 KiB,
@@ -41,6 +44,14 @@ import java.util.TreeMap;
  * a last-piece bit. {@link #drain()} takes every completion (reposting each receive it took the
  * data out of); a Waitall completes when every receive posted so far has matched an arrived
  * message (by source and tag, in order) and every send has completed. Not thread-safe.
+ *
+ * <p>Modelled time: the process keeps its application's time ({@link #time}, as the mp layer does,
+ * docs/modelled-time.md <em>the application's timeline</em>) apart from its device's clock. A
+ * computation moves only the application's time; a send is posted after the device's clock is
+ * brought up to it; a Waitall ends at the latest of the application's time and the completion
+ * timestamps of what it waited for (the arrivals it matched, the sends), not when the driver
+ * happened to take those completions. A message from a peer ahead in modelled time then moves the
+ * device's clock but not the application's computation.
  */
 final class NpbMpi implements AutoCloseable {
   /** {@link #advance()}: the process waits in a Waitall. */
@@ -65,12 +76,18 @@ final class NpbMpi implements AutoCloseable {
   private final MemoryRegion sendMem;
   private final Map<Integer, QueuePair> qpByPeer = new TreeMap<>();
   private final Map<Integer, Integer> peerByQpn = new HashMap<>();
-  private final Map<Integer, Integer> arrived = new HashMap<>();
-  private final List<Integer> pending = new ArrayList<>();
+  /** Per source and tag: the completion times of messages arrived and not matched yet, in order. */
+  private final Int2ObjectHashMap<LongArrayQueue> arrived = new Int2ObjectHashMap<>();
+  private final IntArrayList pending = new IntArrayList();
+  /** The latest completion time of a matched receive and of a completed send. */
+  private long matchedAt;
+  private long sentAt;
   private final WorkCompletion[] wcs = WorkCompletion.array(64);
   private final RecvWr recv = new RecvWr();
   private final SendWr send = new SendWr().opcode(WrOpcode.SEND_WITH_IMM).signaled(true);
   private FunctionCounter stops;
+  /** The application's time (modelled) or the wall clock. */
+  final AppTimeline time;
 
   /**
    * Creates the SRQ (full) and the CQ; with {@link NpbReplay.Mechanism#RNR} arms the SRQ limit of
@@ -88,6 +105,7 @@ final class NpbMpi implements AutoCloseable {
     this.ops = ops;
     this.ctx = ctx;
     this.meters = meters;
+    this.time = new AppTimeline(ctx);
     pd = ctx.allocPd();
     cq = ctx.createCq(2 * s.depth() + 256, null, 0);
     srq = pd.createSrq(SrqAttr.of(s.depth(), 1));
@@ -166,7 +184,11 @@ final class NpbMpi implements AutoCloseable {
     return stops == null ? 0 : stops.count();
   }
 
-  /** Takes every completion: receives into the MPI layer (and back on the SRQ), sends done. */
+  /**
+   * Takes every completion: receives into the MPI layer (and back on the SRQ, at the device's
+   * clock: the caller brings it to its own time first if it should), sends done. The application's
+   * time does not move here but when a Waitall needs what was taken.
+   */
   void drain() {
     int n;
     while ((n = cq.poll(wcs)) > 0) {
@@ -178,10 +200,12 @@ final class NpbMpi implements AutoCloseable {
         if (wc.opcode() == WcOpcode.RECV) {
           repost(wc.wrId());
           if ((wc.immData() & 1) != 0) {
-            arrived.merge(key(peerByQpn.get(wc.qpNum()), wc.immData() >>> 1), 1, Integer::sum);
+            arrived.computeIfAbsent(key(peerByQpn.get(wc.qpNum()), wc.immData() >>> 1), k -> new LongArrayQueue())
+                .addLong(wc.timestampNanos());
           }
         } else {
           outstandingSends--;
+          sentAt = Math.max(sentAt, wc.timestampNanos());
         }
       }
     }
@@ -189,7 +213,8 @@ final class NpbMpi implements AutoCloseable {
 
   /**
    * Runs the trace from where it stopped until it computes, waits or ends (the caller drains
-   * first).
+   * first). A computation is charged on the application's time ({@link #time}) before it is
+   * returned; the driver spends it (in wall time, or until its loop reaches the end).
    *
    * @return the computation's nanoseconds, {@link #WAITING} or {@link #DONE}
    */
@@ -207,6 +232,7 @@ final class NpbMpi implements AutoCloseable {
         case COMPUTE -> {
           pc++;
           if (op.nanos() > 0) {
+            time.compute(op.nanos());
             return op.nanos();
           }
         }
@@ -215,7 +241,7 @@ final class NpbMpi implements AutoCloseable {
           pc++;
         }
         case IRECV -> {
-          pending.add(key(op.peer(), op.tag()));
+          pending.addInt(key(op.peer(), op.tag()));
           pc++;
         }
         case WAIT -> {
@@ -228,23 +254,32 @@ final class NpbMpi implements AutoCloseable {
     }
   }
 
-  /** Matches posted receives to arrived messages; @return whether nothing is outstanding */
+  /**
+   * Matches posted receives to arrived messages; when nothing is outstanding the application's time
+   * moves to the latest completion it waited for.
+   *
+   * @return whether nothing is outstanding
+   */
   private boolean complete() {
     for (int i = 0; i < pending.size(); ) {
-      Integer k = pending.get(i);
-      Integer n = arrived.get(k);
-      if (n != null && n > 0) {
-        arrived.put(k, n - 1);
-        pending.remove(i);
+      LongArrayQueue q = arrived.get(pending.getInt(i));
+      if (q != null && !q.isEmpty()) {
+        matchedAt = Math.max(matchedAt, q.pollLong());
+        pending.removeAt(i);
       } else {
         i++;
       }
     }
-    return pending.isEmpty() && outstandingSends == 0;
+    if (!pending.isEmpty() || outstandingSends != 0) {
+      return false;
+    }
+    time.waitedUntil(Math.max(matchedAt, sentAt));
+    return true;
   }
 
   private void isend(Op op) {
     QueuePair qp = qpByPeer.get(op.peer());
+    time.beforePost();
     int left = op.bytes();
     do {
       int len = Math.min(left, NpbReplay.BUFFER);

@@ -1,6 +1,7 @@
 package io.github.verbs4j.examples.srqfc;
 
 import io.github.verbs4j.examples.common.JobChannel;
+import io.github.verbs4j.examples.srqfc.NpbTrace.Op;
 import io.github.verbs4j.verbs.AsyncEvent;
 import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.Context;
@@ -10,26 +11,32 @@ import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
 
 /**
  * Replays one rank's NPB trace in its own process (or thread), with its own ib context: the
  * one-process-per-rank counterpart of {@link NpbReplay} for {@code verbs4j run -n P srq-fc npb}. The
  * ranks exchange QP numbers and LIDs through the job's key-value store and run the same MPI layer
  * ({@link NpbMpi}) in modelled time ({@code verbs.time=modelled}); rank 0 sums the events and
- * takes the run time as the latest end minus the latest start of all ranks' node clocks.
+ * takes the run time as the latest end of all ranks' application timelines minus their common
+ * start.
  *
- * <p>With no single event loop, a process's computation must also take wall time, or arrivals
- * would never find its receives held: a process spends {@code pace} wall nanoseconds a modelled
- * one, charging its node clock ({@link Context#chargeNanos}) along with the wall clock, so that
- * arrivals meanwhile are taken and acknowledged at about their own modelled time; it looks only for
- * stops (stop-resend: it takes its completions back at once, as {@link NpbReplay} does). A waiting
+ * <p>Each process keeps its application's time apart from its device's clock ({@link NpbMpi#time}):
+ * a computation moves the application's time, a Waitall ends at the completion times of what it
+ * waited for. With no single event loop a computation must still take wall time, or arrivals would
+ * never find its receives held: a process spends {@code pace} wall nanoseconds a modelled one and
+ * meanwhile brings its device's clock up to its application's progress ({@link
+ * Context#advanceClockTo}: never past an arrival that already moved it), so that the device's
+ * timers fire in modelled-time order while the host computes; it looks only for stops
+ * (stop-resend: it takes its completions back at once, as {@link NpbReplay} does). A waiting
  * process looks at its CQ every {@link #LOOK_NANOS} of wall time. With {@link
  * NpbReplay.Mechanism#RNR} a refill thread waits for SRQ_LIMIT_REACHED, sleeps t_int, takes every
- * completion, sleeps t_setev and re-arms the limit (both times {@code pace}). The figures depend on
- * how the processes' threads interleave and are not those of the in-JVM replay
+ * completion at the event's time + t_int, sleeps t_setev and re-arms the limit (both sleeps times
+ * {@code pace}). The figures still depend on how the processes' threads interleave in wall time
  * (docs/srq-flow-control.md says by how much, and why).
  */
 final class NpbProcess {
@@ -70,13 +77,23 @@ final class NpbProcess {
    */
   static NpbReplay.Result run(NpbReplay.Setup s, Context ctx, MeterRegistry meters, String namespace, double pace)
       throws Exception {
+    return run(s, rank -> NpbTrace.step(s.bench(), s.procs(), rank, s.gflops()), ctx, meters, namespace, pace);
+  }
+
+  /**
+   * {@link #run(NpbReplay.Setup, Context, MeterRegistry, String, double)} with another trace.
+   *
+   * @param trace a rank's operations for one step, by rank
+   */
+  static NpbReplay.Result run(NpbReplay.Setup s, IntFunction<List<Op>> trace, Context ctx, MeterRegistry meters,
+      String namespace, double pace) throws Exception {
     JobChannel ch = new JobChannel(ctx.job(), namespace, STUCK);
     if (ch.size() != s.procs()) {
       throw new IllegalArgumentException("--procs=" + s.procs() + " must equal the job's size, " + ch.size()
           + " ranks (verbs4j run -n " + s.procs() + ")");
     }
     int rank = ch.rank();
-    try (NpbMpi mpi = new NpbMpi(s, rank, NpbTrace.step(s.bench(), s.procs(), rank, s.gflops()), ctx, meters)) {
+    try (NpbMpi mpi = new NpbMpi(s, rank, trace.apply(rank), ctx, meters)) {
       long stops0 = (long) mpi.stopsSent();
       long naks0 = ctx.queryPortCounters(1).get(PortCounter.SEND_RNR_ERR);
       mpi.createQps();
@@ -93,10 +110,8 @@ final class NpbProcess {
       for (int r = 0; r < ch.size(); r++) {
         start = Math.max(start, Long.parseLong(ch.lookup("clock", r)));
       }
-      long behind = start - ctx.nowNanos();
-      if (behind > 0) {
-        ctx.chargeNanos(behind);
-      }
+      mpi.time.waitedUntil(start);
+      mpi.time.beforePost();
       ch.barrier();
       Refill refill = s.mechanism() == NpbReplay.Mechanism.RNR ? new Refill(mpi, pace) : null;
       long wall = System.nanoTime();
@@ -140,7 +155,7 @@ final class NpbProcess {
         mine.residentBytes());
   }
 
-  /** Runs the trace to its end; @return the node clock when the process finished */
+  /** Runs the trace to its end; @return the application's time when the process finished */
   private static long replay(NpbMpi mpi, double pace, Refill refill) {
     long waitingSince = System.nanoTime();
     while (true) {
@@ -153,7 +168,7 @@ final class NpbProcess {
         next = mpi.advance();
       }
       if (next == NpbMpi.DONE) {
-        return mpi.ctx.nowNanos();
+        return mpi.time.nowNanos();
       }
       if (next > 0) {
         compute(mpi, next, pace);
@@ -167,24 +182,23 @@ final class NpbProcess {
   }
 
   /**
-   * Spends a computation: its node clock moves through it with the wall clock ({@code pace} wall
-   * nanoseconds a modelled one), so that arrivals meanwhile are taken and acknowledged by the
-   * device at about their own time and the device's timers fire when the clock reaches them; with
-   * stop-resend the process answers its device's stops meanwhile.
+   * Spends a computation ({@link NpbMpi#advance} charged it on the application's time already) in
+   * wall time, {@code pace} wall nanoseconds a modelled one, so that arrivals meanwhile find the
+   * receives held; the device's clock is brought up to the application's progress through it (an
+   * arrival that moved it further is not undone, nor added to the computation), so that the
+   * device's timers fire when modelled time reaches them; with stop-resend the process answers its
+   * device's stops meanwhile.
    */
   private static void compute(NpbMpi mpi, long nanos, double pace) {
     Context ctx = mpi.ctx;
-    long from = ctx.nowNanos();
+    long from = mpi.time.nowNanos() - nanos;
     long wallFrom = System.nanoTime();
     double seen = mpi.stopsSent();
     long done = 0;
     while (done < nanos) {
       LockSupport.parkNanos(Math.min((long) ((nanos - done) * pace), LOOK_NANOS));
       done = Math.min(nanos, (long) ((System.nanoTime() - wallFrom) / pace));
-      long behind = from + done - ctx.nowNanos();
-      if (behind > 0) {
-        ctx.chargeNanos(behind);
-      }
+      ctx.advanceClockTo(from + done);
       if (mpi.s.mechanism() == NpbReplay.Mechanism.STOP_RESEND && mpi.stopsSent() > seen) {
         // seed 002 fig. 3: the process's poll sees its device stopped a sender and posts receives back
         seen = mpi.stopsSent();
@@ -195,7 +209,11 @@ final class NpbProcess {
     }
   }
 
-  /** MVAPICH's SRQ refill thread: limit event, t_int, every completion taken, t_setev, re-armed. */
+  /**
+   * MVAPICH's SRQ refill thread: limit event, t_int, every completion taken, t_setev, re-armed. Its
+   * steps are at the event's time (the device's clock when the thread takes it) + t_int and
+   * + t_setev, as the in-JVM replay places them.
+   */
   private static final class Refill implements Runnable {
     private final NpbMpi mpi;
     private final double pace;
@@ -224,12 +242,15 @@ final class NpbProcess {
             throw new IllegalStateException("rank " + mpi.id + ": async event " + ev.get());
           }
           events++;
+          long at = mpi.ctx.nowNanos() + mpi.s.tIntNanos();
           LockSupport.parkNanos((long) (mpi.s.tIntNanos() * pace));
           synchronized (mpi) {
+            mpi.ctx.advanceClockTo(at);
             mpi.drain();
           }
           LockSupport.parkNanos((long) (mpi.s.tSetevNanos() * pace));
           synchronized (mpi) {
+            mpi.ctx.advanceClockTo(at + mpi.s.tSetevNanos());
             mpi.armLimit();
           }
         }

@@ -375,18 +375,23 @@ final class NpbReplay {
       }
     }
 
-    /** Runs the trace from where it stopped until it computes, waits or ends. */
+    /**
+     * Runs the trace from where it stopped until it computes, waits or ends. The process looks at
+     * its CQ at the loop's time: its application's time is the loop's whenever it acts here (its
+     * computation ends exactly at {@link #wakeAt}, its waits at the slice it sees their end in).
+     */
     void progress(long now) {
       computing = false;
       at(now);
+      mpi.time.waitedUntil(now);
       mpi.drain();
       long next = mpi.advance();
       if (next > 0) {
         computing = true;
-        wakeAt = now + next;
+        wakeAt = mpi.time.nowNanos();
       } else if (next == NpbMpi.DONE) {
         finished = true;
-        finishedAt = Math.max(now, ctx.nowNanos());
+        finishedAt = mpi.time.nowNanos();
       }
     }
 
