@@ -39,8 +39,6 @@ final class PcieLink {
   final int node;
   private final int hops;
   private final boolean wall;
-  private final long minTimeout;
-  private final long maxTimeout;
   private final long ackDelay;
   private final long downAfter;
   private final ReplayBuffer replay;
@@ -54,9 +52,7 @@ final class PcieLink {
   private int nextTransmitSeq;
   private int ackdSeq = SEQ_MASK;
   private int replayNum;
-  private long replayTimeout; // fixed (modelled time) or following the round trips (wall clock)
-  private long srtt;
-  private long rttvar;
+  private final ReplayTimeout timeout;
   private long replayDeadline; // 0: the timer is stopped
   private boolean graced; // wall clock: ran out once, replays if still out after a grace
   private int expiries; // replay-timer expiries since the last progress
@@ -88,11 +84,10 @@ final class PcieLink {
     this.node = node;
     this.hops = hops;
     this.wall = !dll.clock.isModelled();
-    this.minTimeout = dl.replayTimeoutNs(dll.params, hops, wall);
-    this.replayTimeout = minTimeout;
+    long minTimeout = dl.replayTimeoutNs(dll.params, hops, wall);
     this.ackDelay = dl.ackDelayNs(wall);
     this.downAfter = dl.linkDownNs(wall);
-    this.maxTimeout = wall ? Math.max(minTimeout, dl.wallMaxReplayTimeoutNs()) : Math.max(minTimeout, downAfter / 8);
+    this.timeout = new ReplayTimeout(minTimeout, wall ? dl.wallMaxReplayTimeoutNs() : downAfter / 8);
     this.replay = new ReplayBuffer(dl.replayBufferTlps());
     this.pending = new HeldFrames(dll, this::releaseDue);
     if (!cablesUp) {
@@ -243,7 +238,7 @@ final class PcieLink {
     }
     put(sent, !checked);
     if (replayDeadline == 0) {
-      replayDeadline = now + replayTimeout;
+      replayDeadline = now + timeout.current();
       armTx(replayDeadline - clockNow);
     }
   }
@@ -323,8 +318,8 @@ final class PcieLink {
         out += dll.params.wireNs(LinkFrame.raw(replay.frame(k)).readableBytes());
       }
     }
-    replayDeadline = now + out + replayTimeout;
-    armTx(out + replayTimeout);
+    replayDeadline = now + out + timeout.current();
+    armTx(out + timeout.current());
   }
 
   /** Sends what was held (callers that could not wait, or frames posted while initialising). */
@@ -353,18 +348,6 @@ final class PcieLink {
     }
   }
 
-  /** Wall clock only: RFC 6298's estimator over frames sent once (Karn). */
-  private void sample(long rtt) {
-    if (srtt == 0) {
-      srtt = Math.max(1, rtt);
-      rttvar = rtt / 2;
-    } else {
-      rttvar = (3 * rttvar + Math.abs(srtt - rtt)) / 4;
-      srtt = (7 * srtt + rtt) / 8;
-    }
-    replayTimeout = Math.min(maxTimeout, Math.max(minTimeout, srtt + 4 * rttvar));
-  }
-
   private void onTxTimer() {
     synchronized (this) {
       txTimerScheduled = false;
@@ -375,7 +358,7 @@ final class PcieLink {
       switch (state) {
         case INIT -> {
           sendInit(Peach2Dllp.INIT1);
-          initInterval = Math.min(maxTimeout, initInterval * 2); // probe less often while nobody answers
+          initInterval = Math.min(timeout.max(), initInterval * 2); // probe less often while nobody answers
           armTx(initInterval);
         }
         case RETRAIN -> {
@@ -417,8 +400,8 @@ final class PcieLink {
       // link again, ahead of the Acks the partner sends back over it.
       expiries++;
       counters.link(Link.REPLAYS_AVOIDED, 1);
-      replayDeadline = now + replayTimeout;
-      armTx(replayTimeout);
+      replayDeadline = now + timeout.current();
+      armTx(timeout.current());
       return;
     }
     if (wall && !graced) {
@@ -432,7 +415,7 @@ final class PcieLink {
     expiries++;
     counters.link(Link.REPLAY_TIMEOUTS, 1);
     if (wall) {
-      replayTimeout = Math.min(maxTimeout, replayTimeout * 2); // back off until an Ack comes
+      timeout.backOff(); // until an Ack comes
     }
     replay(now);
   }
@@ -455,14 +438,14 @@ final class PcieLink {
       int freed = replay.purge(reach);
       ackdSeq = (ackdSeq + freed) & SEQ_MASK;
       if (wall && replay.sampleSentAt() >= 0) {
-        sample(now - replay.sampleSentAt());
+        timeout.sample(now - replay.sampleSentAt());
       }
       replayNum = 0;
       graced = false;
       expiries = 0;
       lastProgress = now;
       // the oldest frame left may leave later than now (a DMA channel's timeline): time it from then
-      replayDeadline = replay.isEmpty() ? 0 : Math.max(now, replay.sentAt(0)) + replayTimeout;
+      replayDeadline = replay.isEmpty() ? 0 : Math.max(now, replay.sentAt(0)) + timeout.current();
       if (!wall && state == State.ACTIVE) {
         retimeReplay(now);
       }
@@ -655,7 +638,7 @@ final class PcieLink {
   private void startInit() {
     epoch = (epoch + 1) & 0xFF;
     state = State.INIT;
-    initInterval = minTimeout;
+    initInterval = timeout.min();
     sendInit(Peach2Dllp.INIT1);
     armTx(initInterval);
   }
