@@ -9,9 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
-import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.XYStyler;
 import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
@@ -158,14 +156,8 @@ final class MpSweep {
   }
 
   static XYChart chart(List<Point> points, String title) {
-    XYChart chart = new XYChartBuilder().width(ScalingChart.WIDTH).height(ScalingChart.HEIGHT).title(title)
-        .xAxisTitle("ranks (n)").yAxisTitle("bytes per rank").build();
+    XYChart chart = ScalingChart.logLog(title, "ranks (n)", "bytes per rank");
     XYStyler styler = chart.getStyler();
-    styler.setXAxisLogarithmic(true);
-    styler.setYAxisLogarithmic(true);
-    styler.setXAxisDecimalPattern("#,###");
-    styler.setYAxisTickLabelsFormattingFunction(Units::format);
-    styler.setLegendPosition(Styler.LegendPosition.InsideNW);
     double lo = Double.MAX_VALUE;
     double hi = 0;
     for (Kind k : Kind.values()) {

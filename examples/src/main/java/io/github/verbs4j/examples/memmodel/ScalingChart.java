@@ -43,17 +43,25 @@ final class ScalingChart {
     return Math.log(b / a) / Math.log((double) to / from);
   }
 
-  static XYChart chart(Scale scale, List<Long> nodeCounts) {
-    XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT)
-        .title(String.format(Locale.ROOT, "Communication memory per node (m = %d, c = %d, gamma = %d)", scale.ppn(),
-            scale.comms(), scale.gamma()))
-        .xAxisTitle("nodes").yAxisTitle("bytes per node").build();
+  /**
+   * @return an empty log-log chart of bytes over a count, as both scaling charts draw it
+   */
+  static XYChart logLog(String title, String xAxis, String yAxis) {
+    XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xAxis).yAxisTitle(yAxis)
+        .build();
     XYStyler styler = chart.getStyler();
     styler.setXAxisLogarithmic(true);
     styler.setYAxisLogarithmic(true);
     styler.setXAxisDecimalPattern("#,###");
     styler.setYAxisTickLabelsFormattingFunction(Units::format);
     styler.setLegendPosition(Styler.LegendPosition.InsideNW);
+    return chart;
+  }
+
+  static XYChart chart(Scale scale, List<Long> nodeCounts) {
+    XYChart chart = logLog(String.format(Locale.ROOT, "Communication memory per node (m = %d, c = %d, gamma = %d)",
+        scale.ppn(), scale.comms(), scale.gamma()), "nodes", "bytes per node");
+    XYStyler styler = chart.getStyler();
     long top = nodeCounts.get(nodeCounts.size() - 1);
     long below = nodeCounts.get(nodeCounts.size() - 2);
     double lo = Double.MAX_VALUE;
