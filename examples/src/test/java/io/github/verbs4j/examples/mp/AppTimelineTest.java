@@ -7,6 +7,8 @@ import io.github.verbs4j.examples.testing.InJvmJob;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +25,10 @@ class AppTimelineTest {
   void aMessageTakenByTheDeviceBeforeTheComputationDoesNotDelayIt() throws Exception {
     // the ranks leave the barrier at slightly different times: the sender's start is the reference
     AtomicLong senderStart = new AtomicLong(-1);
+    // the sender sends only once the receiver has left the barrier (in wall time): otherwise the
+    // receiver's device may take the message before the barrier's last completion, whose timestamp
+    // would then already be past the message's arrival
+    CountDownLatch receiverStarted = new CountDownLatch(1);
     List<long[]> r = InJvmJob.IB.run(2, Map.of("verbs.time", "modelled"), ctx -> {
       try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, MpConfig.defaults())) {
         comm.barrier();
@@ -30,10 +36,12 @@ class AppTimelineTest {
         long start = comm.nowNanos();
         if (comm.rank() == 0) {
           senderStart.set(start);
+          assertTrue(receiverStarted.await(20, TimeUnit.SECONDS), "the receiver left the barrier");
           comm.compute(SENDER_WORK);
           comm.wait(comm.isend(b, 1, 7));
           return new long[] {start, comm.nowNanos()};
         }
+        receiverStarted.countDown();
         // the device takes the message (its clock moves past the sender's work) before this rank
         // charges its own, shorter, computation
         long deadline = System.nanoTime() + 20_000_000_000L;
