@@ -130,6 +130,35 @@ class DataLinkLayerTest {
     assertEquals(0, a.dll.unacknowledgedTlps(2), "the duplicate was acknowledged again");
   }
 
+  /**
+   * Regression (the "Ack livelock" of f87bce0): the Ack for a duplicate rode the next TLP frame,
+   * and a partner that discarded that frame (it was itself waiting for a replay) lost the Ack with
+   * it, so both ends replayed to each other without an Ack. PCIe §3.5.3.1: a duplicate is
+   * answered by an Ack DLLP of its own.
+   */
+  @Test
+  void aDuplicateIsAnsweredByAnAckOfItsOwnNotOneRidingTheNextDataFrame() {
+    a.write(2, 7, 64);
+    w.deliverOne();
+    w.runTasksUntil(w.now + w.params.dataLink().ackLatencyNs());
+    w.dropOne(); // b's first Ack is lost
+    w.runTasksUntil(w.now + replayTimeout() + 1000); // a's replay timer: frame 7 again
+    assertEquals(1, a.count(Link.REPLAYS));
+    w.deliverOne(); // the replay: a duplicate at b
+    assertEquals(1, b.count(Link.DUPLICATES));
+    b.write(1, 9, 64); // b has data for a before its Ack timer runs out
+    List<FakeWire.Sent> fromB = w.onWire(s -> s.src == 2);
+    assertEquals(1, fromB.size());
+    assertFalse(fromB.get(0).isDllp());
+    w.dropOne(); // a discards b's data frame, and whatever rode on it
+    w.runTasksUntil(w.now + w.params.dataLink().ackLatencyNs());
+    List<FakeWire.Sent> acks = w.onWire(s -> s.src == 2 && s.isDllp());
+    assertEquals(1, acks.size(), "the duplicate's Ack leaves in a DLLP of its own");
+    w.deliverOne();
+    assertEquals(0, a.dll.unacknowledgedTlps(2), "frame 7 acknowledged without b's data frame");
+    assertEquals(1, a.count(Link.REPLAYS), "no second replay");
+  }
+
   @Test
   void duplicatedAndReorderedFramesAreDeliveredOnceInOrder() {
     for (int i = 1; i <= 4; i++) {
