@@ -72,11 +72,36 @@ class ReproduceTest {
     assertTrue(m.find(), table);
     // seed 000: RDMA Read 3.5 GB/s (CPU memory); predicted from the PEACH2 link and DMA primitives
     assertEquals(1.0, Double.parseDouble(m.group(2)), 0.1, table);
-    // the GPU row (--use-device-memory): the target's DMA reads device memory at seed 001's 870 MB/s
-    Matcher gpu = Pattern.compile("\\| tca RDMA Read bandwidth, 1 MiB, GPU \\| GB/s \\| 2\\.70 \\| (\\S+) \\|")
+    // the GPU row (--use-device-memory): the target's DMA reads device memory at seed 000's 2.8 GB/s
+    // (PEACH2 alone, §2.6); the 2.7 GB/s of TCA Verbs is predicted
+    Matcher gpu = Pattern.compile("\\| tca RDMA Read bandwidth, 1 MiB, GPU \\| GB/s \\| 2\\.70 \\| (\\S+) \\| (\\S+) \\|")
         .matcher(table);
     assertTrue(gpu.find(), table);
-    assertEquals(0.87, Double.parseDouble(gpu.group(1)), 0.05, table);
+    assertEquals(1.0, Double.parseDouble(gpu.group(2)), 0.1, table);
+  }
+
+  @Test
+  void seed000sGpuLatenciesAddOneGdrcopyReadAndAreWithinTenPercentOfThePaper() {
+    CommandLine cl = Main.commandLine();
+    StringWriter out = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(new StringWriter()));
+    assertEquals(0, cl.execute("reproduce", "000", "--only", "latency, 2 B", "--lat-iters", "100"));
+    assertEquals(0, cl.execute("reproduce", "000", "--only", "Read latency, 8 B", "--lat-iters", "100"));
+    String table = out.toString();
+    // seed 000 §4.4: GPU memory 4.2 / 4.2 / 7.2 us against CPU memory 3.5 / 3.5 / 6.5 us. gdrcopy's read
+    // is fitted to the Send/Recv pair; the Write-with-immediate and Read rows are predicted by it
+    String[][] pairs = {{"tca Send/Recv latency, 2 B", "4\\.20"}, {"tca RDMA Write-with-imm latency, 2 B", "4\\.20"},
+        {"tca RDMA Read latency, 8 B", "7\\.20"}};
+    for (String[] pair : pairs) {
+      Matcher cpu = Pattern.compile("\\| " + pair[0] + " \\| µs \\| \\S+ \\| (\\S+) \\|").matcher(table);
+      Matcher gpu = Pattern.compile("\\| " + pair[0] + ", GPU \\| µs \\| " + pair[1] + " \\| (\\S+) \\| (\\S+) \\|")
+          .matcher(table);
+      assertTrue(cpu.find() && gpu.find(), pair[0] + "\n" + table);
+      assertEquals(1.0, Double.parseDouble(gpu.group(2)), 0.1, table);
+      assertEquals(0.70, Double.parseDouble(gpu.group(1)) - Double.parseDouble(cpu.group(1)), 0.011,
+          pair[0] + ": one gdrcopy read of the GPU buffer on the path\n" + table);
+    }
   }
 
   @Test

@@ -455,6 +455,7 @@ final class Responder {
     if (p.value == 0) {
       mr.copyOut(p.addr, ctx.scratch(len), 0, len);
       ctx.chargeCopy(len);
+      ctx.chargeRead(mr);
       return mr.isValid();
     }
     for (int off = 0; off < len; off += READ_PIECE) {

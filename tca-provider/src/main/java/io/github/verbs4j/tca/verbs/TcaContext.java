@@ -11,6 +11,7 @@ import io.github.verbs4j.verbs.Device;
 import io.github.verbs4j.verbs.DeviceAttr;
 import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.LinkLayer;
+import io.github.verbs4j.verbs.MemoryKind;
 import io.github.verbs4j.verbs.Mtu;
 import io.github.verbs4j.verbs.PortAttr;
 import io.github.verbs4j.verbs.PortCounter;
@@ -227,6 +228,23 @@ final class TcaContext extends AbstractContext {
     board.clock().charge(costs.copyNs(bytes));
   }
 
+  /** The CPU read {@code mr}'s memory (the copy is charged apart): gdrcopy's read if it is device memory. */
+  void chargeRead(SoftMemoryRegion mr) {
+    if (mr.kind() == MemoryKind.DEVICE) {
+      board.clock().charge(costs.gdrReadNs());
+    }
+  }
+
+  /** The CPU read the SGEs of {@code w} (inline data at the post): gdrcopy's read for each in device memory. */
+  void chargeReads(SendWqe w) {
+    for (int i = 0; i < w.numSge; i++) {
+      SoftMemoryRegion mr = memoryKeys().byLkey(w.lkey[i]);
+      if (mr != null && w.len[i] > 0) {
+        chargeRead(mr);
+      }
+    }
+  }
+
   /** A bounce-buffer copy: charged as a copy, and counted. */
   void chargeBounce(long bytes) {
     chargeCopy(bytes);
@@ -267,7 +285,10 @@ final class TcaContext extends AbstractContext {
     return sendScratch;
   }
 
-  /** Copies message bytes [from, from + len) of {@code w} (inline or SGEs) into {@code into} at {@code at}. */
+  /**
+   * Copies message bytes [from, from + len) of {@code w} (inline or SGEs) into {@code into} at
+   * {@code at}, charging a gdrcopy read per piece of device memory (the copy is the caller's).
+   */
   void gatherRange(SendWqe w, int from, int len, ByteBuffer into, int at) {
     if (w.isInline()) {
       into.put(at, w.inline, from, len);
@@ -282,7 +303,9 @@ final class TcaContext extends AbstractContext {
         continue;
       }
       int n = Math.min(sl - skip, len - done);
-      memoryKeys().byLkey(w.lkey[i]).copyOut(w.addr[i] + skip, into, at + done, n);
+      SoftMemoryRegion mr = memoryKeys().byLkey(w.lkey[i]);
+      mr.copyOut(w.addr[i] + skip, into, at + done, n);
+      chargeRead(mr);
       done += n;
       skip = 0;
     }

@@ -175,7 +175,11 @@ final class TcaQueuePair extends AbstractQueuePair {
         ctx.counters().flushes(1);
         return;
       }
-      slot(tail).copyFrom(wr, ctx);
+      SendWqe w = slot(tail);
+      w.copyFrom(wr, ctx);
+      if (w.isInline()) {
+        ctx.chargeReads(w); // the data was read at the post, from device memory through gdrcopy
+      }
       tail++;
     }
   }

@@ -13,14 +13,17 @@ class VerbsCostsTest {
     assertEquals(30, c.storeNs());
     assertEquals(450, c.hostPollNs());
     assertEquals(5000, c.copyMbs());
+    assertEquals(700, c.gdrReadNs());
     assertEquals(1000, c.copyNs(5000), "5,000 bytes at 5,000 MB/s");
   }
 
   @Test
   void badValuesNameTheField() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new VerbsCosts(-1, 0, 1));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new VerbsCosts(-1, 0, 1, 0));
     assertTrue(e.getMessage().contains("storeNs=-1"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class, () -> new VerbsCosts(0, 0, 0));
+    e = assertThrows(IllegalArgumentException.class, () -> new VerbsCosts(0, 0, 0, 0));
     assertTrue(e.getMessage().contains("copyMbs=0"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> new VerbsCosts(0, 0, 1, -5));
+    assertTrue(e.getMessage().contains("gdrReadNs=-5"), e.getMessage());
   }
 }
