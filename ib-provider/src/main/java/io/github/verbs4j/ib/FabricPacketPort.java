@@ -112,8 +112,8 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     }
     this.node = node;
     this.callerProgress = node.callerProgress().orElse(null);
-    this.maxTrainPackets = maxTrainPackets;
     this.clock = node.clock();
+    this.maxTrainPackets = maxTrainPackets;
     this.shares = new InboundShares(Math.max(2, inboundQueue), node.size());
     this.maxTrain = node.mtu();
     this.trains = new ByteBuf[node.size() + 1];
@@ -122,7 +122,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     this.lastTrainBytes = new int[trains.length];
     this.unchecked = new boolean[trains.length];
     this.roomAt = new int[trains.length];
-    this.trainCapacity = (int) Math.min(Math.min(maxTrain, MAX_TRAIN_BYTES), maxTrainPackets * (4096L + 128));
+    this.trainCapacity = (int) Math.min(Math.min(maxTrain, MAX_TRAIN_BYTES), this.maxTrainPackets * (4096L + 128));
     this.inTouched = new boolean[trains.length];
     this.touched = new int[trains.length];
   }
@@ -171,6 +171,10 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       trains[dlid] = packet;
       trainPackets[dlid] = 1;
       unchecked[dlid] = Lrh.noIcrc(packet, packet.readerIndex());
+      if (maxTrainPackets == 1) {
+        flush(dlid); // leaves at once, at the time it was built
+        return true;
+      }
       touch(dlid);
       return true;
     }

@@ -58,7 +58,7 @@ public final class IbConfig {
       "received packets the engine processes per duty cycle", 1, 1 << 20));
   /** Train length. */
   public static final ConfigKey TRAIN_PACKETS = add(ConfigKey.longRange("verbs.ib.train-packets", FabricPacketPort.DEFAULT_TRAIN_PACKETS,
-      "most packets one engine duty cycle sends to one node in one fabric frame (a train; the fabric MTU bounds its bytes too)",
+      "most packets one engine duty cycle sends to one node in one fabric frame (a train; the fabric MTU bounds its bytes too; 1 on a modelled clock, where each packet keeps its own send and arrival time)",
       1, 4096));
   /** Inbound queue. */
   public static final ConfigKey INBOUND_QUEUE = add(ConfigKey.longRange("verbs.ib.inbound-queue", D.inboundQueue,

@@ -54,7 +54,12 @@ public final class IbProvider extends SimProvider {
       throw joinFailure(config, e);
     }
     try {
-      FabricPacketPort port = new FabricPacketPort(node, config.getInt(IbConfig.TRAIN_PACKETS), params.inboundQueue);
+      // On a modelled clock every packet is a frame of its own: a train leaves when its last packet
+      // is built and is taken whole at its arrival, so both HCAs would store and forward a message
+      // of many packets whole instead of streaming it (a 256 KiB WRITE on the QDR profile: 163 µs one
+      // way instead of 68). Trains only save wall time.
+      int train = node.clock().isModelled() ? 1 : config.getInt(IbConfig.TRAIN_PACKETS);
+      FabricPacketPort port = new FabricPacketPort(node, train, params.inboundQueue);
       JobChannel ch = node.job();
       CoordinatorJob job = new CoordinatorJob(new CoordinatorJob.Store(fo.rank(), fo.size(), ch::kvPut, ch::kvGet,
           ch::barrier), config.get(IbConfig.JOB), FabricException.class, FabricTimeoutException.class);
