@@ -153,8 +153,20 @@ final class Sender {
     return work;
   }
 
+  /**
+   * Posts a hybrid marker on the DC link {@code dc} ({@link HybridSwitch}): SWITCH and SWITCH_ACK
+   * carry the address of this rank's RC QP {@code rc}.
+   *
+   * @return whether it was posted (else a send slot or room on the DCI is missing: try again)
+   */
+  boolean sendMarker(Peer p, Link dc, int kind, Link rc) {
+    Outgoing o = rc == null ? new Outgoing(kind, 0, 0, 0, 0, 0, 0, 0, null)
+        : new Outgoing(kind, 0, rc.qp.qpNum(), conn.psn, conn.lid, conn.outReads, 0, conn.mtu, null);
+    return trySend(p, dc, o);
+  }
+
   private boolean trySend(Peer p, Link l, Outgoing o) {
-    boolean free = o.kind == Wire.CREDIT || o.kind == Wire.CLOSE;
+    boolean free = o.kind >= Wire.CREDIT; // CREDIT, CLOSE and the hybrid's markers use the reserved slots
     if (!free && l.credits == 0) {
       return false;
     }

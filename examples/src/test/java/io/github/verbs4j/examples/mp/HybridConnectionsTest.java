@@ -1,0 +1,194 @@
+package io.github.verbs4j.examples.mp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.verbs4j.verbs.spi.AbstractContext;
+import io.github.verbs4j.verbs.spi.MemoryAccount;
+import io.github.verbs4j.verbs.spi.MemoryComponent;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The hybrid strategy (seed 003 §3.3, §3.5): a heavy source moves from the DC channel to an RC link
+ * and a light one stays on DC; messages crossing the switch arrive whole and in MPI order; no rank
+ * holds more RC links than its cap. On tca (no DC) every case is skipped by capability.
+ */
+class HybridConnectionsTest {
+  private static final int EAGER = 512;
+  private static final MpConfig BASE = MpConfig.defaults().withEagerLimit(EAGER).withSlots(8)
+      .withTimeout(Duration.ofSeconds(120));
+
+  private static MpConfig hybrid(int threshold, int rcLinks) {
+    return BASE.withHybrid(new MpConfig.Hybrid(threshold, Duration.ofSeconds(60), rcLinks));
+  }
+
+  private static byte pattern(int from, int to, int i, int k) {
+    return (byte) (from * 31 + to * 7 + i * 13 + k);
+  }
+
+  private record Seen(HybridStats stats, long qpBytes) {}
+
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_HYBRID", "TCA_HYBRID"})
+  void aHeavySourceMovesToRcAndALightOneStaysOnDc(MpJob job) throws Exception {
+    MpConfig cfg = hybrid(16, 4);
+    List<Seen> got = job.run(3, ctx -> {
+      MemoryAccount account = ((AbstractContext) ctx).memoryAccount();
+      try (VerbsCommunicator comm = job.open(ctx, cfg)) {
+        int me = comm.rank();
+        int count = me == 1 ? 40 : 3; // rank 1 is heavy towards rank 0, rank 2 light
+        ByteBuffer b = ByteBuffer.allocate(4);
+        if (me == 0) {
+          for (int from = 1; from <= 2; from++) {
+            for (int i = 0; i < (from == 1 ? 40 : 3); i++) {
+              comm.recv(b, from, 1);
+              assertEquals(i, b.getInt(0), "message " + i + " from rank " + from);
+            }
+          }
+        } else {
+          for (int i = 0; i < count; i++) {
+            comm.send(ByteBuffer.allocate(4).putInt(0, i), 0, 1);
+          }
+        }
+        comm.barrier();
+        return new Seen(comm.hybridStats(), account.bytes(MemoryComponent.QP));
+      }
+    });
+    HybridStats r0 = got.get(0).stats();
+    assertTrue(r0.onRc(1), "rank 0 moved the heavy rank 1 to RC: " + r0);
+    assertFalse(r0.onRc(2), "rank 0 kept the light rank 2 on DC");
+    assertEquals(1, r0.rcLinks());
+    assertEquals(1, r0.dcPeers(), "rank 2 on DC");
+    assertTrue(got.get(1).stats().onRc(0), "rank 1 was asked and moved too");
+    assertEquals(0, got.get(2).stats().rcLinks());
+    long oneRcQp = MpFootprint.predict(3, 2, job.config(cfg), 1).get(MemoryComponent.QP);
+    assertTrue(oneRcQp > 0);
+    assertEquals(oneRcQp, got.get(0).qpBytes(), "the meters show one RC QP on rank 0");
+    assertEquals(oneRcQp, got.get(1).qpBytes(), "and on rank 1");
+    assertEquals(0, got.get(2).qpBytes(), "and none on rank 2");
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_HYBRID", "TCA_HYBRID"})
+  void messagesCrossingTheSwitchArriveWholeAndInOrderPerSourceAndTag(MpJob job) throws Exception {
+    int count = 90;
+    int[] sizes = {0, 7, EAGER, EAGER + 1, 20_000};
+    int[] tagOrder = {2, 1, 3}; // receives are posted tag by tag, not in sending order
+    for (MpConfig.Rendezvous mode : MpConfig.Rendezvous.values()) {
+      MpConfig cfg = hybrid(10, 1).withRendezvous(mode);
+      List<Seen> got = job.run(2, ctx -> {
+        try (VerbsCommunicator comm = job.open(ctx, cfg)) {
+          int me = comm.rank();
+          int peer = 1 - me;
+          List<Request> recvs = new ArrayList<>();
+          List<ByteBuffer> bufs = new ArrayList<>();
+          List<Integer> index = new ArrayList<>();
+          for (int tag : tagOrder) {
+            for (int i = 0; i < count; i++) {
+              if (1 + i % 3 == tag) {
+                ByteBuffer in = ByteBuffer.allocate(sizes[i % sizes.length] + 4);
+                bufs.add(in);
+                index.add(i);
+                recvs.add(comm.irecv(in, peer, tag));
+              }
+            }
+          }
+          List<Request> sends = new ArrayList<>();
+          for (int i = 0; i < count; i++) {
+            int size = sizes[i % sizes.length];
+            ByteBuffer out = ByteBuffer.allocate(size + 4).putInt(0, i);
+            for (int k = 0; k < size; k++) {
+              out.put(4 + k, pattern(me, peer, i, k));
+            }
+            sends.add(comm.isend(out, peer, 1 + i % 3));
+            if (i % 7 == 0) {
+              comm.waitAll(sends.toArray(Request[]::new)); // paces the flood so that the switch falls inside it
+            }
+          }
+          comm.waitAll(recvs.toArray(Request[]::new));
+          comm.waitAll(sends.toArray(Request[]::new));
+          for (int j = 0; j < recvs.size(); j++) {
+            int i = index.get(j);
+            int size = sizes[i % sizes.length];
+            assertEquals(new Status(peer, 1 + i % 3, size + 4), recvs.get(j).status());
+            ByteBuffer in = bufs.get(j);
+            assertEquals(i, in.getInt(0), "message " + j + " of its tag from rank " + peer + " is out of order");
+            for (int k = 0; k < size; k++) {
+              assertEquals(pattern(peer, me, i, k), in.get(4 + k), "byte " + k + " of message " + i);
+            }
+          }
+          return new Seen(comm.hybridStats(), 0);
+        }
+      });
+      for (int r = 0; r < 2; r++) {
+        HybridStats st = got.get(r).stats();
+        assertTrue(st.onRc(1 - r), mode + ": rank " + r + " moved to RC: " + st);
+        assertEquals(0, st.refusals(), mode + ": both asked at once, one answered");
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_HYBRID", "TCA_HYBRID"})
+  void noRankHoldsMoreRcLinksThanItsCap(MpJob job) throws Exception {
+    int n = 5;
+    int cap = 2;
+    int rounds = 12;
+    MpConfig cfg = hybrid(4, cap);
+    List<Seen> got = job.run(n, ctx -> {
+      MemoryAccount account = ((AbstractContext) ctx).memoryAccount();
+      try (VerbsCommunicator comm = job.open(ctx, cfg)) {
+        int me = comm.rank();
+        ByteBuffer in = ByteBuffer.allocate(64);
+        for (int round = 0; round < rounds; round++) {
+          for (int k = 1; k < n; k++) {
+            int to = (me + k) % n;
+            int from = (me - k + n) % n;
+            ByteBuffer out = ByteBuffer.allocate(64);
+            for (int i = 0; i < 64; i++) {
+              out.put(i, pattern(me, to, round, i));
+            }
+            comm.waitAll(comm.irecv(in, from, k), comm.isend(out, to, k));
+            for (int i = 0; i < 64; i++) {
+              assertEquals(pattern(from, me, round, i), in.get(i), "byte " + i + " from " + from + " round " + round);
+            }
+          }
+        }
+        comm.barrier();
+        return new Seen(comm.hybridStats(), account.bytes(MemoryComponent.QP));
+      }
+    });
+    long oneRcQp = MpFootprint.predict(n, n - 1, job.config(cfg), 1).get(MemoryComponent.QP);
+    long total = 0; // switches completed
+    for (int r = 0; r < n; r++) {
+      HybridStats st = got.get(r).stats();
+      assertTrue(st.rcLinks() <= cap, "rank " + r + " holds " + st.rcLinks() + " RC links, cap " + cap);
+      assertEquals(n - 1 - st.rcLinks(), st.dcPeers(), "rank " + r + ": the other peers stay on DC");
+      assertEquals(st.rcLinks() * oneRcQp, got.get(r).qpBytes(), "rank " + r + ": RC QPs in the meters");
+      total += st.switches();
+    }
+    assertTrue(total > 0, "some pairs moved to RC");
+  }
+
+  @Test
+  void badHybridSettingsAreRefusedByName() {
+    assertEquals("hybrid threshold=0 must be at least 1", assertThrows(IllegalArgumentException.class,
+        () -> new MpConfig.Hybrid(0, Duration.ofSeconds(1), 1)).getMessage());
+    assertEquals("hybrid interval=PT0S must be positive", assertThrows(IllegalArgumentException.class,
+        () -> new MpConfig.Hybrid(1, Duration.ZERO, 1)).getMessage());
+    assertEquals("hybrid rcLinks=-1 must be between 0 and 65535", assertThrows(IllegalArgumentException.class,
+        () -> new MpConfig.Hybrid(1, Duration.ofSeconds(1), -1)).getMessage());
+    assertEquals(Map.of("threshold", 64, "interval", Duration.ofSeconds(1), "rcLinks", 128),
+        Map.of("threshold", MpConfig.Hybrid.defaults().threshold(), "interval",
+            MpConfig.Hybrid.defaults().interval(), "rcLinks", MpConfig.Hybrid.defaults().rcLinks()));
+  }
+}
