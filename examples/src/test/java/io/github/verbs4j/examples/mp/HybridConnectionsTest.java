@@ -179,6 +179,50 @@ class HybridConnectionsTest {
     assertTrue(total > 0, "some pairs moved to RC");
   }
 
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_HYBRID", "TCA_HYBRID"})
+  void floodsFromEveryRankToAnySourceReceivesKeepEachSourcesOrderThroughSwitchesAndRefusals(MpJob job)
+      throws Exception {
+    // every rank asks every other after 2 messages, each may hold 1 RC link: most are refused
+    int n = 6;
+    int count = 40;
+    List<int[]> got = job.run(n, ctx -> {
+      try (VerbsCommunicator comm = job.open(ctx, hybrid(2, 1))) {
+        int me = comm.rank();
+        List<Request> sends = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+          for (int to = 0; to < n; to++) {
+            if (to != me) {
+              sends.add(comm.isend(ByteBuffer.allocate(8).putInt(0, me).putInt(4, i), to, 5));
+            }
+          }
+        }
+        int[] next = new int[n + 2];
+        ByteBuffer b = ByteBuffer.allocate(8);
+        for (int m = 0; m < count * (n - 1); m++) {
+          Status s = comm.recv(b, Communicator.ANY_SOURCE, 5);
+          assertEquals(s.source(), b.getInt(0));
+          assertEquals(next[s.source()]++, b.getInt(4), "order from rank " + s.source());
+        }
+        comm.waitAll(sends.toArray(Request[]::new));
+        comm.barrier();
+        HybridStats st = comm.hybridStats();
+        next[n] = st.rcLinks();
+        next[n + 1] = (int) st.refusals();
+        return next;
+      }
+    });
+    long refusals = 0;
+    for (int r = 0; r < n; r++) {
+      for (int from = 0; from < n; from++) {
+        assertEquals(from == r ? 0 : count, got.get(r)[from], "rank " + r + " from " + from);
+      }
+      assertTrue(got.get(r)[n] <= 1, "rank " + r + " holds " + got.get(r)[n] + " RC links, cap 1");
+      refusals += got.get(r)[n + 1];
+    }
+    assertTrue(refusals > 0, "with room for one RC link per rank, some switches were refused");
+  }
+
   @Test
   void badHybridSettingsAreRefusedByName() {
     assertEquals("hybrid threshold=0 must be at least 1", assertThrows(IllegalArgumentException.class,
