@@ -321,7 +321,10 @@ public final class MpMemoryCommand implements Callable<Integer> {
     out.printf(Locale.ROOT, "mp-memory: %d ranks on %s (local fabric, %s time), %s%s, %s, %d round(s) of %d B%n",
         ranks, provider, time, mp.strategy().name().toLowerCase(Locale.ROOT),
         mp.strategy() == MpConfig.Strategy.ON_DEMAND ? " gamma " + mp.gamma()
-            : mp.strategy() == MpConfig.Strategy.DC ? " (" + mp.dcInitiators() + " DCIs)" : "",
+            : mp.strategy() == MpConfig.Strategy.DC ? " (" + mp.dcInitiators() + " DCIs)"
+            : mp.strategy() == MpConfig.Strategy.HYBRID ? " (" + mp.dcInitiators() + " DCIs, RC after "
+                + mp.hybrid().threshold() + " messages from a source, at most " + mp.hybrid().rcLinks() + " RC links)"
+            : "",
         pattern.name().toLowerCase(Locale.ROOT).replace('_', '-'), rounds, size);
     out.printf(Locale.ROOT, "rings: %d slots x %d B per direction per link%n", mp.slots(),
         (40 + mp.eagerLimit() + 63) / 64 * 64);
@@ -354,8 +357,8 @@ public final class MpMemoryCommand implements Callable<Integer> {
     }
     out.printf(Locale.ROOT, "%-12s %,14d %14s %14s %,14d %7s %,14d %7s%n", "total", totalMean, "", "", totalPredicted,
         ratio(totalMean, totalPredicted), totalAtLinks, ratio(totalMean, totalAtLinks));
-    out.println("(predicted: links = every other rank, or min(peers, gamma) on demand; at links held: the same "
-        + "model at each rank's open links when measured)");
+    out.println("(predicted: links = every other rank, or min(peers, gamma) on demand, or min(peers, rc-links) RC "
+        + "links for the hybrid; at links held: the same model at each rank's open links when measured)");
     long open = 0;
     int peak = 0;
     long opened = 0;
@@ -368,8 +371,9 @@ public final class MpMemoryCommand implements Callable<Integer> {
       closings += r.links().evictions();
       elapsed = Math.max(elapsed, r.elapsedNanos());
     }
-    out.printf(Locale.ROOT, "links per rank after the workload: %.1f (most at once on a rank: %d); opened %d, "
-        + "closings begun %d (all ranks)%n", (double) open / results.size(), peak, opened, closings);
+    out.printf(Locale.ROOT, "%s per rank after the workload: %.1f (most at once on a rank: %d); opened %d, "
+        + "closings begun %d (all ranks)%n", mp.strategy() == MpConfig.Strategy.HYBRID ? "RC links" : "links",
+        (double) open / results.size(), peak, opened, closings);
     out.printf(Locale.ROOT, "workload time (slowest rank, %s clock): %.3f ms; wall for the whole run: %.0f ms; "
         + "JVM heap in use after it: %,d B%n", time, elapsed / 1e6, wallNanos / 1e6, heap);
     out.flush();

@@ -58,8 +58,8 @@ final class Sender {
   }
 
   /**
-   * Drains the peers that may have something to post (baseline and DC, where a peer's link never
-   * changes under it); a peer leaves the list once it has no work and owes no credits.
+   * Drains the peers that may have something to post (baseline, DC and hybrid, where a link is
+   * never closed under a peer); a peer leaves the list once it has no work and owes no credits.
    *
    * @return work done
    */
