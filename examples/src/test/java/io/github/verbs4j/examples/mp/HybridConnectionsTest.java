@@ -223,6 +223,31 @@ class HybridConnectionsTest {
     assertTrue(refusals > 0, "with room for one RC link per rank, some switches were refused");
   }
 
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_HYBRID", "TCA_HYBRID"})
+  void aSwitchAskedForJustBeforeCloseIsSettledAndBothRanksClose(MpJob job) throws Exception {
+    // the third message earns rank 1 an RC link: rank 0 asks while both are about to close
+    for (int last = 0; last < 3; last++) {
+      int extra = last;
+      List<Integer> got = job.run(2, ctx -> {
+        VerbsCommunicator comm = job.open(ctx, hybrid(3, 1));
+        int sum = 0;
+        ByteBuffer b = ByteBuffer.allocate(4);
+        for (int i = 0; i < 3 + extra; i++) {
+          if (comm.rank() == 1) {
+            comm.send(ByteBuffer.allocate(4).putInt(0, i), 0, 1);
+          } else {
+            comm.recv(b, 1, 1);
+            sum += b.getInt(0);
+          }
+        }
+        comm.close(); // must neither hang nor fail with the switch under way or refused
+        return sum;
+      });
+      assertEquals((2 + extra) * (3 + extra) / 2, got.get(0), "messages before close, " + (3 + extra) + " sent");
+    }
+  }
+
   @Test
   void badHybridSettingsAreRefusedByName() {
     assertEquals("hybrid threshold=0 must be at least 1", assertThrows(IllegalArgumentException.class,
