@@ -262,6 +262,9 @@ final class Connections {
       if (p != null && p.dcLink != null && p.dcLink != p.link) {
         closeLink(p.dcLink, e);
       }
+      if (p != null && p.inRingMr != null) {
+        closeAll(List.of(p.inRingMr), e);
+      }
     }
     memory.releaseAll();
     for (int i = created.size() - 1; i >= 0; i--) {
@@ -313,6 +316,37 @@ final class Connections {
     RcAddress remote = new RcAddress(remoteLid, remoteQpn, remotePsn, 0, 0, remoteOutReads, remoteMtu);
     RcAddress local = new RcAddress(lid, l.qp.qpNum(), psn, 0, 0, outReads, mtu);
     RcConnector.connect(l.qp, local, remote, Math.min(outReads, remoteOutReads), outReads, QP_TIMEOUT);
+  }
+
+  /**
+   * Closes each of {@code all}, collecting failures.
+   *
+   * @return {@code failure}, or the first failure when it was null, with the others suppressed
+   */
+  static RuntimeException closeAll(List<AutoCloseable> all, RuntimeException failure) {
+    for (AutoCloseable c : all) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        RuntimeException r = e instanceof RuntimeException re ? re : new IllegalStateException(e);
+        if (failure == null) {
+          failure = r;
+        } else {
+          failure.addSuppressed(r);
+        }
+      }
+    }
+    return failure;
+  }
+
+  /**
+   * Hybrid, DC RDMA: a ring of {@link #slots} receive slots that peer {@code p} writes its messages
+   * into with RDMA WRITE with immediate over its DCI (seed 003 §3.3, §3.4).
+   */
+  void openRing(Peer p) {
+    p.inRingMr = pd.allocateMemory((long) slots * slotSize, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+    p.inRing = p.inRingMr.buffer().order(ByteOrder.LITTLE_ENDIAN);
+    memory.add(p.inRing, MemoryComponent.MP_BUFFERS, p.inRingMr.length());
   }
 
   /** Closes a link's QP and ring, adding failures to {@code failure} (when not null). */
@@ -396,6 +430,10 @@ final class Connections {
     for (Peer p : peers) {
       if (p != null && p.dcLink != null && p.dcLink != p.link) {
         l.add(p.dcLink.ah); // hybrid: the DC link the pair moved from
+      }
+      if (p != null && p.inRingMr != null) {
+        l.add(p.inRingMr); // hybrid: the ring it writes into with DC RDMA
+        p.inRingMr = null;
       }
       if (p != null) {
         p.dcLink = null;

@@ -15,8 +15,17 @@ import org.slf4j.LoggerFactory;
  * every message received from a peer is counted in the {@link TrafficHistory}; when a peer on the
  * DC channel reaches {@link MpConfig.Hybrid#threshold()} messages over the history and this rank
  * holds fewer than {@link MpConfig.Hybrid#rcLinks()} RC links, the rank creates an RC QP and ring
- * for it and asks it to switch. A peer that refuses (no room) is not asked again; a rank at its cap
- * keeps further sources on the DC channel (seed 003's third method, RDMA over DC, is not built).
+ * for it and asks it to switch. A peer that refuses (no room) is not asked again. A heavy source that
+ * cannot have RC (this rank at its cap, or the source refused) gets seed 003's third method, <b>RDMA
+ * over DC</b>: the rank makes a ring of receive slots for it and sends RING_OFFER (its address, rkey
+ * and index) on the DC channel; from then on the source RDMA-WRITEs each message, with the ring's
+ * index and the slot as immediate data, into the next slot of that ring over its DCI (the write
+ * consumes a receive of the shared pool, which only signals it). The ring is filled in order and
+ * emptied in order, and credits keep the source from overrunning it; a source's messages stay on one
+ * DCI, so those sent into the pool before the offer arrived are handled first. Rings: {@link #RINGS}
+ * per rank, less the RC cap (seed 003 §3.4: 1,024 rings per node for RC and DC RDMA sources). A pair
+ * with a ring in either direction does not move to RC (a rank refuses a peer it gave a ring), so a
+ * peer has an RC link or a ring, not both.
  *
  * <p><b>Handing over</b> without losing, duplicating or reordering a message: the DC channel
  * delivers a peer's messages in order (a peer always uses the same DCI), and each side's last
@@ -56,8 +65,18 @@ final class HybridSwitch {
     RC
   }
 
+  /** Seed 003 §3.4: eager rings per node for the sources on RC or DC RDMA (here per rank). */
+  static final int RINGS = 1024;
+  /** Bits of a ring immediate that hold the slot (slots per link are at most 4,096). */
+  private static final int SLOT_BITS = 12;
+
   private final Connections conn;
   private final Sender sender;
+  /** Rings given to sources for DC RDMA, by index (the index is in every write's immediate). */
+  private final List<Peer> rings = new ArrayList<>();
+  private final int maxRings;
+  /** Peers whose RING_OFFER waits to be posted. */
+  private final List<Peer> offers = new ArrayList<>();
   private final int rank;
   private final int threshold;
   private final int maxRc;
@@ -79,6 +98,7 @@ final class HybridSwitch {
     this.rank = rank;
     this.threshold = settings.threshold();
     this.maxRc = conn.maxLinks;
+    this.maxRings = Math.max(0, RINGS - settings.rcLinks());
     this.history = new TrafficHistory(conn.peers.length, settings.interval().toNanos(), System.nanoTime());
     conn.memory.add(history, MemoryComponent.MP_PEERS, TrafficHistory.bytes(conn.peers.length));
   }
@@ -86,13 +106,33 @@ final class HybridSwitch {
   /** A message (not a credit or a marker) arrived from {@code p}: count it, and ask for RC when it is heavy. */
   void received(Peer p) {
     long count = history.record(p.rank, System.nanoTime());
-    if (p.phase == Phase.DC && !p.refused && !stopped && count >= threshold && rcLinks < maxRc && p.dcLink != null
-        && p.link == p.dcLink) {
+    if (p.phase == Phase.DC && !p.refused && p.inRing == null && !stopped && count >= threshold && rcLinks < maxRc
+        && p.dcLink != null && p.link == p.dcLink) {
       p.link = newRcLink(p);
       p.phase = Phase.WANT;
       markers.add(p);
       moving.add(p);
+    } else if (p.phase == Phase.DC && (p.refused || rcLinks >= maxRc) && p.inRing == null && !stopped
+        && count >= threshold && rings.size() < maxRings && p.dcLink != null) {
+      conn.openRing(p);
+      rings.add(p);
+      offers.add(p);
     }
+  }
+
+  /** @return the immediate of a DC RDMA write into slot {@code slot} of ring {@code ring} */
+  static int ringImm(int ring, int slot) {
+    return ring << SLOT_BITS | slot;
+  }
+
+  /** @return the slot a DC RDMA write's immediate names */
+  static int ringSlot(int imm) {
+    return imm & (1 << SLOT_BITS) - 1;
+  }
+
+  /** @return the source that owns the ring a DC RDMA write's immediate names */
+  Peer ringOwner(int imm) {
+    return rings.get(imm >>> SLOT_BITS);
   }
 
   private Link newRcLink(Peer p) {
@@ -121,6 +161,15 @@ final class HybridSwitch {
         p.pending.addFirst(new Outgoing(Wire.CREDIT, 0, 0, 0, 0, 0, 0, 0, null)); // tells the peer we are at RTS
         sender.touch(p);
       }
+      case Wire.RING_OFFER -> {
+        Link d = p.dcLink; // from now on this rank's messages to p go into that ring, on the same DCI
+        d.remoteRing = Wire.addr(slab, at);
+        d.remoteRkey = Wire.rkey(slab, at);
+        d.remoteRingIndex = Wire.tag(slab, at);
+        d.nextRemoteSlot = 0;
+        d.credits = conn.slots - MpConfig.RESERVED_SLOTS; // the ring's, in place of the pool's
+        sender.touch(p);
+      }
       case Wire.SWITCH_NACK -> {
         if (p.phase != Phase.SWITCH_SENT) {
           throw new MpException("rank " + rank + ": SWITCH_NACK from rank " + p.rank + " in phase " + p.phase);
@@ -139,7 +188,7 @@ final class HybridSwitch {
   private void switchAsked(Peer p, ByteBuffer slab, int at) {
     switch (p.phase) {
       case DC -> {
-        if (stopped || rcLinks >= maxRc) {
+        if (stopped || rcLinks >= maxRc || p.inRing != null) { // a source on DC RDMA stays there
           nacks.add(p);
           return;
         }
@@ -191,6 +240,16 @@ final class HybridSwitch {
    */
   int progress() {
     int work = 0;
+    for (int i = 0; i < offers.size(); i++) {
+      Peer p = offers.get(i);
+      Outgoing o = new Outgoing(Wire.RING_OFFER, 0, rings.indexOf(p), 0, 0, 0, p.inRingMr.address(),
+          p.inRingMr.rkey(), null);
+      if (sender.sendMarker(p, p.dcLink, o)) {
+        p.ringOffered = true; // after the offer's header took the pool's owed credits
+        offers.remove(i--);
+        work++;
+      }
+    }
     for (int i = 0; i < nacks.size(); i++) {
       Peer p = nacks.get(i);
       if (sender.sendMarker(p, p.dcLink, Wire.SWITCH_NACK, null)) {
@@ -230,13 +289,14 @@ final class HybridSwitch {
    */
   boolean settled() {
     moving.removeIf(p -> p.phase == Phase.RC && p.link.confirmed);
-    return moving.isEmpty() && markers.isEmpty() && nacks.isEmpty()
+    return moving.isEmpty() && markers.isEmpty() && nacks.isEmpty() && offers.isEmpty()
         && conn.sendPoolFree.size() == Connections.DC_SEND_BUFFERS;
   }
 
   /** @return the counts of this rank's links by kind */
   HybridStats stats() {
     int dc = 0;
+    int out = 0;
     List<Integer> rc = new ArrayList<>();
     for (Peer p : conn.peers) {
       if (p != null && p.phase != Phase.DC) {
@@ -244,7 +304,11 @@ final class HybridSwitch {
       } else if (p != null && p.dcLink != null) {
         dc++;
       }
+      if (p != null && p.dcLink != null && p.dcLink.remoteRing != 0) {
+        out++;
+      }
     }
-    return new HybridStats(dc, rc.stream().mapToInt(Integer::intValue).toArray(), maxRc, switches, refusals);
+    return new HybridStats(dc, rc.stream().mapToInt(Integer::intValue).toArray(), maxRc, switches, refusals,
+        rings.size(), out);
   }
 }

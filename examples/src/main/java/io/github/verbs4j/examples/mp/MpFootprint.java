@@ -47,9 +47,11 @@ public final class MpFootprint {
    * Hybrid: DC's resources and records for every peer talked to (a peer keeps its DC link and AH
    * when it moves), and for each of {@code links} sources on RC an RC QP with its own receive queue
    * and a ring of {@code slots} receive and send slots; the CQ is sized for the cap of RC links; the
-   * traffic history ({@link TrafficHistory#bytes(int)}).
+   * traffic history ({@link TrafficHistory#bytes(int)}); for each of {@code rings} sources on RDMA
+   * over DC a ring of {@code slots} receive slots and its registration.
    */
-  private static Map<MemoryComponent, Long> predictHybrid(int ranks, int peers, MpConfig config, int links) {
+  private static Map<MemoryComponent, Long> predictHybrid(int ranks, int peers, MpConfig config, int links,
+      int rings) {
     Map<MemoryComponent, Long> m = predictDc(ranks, peers, config);
     int s = config.slots();
     int pool = config.sharedReceive() > 0 ? config.sharedReceive() : MpConfig.DEFAULT_DC_POOL;
@@ -58,10 +60,25 @@ public final class MpFootprint {
         + config.dcInitiators() * 1024)));
     QpCap rc = QpCap.builder().maxSendWr(s + Connections.RDMA_IN_FLIGHT).maxRecvWr(s).maxRecvSge(1).build();
     m.put(MemoryComponent.QP, links * HcaFootprint.qp(QpType.RC, rc, false));
-    m.merge(MemoryComponent.MR, links * HcaFootprint.mr(), Long::sum);
-    m.merge(MemoryComponent.MP_BUFFERS, links * 2L * s * slotSize(config), Long::sum);
+    m.merge(MemoryComponent.MR, (links + rings) * HcaFootprint.mr(), Long::sum);
+    m.merge(MemoryComponent.MP_BUFFERS, (links * 2L + rings) * s * slotSize(config), Long::sum);
     m.merge(MemoryComponent.MP_PEERS, links * MpMemory.linkBytes(s) + TrafficHistory.bytes(ranks), Long::sum);
     return m;
+  }
+
+  /**
+   * The hybrid's bytes by component.
+   *
+   * @param ranks the job size
+   * @param peers the ranks this rank exchanges messages with
+   * @param config the settings ({@link MpConfig.Strategy#HYBRID})
+   * @param rcLinks its RC links
+   * @param rings the rings it gave sources for RDMA over DC
+   * @return predicted bytes by component
+   */
+  public static Map<MemoryComponent, Long> predictHybrid(int ranks, int peers, MpConfig config, long rcLinks,
+      long rings) {
+    return predictHybrid(ranks, peers, config, (int) rcLinks, (int) rings);
   }
 
   /**
@@ -85,11 +102,13 @@ public final class MpFootprint {
    * @return predicted bytes by component (components without bytes are left out)
    */
   public static Map<MemoryComponent, Long> predict(int ranks, int peers, MpConfig config) {
-    return predict(ranks, peers, config, switch (config.strategy()) {
-      case ON_DEMAND -> Math.min(peers, config.gamma());
-      case HYBRID -> Math.min(peers, config.hybrid().rcLinks()); // every peer heavy enough for RC
-      default -> ranks - 1;
-    });
+    if (config.strategy() == MpConfig.Strategy.HYBRID) { // every peer heavy: RC up to the cap, then DC RDMA
+      int rc = Math.min(peers, config.hybrid().rcLinks());
+      int rings = Math.min(peers - rc, Math.max(0, HybridSwitch.RINGS - config.hybrid().rcLinks()));
+      return predictHybrid(ranks, peers, config, rc, rings);
+    }
+    return predict(ranks, peers, config, config.strategy() == MpConfig.Strategy.ON_DEMAND
+        ? Math.min(peers, config.gamma()) : ranks - 1);
   }
 
   /**
@@ -104,7 +123,7 @@ public final class MpFootprint {
       return predictDc(ranks, peers, config);
     }
     if (config.strategy() == MpConfig.Strategy.HYBRID) {
-      return predictHybrid(ranks, peers, config, links);
+      return predictHybrid(ranks, peers, config, links, 0);
     }
     int others = Math.max(1, ranks - 1);
     boolean onDemand = config.strategy() == MpConfig.Strategy.ON_DEMAND;

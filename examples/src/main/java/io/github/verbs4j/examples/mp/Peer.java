@@ -50,6 +50,11 @@ final class Peer {
   HybridSwitch.Phase phase = HybridSwitch.Phase.DC;
   /** Hybrid: the peer refused an RC link (it had no room); this side does not ask again. */
   boolean refused;
+  /** Hybrid, DC RDMA: the ring this rank gave the peer to write into, else null. */
+  io.github.verbs4j.verbs.MemoryRegion inRingMr;
+  java.nio.ByteBuffer inRing;
+  /** Hybrid, DC RDMA: whether the ring's offer has gone (from then on only the ring's messages earn credits). */
+  boolean ringOffered;
 
   Peer(int rank) {
     this.rank = rank;

@@ -165,6 +165,11 @@ final class Sender {
     return trySend(p, dc, o);
   }
 
+  /** Posts {@code o}, a hybrid marker, on the DC link {@code dc}; false if it must wait. */
+  boolean sendMarker(Peer p, Link dc, Outgoing o) {
+    return trySend(p, dc, o);
+  }
+
   private boolean trySend(Peer p, Link l, Outgoing o) {
     boolean free = o.kind >= Wire.CREDIT; // CREDIT, CLOSE and the hybrid's markers use the reserved slots
     if (!free && l.credits == 0) {
@@ -189,6 +194,12 @@ final class Sender {
     }
     swr.wrId(wrId(WR_SEND, l.epoch, p.rank, slot)).opcode(WrOpcode.SEND)
         .sge(l.ringMr, at, Wire.HEADER_LENGTH + payload).signaled(true);
+    if (l.remoteRing != 0 && !free) { // hybrid, DC RDMA: into the next slot of the ring the peer gave us
+      int r = l.nextRemoteSlot;
+      l.nextRemoteSlot = (r + 1) % slots;
+      swr.opcode(WrOpcode.RDMA_WRITE_WITH_IMM).rdma(l.remoteRing + (long) r * slotSize, l.remoteRkey)
+          .immData(HybridSwitch.ringImm(l.remoteRingIndex, r));
+    }
     post(l);
     if (!free) {
       l.credits--;

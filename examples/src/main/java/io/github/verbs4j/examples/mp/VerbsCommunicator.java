@@ -13,6 +13,7 @@ import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.MemoryKind;
 import io.github.verbs4j.verbs.ProtectionDomain;
 import io.github.verbs4j.verbs.Verbs;
+import io.github.verbs4j.verbs.WcOpcode;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.config.VerbsConfig;
@@ -496,6 +497,12 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       broken = new MpException("rank " + rank() + ": a shared receive completed with " + wc.status().str());
       throw broken;
     }
+    if (wc.opcode() == WcOpcode.RECV_RDMA_WITH_IMM) { // hybrid: DC RDMA into the ring this rank gave the source
+      conn.postShared(buffer); // the write consumed a receive of the pool but left its buffer alone
+      Peer from = hybrid.ringOwner(wc.immData());
+      received(from, from.dcLink, from.inRing, HybridSwitch.ringSlot(wc.immData()));
+      return;
+    }
     Peer from = peer(Wire.source(conn.pool, buffer * slotSize));
     if (from.link == null && conn.dcis != null) {
       conn.openDcLink(from); // DC: the sender needs no link here, but credits go back on one
@@ -597,10 +604,10 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     }
     if (slab == conn.pool) {
       conn.postShared(slot);
-    } else {
+    } else if (slab == l.ring) {
       conn.postRecvSlot(l, slot);
     }
-    if (kind < Wire.CREDIT) {
+    if (kind < Wire.CREDIT && (slab != conn.pool || !p.ringOffered)) { // DC RDMA: only the ring's messages count
       l.owed++;
     }
     sender.touch(p); // credits owed, or RDMA to start after a CTS
@@ -656,18 +663,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     if (ownsContext) {
       all.add(ctx);
     }
-    for (AutoCloseable c : all) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        RuntimeException r = e instanceof RuntimeException re ? re : new IllegalStateException(e);
-        if (failure == null) {
-          failure = r;
-        } else {
-          failure.addSuppressed(r);
-        }
-      }
-    }
+    failure = Connections.closeAll(all, failure);
     conn.memory.releaseAll();
     if (failure != null) {
       throw failure;

@@ -40,7 +40,9 @@ import java.nio.ByteBuffer;
  * SWITCH, SWITCH_ACK and SWITCH_NACK are the hybrid's markers on the DC channel ({@link
  * HybridSwitch}): SWITCH and SWITCH_ACK carry the sender's RC QP address (LID in the sender's
  * request id, QPN in the tag, PSN in the length, read depth in the receiver's request id, MTU in
- * the rkey) and are the sender's last message on the DC channel to that peer.
+ * the rkey) and are the sender's last message on the DC channel to that peer. RING_OFFER gives the
+ * peer a ring to write its messages into with RDMA over DC (address, rkey, the ring's index in the
+ * tag).
  */
 final class Wire {
   static final byte VERSION = 1;
@@ -67,6 +69,7 @@ final class Wire {
   static final int SWITCH = 7;
   static final int SWITCH_ACK = 8;
   static final int SWITCH_NACK = 9;
+  static final int RING_OFFER = 10;
 
   private Wire() {}
 

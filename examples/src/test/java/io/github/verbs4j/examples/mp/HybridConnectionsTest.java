@@ -35,7 +35,8 @@ class HybridConnectionsTest {
     return (byte) (from * 31 + to * 7 + i * 13 + k);
   }
 
-  private record Seen(HybridStats stats, long qpBytes) {}
+  /** A rank's links and one of its meters. */
+  private record Seen(HybridStats stats, long meter) {}
 
   @ParameterizedTest
   @EnumSource(value = MpJob.class, names = {"IB_HYBRID", "TCA_HYBRID"})
@@ -72,9 +73,9 @@ class HybridConnectionsTest {
     assertEquals(0, got.get(2).stats().rcLinks());
     long oneRcQp = MpFootprint.predict(3, 2, job.config(cfg), 1).get(MemoryComponent.QP);
     assertTrue(oneRcQp > 0);
-    assertEquals(oneRcQp, got.get(0).qpBytes(), "the meters show one RC QP on rank 0");
-    assertEquals(oneRcQp, got.get(1).qpBytes(), "and on rank 1");
-    assertEquals(0, got.get(2).qpBytes(), "and none on rank 2");
+    assertEquals(oneRcQp, got.get(0).meter(), "the meters show one RC QP on rank 0");
+    assertEquals(oneRcQp, got.get(1).meter(), "and on rank 1");
+    assertEquals(0, got.get(2).meter(), "and none on rank 2");
   }
 
   @ParameterizedTest
@@ -139,6 +140,88 @@ class HybridConnectionsTest {
 
   @ParameterizedTest
   @EnumSource(value = MpJob.class, names = {"IB_HYBRID", "TCA_HYBRID"})
+  void aHeavySourceBeyondTheCapWritesIntoARingWithRdmaOverDcWholeAndInOrder(MpJob job) throws Exception {
+    int[] sizes = {0, 7, EAGER, EAGER + 1, 20_000};
+    int first = 60;
+    int second = 30; // sent after the source has seen the ring's offer: all of them go into the ring
+    for (MpConfig.Rendezvous mode : MpConfig.Rendezvous.values()) {
+      MpConfig cfg = hybrid(8, 1).withRendezvous(mode);
+      List<Seen> got = job.run(3, ctx -> {
+        MemoryAccount account = ((AbstractContext) ctx).memoryAccount();
+        try (VerbsCommunicator comm = job.open(ctx, cfg)) {
+          int me = comm.rank();
+          if (me == 0) {
+            receiveAll(comm, 0, first, sizes);
+            for (int src = 1; src <= 2; src++) {
+              comm.send(ByteBuffer.allocate(1), src, 99); // behind the offer on the same DCI
+            }
+            receiveAll(comm, first, second, sizes);
+          } else {
+            sendAll(comm, 0, first, sizes);
+            comm.recv(ByteBuffer.allocate(1), 0, 99);
+            sendAll(comm, first, second, sizes);
+          }
+          comm.barrier();
+          return new Seen(comm.hybridStats(), account.bytes(MemoryComponent.MP_BUFFERS));
+        }
+      });
+      HybridStats r0 = got.get(0).stats();
+      assertEquals(1, r0.rcLinks(), mode + ": one source on RC, the cap: " + r0);
+      assertEquals(1, r0.ringsGiven(), mode + ": the other writes into a ring: " + r0);
+      int ringSource = r0.onRc(1) ? 2 : 1;
+      assertEquals(1, got.get(ringSource).stats().ringsUsed(), mode + ": rank " + ringSource + " writes into it");
+      assertEquals(0, got.get(3 - ringSource).stats().ringsUsed());
+      long predicted = MpFootprint.predictHybrid(3, 2, job.config(cfg), 1, 1).get(MemoryComponent.MP_BUFFERS);
+      assertEquals(predicted, got.get(0).meter(), mode + ": rank 0's buffers: pools, an RC ring and a DC RDMA ring");
+    }
+  }
+
+  private static void sendAll(VerbsCommunicator comm, int from, int count, int[] sizes) {
+    int me = comm.rank();
+    List<Request> sends = new ArrayList<>();
+    for (int i = from; i < from + count; i++) {
+      int size = sizes[i % sizes.length];
+      ByteBuffer out = ByteBuffer.allocate(size + 4).putInt(0, i);
+      for (int k = 0; k < size; k++) {
+        out.put(4 + k, pattern(me, 0, i, k));
+      }
+      sends.add(comm.isend(out, 0, 1 + i % 3));
+    }
+    comm.waitAll(sends.toArray(Request[]::new));
+  }
+
+  /** Receives messages {@code from} .. from + count - 1 of ranks 1 and 2, tag by tag, and checks order and bytes. */
+  private static void receiveAll(VerbsCommunicator comm, int from, int count, int[] sizes) {
+    List<Request> recvs = new ArrayList<>();
+    List<ByteBuffer> bufs = new ArrayList<>();
+    List<int[]> what = new ArrayList<>();
+    for (int tag = 3; tag >= 1; tag--) {
+      for (int src = 1; src <= 2; src++) {
+        for (int i = from; i < from + count; i++) {
+          if (1 + i % 3 == tag) {
+            ByteBuffer in = ByteBuffer.allocate(sizes[i % sizes.length] + 4);
+            bufs.add(in);
+            what.add(new int[] {src, i});
+            recvs.add(comm.irecv(in, src, tag));
+          }
+        }
+      }
+    }
+    comm.waitAll(recvs.toArray(Request[]::new));
+    for (int j = 0; j < recvs.size(); j++) {
+      int src = what.get(j)[0];
+      int i = what.get(j)[1];
+      int size = sizes[i % sizes.length];
+      assertEquals(new Status(src, 1 + i % 3, size + 4), recvs.get(j).status());
+      assertEquals(i, bufs.get(j).getInt(0), "message from rank " + src + " out of order");
+      for (int k = 0; k < size; k++) {
+        assertEquals(pattern(src, 0, i, k), bufs.get(j).get(4 + k), "byte " + k + " of message " + i + " from " + src);
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_HYBRID", "TCA_HYBRID"})
   void noRankHoldsMoreRcLinksThanItsCap(MpJob job) throws Exception {
     int n = 5;
     int cap = 2;
@@ -169,14 +252,20 @@ class HybridConnectionsTest {
     });
     long oneRcQp = MpFootprint.predict(n, n - 1, job.config(cfg), 1).get(MemoryComponent.QP);
     long total = 0; // switches completed
+    long given = 0;
+    long used = 0;
     for (int r = 0; r < n; r++) {
       HybridStats st = got.get(r).stats();
       assertTrue(st.rcLinks() <= cap, "rank " + r + " holds " + st.rcLinks() + " RC links, cap " + cap);
       assertEquals(n - 1 - st.rcLinks(), st.dcPeers(), "rank " + r + ": the other peers stay on DC");
-      assertEquals(st.rcLinks() * oneRcQp, got.get(r).qpBytes(), "rank " + r + ": RC QPs in the meters");
+      assertEquals(st.rcLinks() * oneRcQp, got.get(r).meter(), "rank " + r + ": RC QPs in the meters");
+      assertTrue(st.rcLinks() + st.ringsGiven() <= n - 1, "rank " + r + ": RC or a ring, not both: " + st);
       total += st.switches();
+      given += st.ringsGiven();
+      used += st.ringsUsed();
     }
     assertTrue(total > 0, "some pairs moved to RC");
+    assertTrue(used > 0 && used <= given, "heavy sources beyond the cap write into rings: " + used + " of " + given);
   }
 
   @ParameterizedTest
