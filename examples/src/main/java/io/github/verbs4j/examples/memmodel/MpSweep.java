@@ -154,7 +154,7 @@ final class MpSweep {
       }
     }
     out.println("(ratio: measured / predicted at the strategy's link count (every other rank, min(peers, gamma) on "
-        + "demand, min(peers, cap) RC links for the hybrid); links: RC links for the hybrid; ratio@: at the links each "
+        + "demand, min(peers, cap) RC links and rings for the other peers for the hybrid); links: RC links for the hybrid; ratio@: at the links each "
         + "rank held when measured; exponent 1 = linear in n, 0 = flat; 'top 2': between the two largest n)");
     out.flush();
   }

@@ -14,7 +14,7 @@ import java.util.Map;
  * baseline; on demand min(peers, γ), the cap (a rank may hold up to 2γ for a moment while it
  * closes the links it accepted); DC: no buffers per peer, only the fixed pools and a few hundred
  * bytes of records and an AH per peer talked to; hybrid: DC's, plus an RC QP and ring per source
- * moved to RC (at most the cap) and the traffic history.
+ * moved to RC (at most the cap), a receive ring per source on RDMA over DC, and the traffic history.
  */
 public final class MpFootprint {
   private MpFootprint() {}
