@@ -278,9 +278,19 @@ final class HybridSwitch {
     return work;
   }
 
-  /** The communicator is closing: no more switches are begun, and a peer that asks is refused. */
+  /**
+   * The communicator is closing: no more switches are begun, a peer that asks is refused, and a
+   * switch or ring not yet offered is dropped (the peer may be closing too, and what waits for it
+   * goes on the DC channel instead).
+   */
   void stop() {
     stopped = true;
+    for (Peer p : new ArrayList<>(markers)) {
+      if (p.phase == Phase.WANT) {
+        backToDc(p);
+      }
+    }
+    offers.clear();
   }
 
   /**
