@@ -1,6 +1,7 @@
 package io.github.verbs4j.examples.memmodel;
 
 import io.github.verbs4j.examples.mp.ConnectionOptions;
+import io.github.verbs4j.examples.mp.HybridStats;
 import io.github.verbs4j.examples.mp.LinkStats;
 import io.github.verbs4j.examples.mp.MpConfig;
 import io.github.verbs4j.examples.mp.MpFootprint;
@@ -118,7 +119,14 @@ public final class MpMemoryCommand implements Callable<Integer> {
       description = "With --sweep: the chart to write (default: ${DEFAULT-VALUE}).")
   Path chart;
 
-  private record RankResult(Map<MemoryComponent, Long> bytes, LinkStats links, long elapsedNanos) {}
+  /** One rank's meters and links ({@code rings}: the hybrid's rings given for RDMA over DC). */
+  private record RankResult(Map<MemoryComponent, Long> bytes, LinkStats links, int rings, long elapsedNanos) {
+    /** @return the model at the links (and rings) this rank held */
+    Map<MemoryComponent, Long> atLinks(int n, int peers, MpConfig mp) {
+      return mp.strategy() == MpConfig.Strategy.HYBRID ? MpFootprint.predictHybrid(n, peers, mp, links.open(), rings)
+          : MpFootprint.predict(n, peers, mp, links.open());
+    }
+  }
 
   @Override
   public Integer call() throws Exception {
@@ -147,7 +155,7 @@ public final class MpMemoryCommand implements Callable<Integer> {
     int peers = peers(ranks);
     Map<MemoryComponent, Long> atLinks = new EnumMap<>(MemoryComponent.class);
     for (RankResult r : results) {
-      MpFootprint.predict(ranks, peers, mp, r.links().open()).forEach((c, v) -> atLinks.merge(c, v, Long::sum));
+      r.atLinks(ranks, peers, mp).forEach((c, v) -> atLinks.merge(c, v, Long::sum));
     }
     atLinks.replaceAll((c, v) -> v / results.size());
     print(spec.commandLine().getOut(), mp, results, MpFootprint.predict(ranks, peers, mp), atLinks, wall, heap);
@@ -198,7 +206,7 @@ public final class MpMemoryCommand implements Callable<Integer> {
           measured += r.bytes().values().stream().mapToLong(Long::longValue).sum();
           links += r.links().open();
           elapsed = Math.max(elapsed, r.elapsedNanos());
-          atLinks += MpFootprint.predict(n, peers(n), mp, r.links().open()).values().stream()
+          atLinks += r.atLinks(n, peers(n), mp).values().stream()
               .mapToLong(Long::longValue).sum();
         }
         long predicted = MpFootprint.predict(n, peers(n), mp).values().stream().mapToLong(Long::longValue).sum();
@@ -306,7 +314,8 @@ public final class MpMemoryCommand implements Callable<Integer> {
         Gauge g = registry.find(MemoryAccount.METER).tag("component", c.tag()).gauge();
         bytes.put(c, g == null ? 0L : (long) g.value());
       }
-      return new RankResult(bytes, comm.linkStats(), elapsed);
+      HybridStats hs = comm.hybridStats();
+      return new RankResult(bytes, comm.linkStats(), hs == null ? 0 : hs.ringsGiven(), elapsed);
     }
   }
 
@@ -321,7 +330,10 @@ public final class MpMemoryCommand implements Callable<Integer> {
     out.printf(Locale.ROOT, "mp-memory: %d ranks on %s (local fabric, %s time), %s%s, %s, %d round(s) of %d B%n",
         ranks, provider, time, mp.strategy().name().toLowerCase(Locale.ROOT),
         mp.strategy() == MpConfig.Strategy.ON_DEMAND ? " gamma " + mp.gamma()
-            : mp.strategy() == MpConfig.Strategy.DC ? " (" + mp.dcInitiators() + " DCIs)" : "",
+            : mp.strategy() == MpConfig.Strategy.DC ? " (" + mp.dcInitiators() + " DCIs)"
+            : mp.strategy() == MpConfig.Strategy.HYBRID ? " (" + mp.dcInitiators() + " DCIs, RC after "
+                + mp.hybrid().threshold() + " messages from a source, at most " + mp.hybrid().rcLinks() + " RC links)"
+            : "",
         pattern.name().toLowerCase(Locale.ROOT).replace('_', '-'), rounds, size);
     out.printf(Locale.ROOT, "rings: %d slots x %d B per direction per link%n", mp.slots(),
         (40 + mp.eagerLimit() + 63) / 64 * 64);
@@ -354,8 +366,9 @@ public final class MpMemoryCommand implements Callable<Integer> {
     }
     out.printf(Locale.ROOT, "%-12s %,14d %14s %14s %,14d %7s %,14d %7s%n", "total", totalMean, "", "", totalPredicted,
         ratio(totalMean, totalPredicted), totalAtLinks, ratio(totalMean, totalAtLinks));
-    out.println("(predicted: links = every other rank, or min(peers, gamma) on demand; at links held: the same "
-        + "model at each rank's open links when measured)");
+    out.println("(predicted: links = every other rank, or min(peers, gamma) on demand, or min(peers, rc-links) RC "
+        + "links and a ring for RDMA over DC for every other peer for the hybrid; at links held: the same model at "
+        + "each rank's open links (and rings) when measured)");
     long open = 0;
     int peak = 0;
     long opened = 0;
@@ -368,8 +381,13 @@ public final class MpMemoryCommand implements Callable<Integer> {
       closings += r.links().evictions();
       elapsed = Math.max(elapsed, r.elapsedNanos());
     }
-    out.printf(Locale.ROOT, "links per rank after the workload: %.1f (most at once on a rank: %d); opened %d, "
-        + "closings begun %d (all ranks)%n", (double) open / results.size(), peak, opened, closings);
+    out.printf(Locale.ROOT, "%s per rank after the workload: %.1f (most at once on a rank: %d); opened %d, "
+        + "closings begun %d (all ranks)%n", mp.strategy() == MpConfig.Strategy.HYBRID ? "RC links" : "links",
+        (double) open / results.size(), peak, opened, closings);
+    if (mp.strategy() == MpConfig.Strategy.HYBRID) {
+      out.printf(Locale.ROOT, "rings given for RDMA over DC per rank: %.1f%n",
+          results.stream().mapToInt(RankResult::rings).average().orElse(0));
+    }
     out.printf(Locale.ROOT, "workload time (slowest rank, %s clock): %.3f ms; wall for the whole run: %.0f ms; "
         + "JVM heap in use after it: %,d B%n", time, elapsed / 1e6, wallNanos / 1e6, heap);
     out.flush();

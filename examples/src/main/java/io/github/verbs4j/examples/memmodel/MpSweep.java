@@ -30,7 +30,9 @@ final class MpSweep {
     /** On demand with the receive halves of the rings replaced by one shared pool. */
     ON_DEMAND_SHARED,
     /** Two DCIs and a DCT, shared receive and send pools. */
-    DC;
+    DC,
+    /** DC, and heavy sources moved to RC links with their own rings, at most the cap. */
+    HYBRID;
 
     /**
      * @param base the common settings (γ, pool size)
@@ -42,6 +44,7 @@ final class MpSweep {
         case ON_DEMAND -> base.withStrategy(MpConfig.Strategy.ON_DEMAND).withSharedReceive(0);
         case ON_DEMAND_SHARED -> base.withStrategy(MpConfig.Strategy.ON_DEMAND).withSharedReceive(pool);
         case DC -> base.withStrategy(MpConfig.Strategy.DC).withSharedReceive(pool);
+        case HYBRID -> base.withStrategy(MpConfig.Strategy.HYBRID).withSharedReceive(pool);
       };
     }
 
@@ -52,6 +55,7 @@ final class MpSweep {
         case ON_DEMAND_SHARED -> "on demand, gamma " + c.gamma() + ", " + c.sharedReceive() + " shared recv";
         case DC -> "dc, " + c.sharedReceive() + " shared recv, shared send pool"
             + (c.dcInitiators() != MpConfig.DEFAULT_DC_INITIATORS ? ", " + c.dcInitiators() + " DCIs" : "");
+        case HYBRID -> "hybrid, RC at " + c.hybrid().threshold() + " msgs, cap " + c.hybrid().rcLinks();
       };
     }
   }
@@ -73,7 +77,7 @@ final class MpSweep {
       long wallNanos) {}
 
   private static final Color[] COLORS = {new Color(0xd62728), new Color(0x1f77b4), new Color(0x2ca02c),
-      new Color(0x9467bd)};
+      new Color(0x9467bd), new Color(0xff7f0e)};
 
   private MpSweep() {}
 
@@ -150,8 +154,8 @@ final class MpSweep {
       }
     }
     out.println("(ratio: measured / predicted at the strategy's link count (every other rank, min(peers, gamma) on "
-        + "demand); ratio@: at the links each rank held when measured; exponent 1 = linear in n, 0 = flat; 'top 2': "
-        + "between the two largest n)");
+        + "demand, min(peers, cap) RC links and rings for the other peers for the hybrid); links: RC links for the hybrid; ratio@: at the links each "
+        + "rank held when measured; exponent 1 = linear in n, 0 = flat; 'top 2': between the two largest n)");
     out.flush();
   }
 

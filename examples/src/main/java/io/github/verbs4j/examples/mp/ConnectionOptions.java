@@ -10,7 +10,8 @@ public final class ConnectionOptions {
   @Option(names = "--connections", paramLabel = "STRATEGY", defaultValue = "BASELINE",
       description = "When peers get their RC QP and eager ring: ${COMPLETION-CANDIDATES} (baseline: every peer at "
           + "start; on_demand: on first use, at most --gamma per rank; dc: two DC initiators and a DC target per "
-          + "rank serve every peer, receives in a shared pool; default: ${DEFAULT-VALUE}).")
+          + "rank serve every peer, receives in a shared pool; hybrid: dc, and a source that sent --switch-threshold "
+          + "messages moves to an RC link with its own ring, at most --rc-links of them; default: ${DEFAULT-VALUE}).")
   MpConfig.Strategy strategy = MpConfig.Strategy.BASELINE;
 
   @Option(names = "--gamma", paramLabel = "N", defaultValue = "" + MpConfig.DEFAULT_GAMMA,
@@ -26,6 +27,16 @@ public final class ConnectionOptions {
       description = "With --connections dc: DC initiators per rank; peer r uses initiator r mod N (seed 003: 2; "
           + "default: ${DEFAULT-VALUE}).")
   int dcInitiators = MpConfig.DEFAULT_DC_INITIATORS;
+
+  @Option(names = "--switch-threshold", paramLabel = "MESSAGES", defaultValue = "" + MpConfig.Hybrid.DEFAULT_THRESHOLD,
+      description = "With --connections hybrid: messages from one source within the traffic history that move it to "
+          + "RC (an assumption; seed 003 gives none; default: ${DEFAULT-VALUE}).")
+  int switchThreshold = MpConfig.Hybrid.DEFAULT_THRESHOLD;
+
+  @Option(names = "--rc-links", paramLabel = "N", defaultValue = "" + MpConfig.Hybrid.RC_QPS_PER_NODE,
+      description = "With --connections hybrid: the most RC links a rank holds (seed 003: 128 RC QPs per node, so "
+          + "128 / processes per node; default: ${DEFAULT-VALUE}).")
+  int rcLinks = MpConfig.Hybrid.RC_QPS_PER_NODE;
 
   /** @return the chosen strategy */
   public MpConfig.Strategy strategy() {
@@ -52,7 +63,14 @@ public final class ConnectionOptions {
     if (dcInitiators < 1 || dcInitiators > 64) {
       throw new IllegalArgumentException("--dc-initiators=" + dcInitiators + " must be between 1 and 64");
     }
+    if (switchThreshold < 1) {
+      throw new IllegalArgumentException("--switch-threshold=" + switchThreshold + " must be at least 1");
+    }
+    if (rcLinks < 0 || rcLinks > 65535) {
+      throw new IllegalArgumentException("--rc-links=" + rcLinks + " must be between 0 and 65535");
+    }
     return base.withStrategy(strategy).withGamma(gamma).withSharedReceive(sharedReceive)
-        .withDcInitiators(dcInitiators);
+        .withDcInitiators(dcInitiators)
+        .withHybrid(new MpConfig.Hybrid(switchThreshold, base.hybrid().interval(), rcLinks));
   }
 }

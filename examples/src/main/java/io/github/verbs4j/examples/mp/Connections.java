@@ -114,6 +114,8 @@ final class Connections {
   static final long DC_KEY = 0x6d7064634b6579L;
   /** The layer's share of the memory meters. */
   final MpMemory memory;
+  /** {@link MpConfig.Strategy#HYBRID}: DC resources, and RC links (own receive rings, no SRQ) for up to maxLinks sources. */
+  final boolean hybrid;
   private final QpCap cap;
   private final RecvWr rwr = new RecvWr();
   private final List<AutoCloseable> created = new ArrayList<>();
@@ -132,12 +134,14 @@ final class Connections {
     DeviceAttr dev = ctx.queryDevice();
     int others = Math.max(1, n - 1);
     boolean onDemand = config.strategy() == MpConfig.Strategy.ON_DEMAND;
-    boolean dc = config.strategy() == MpConfig.Strategy.DC;
+    this.hybrid = config.strategy() == MpConfig.Strategy.HYBRID;
+    boolean dc = config.strategy() == MpConfig.Strategy.DC || hybrid;
     if (dc && !dev.has(io.github.verbs4j.verbs.Capability.DC)) {
-      throw new IllegalStateException("strategy DC needs a device with the DC capability; " + ctx.device().name()
-          + " has none");
+      throw new IllegalStateException("strategy " + config.strategy() + " needs a device with the DC capability; "
+          + ctx.device().name() + " has none");
     }
-    this.maxLinks = onDemand ? Math.min(others, 2 * config.gamma()) : dc ? 0 : others;
+    this.maxLinks = onDemand ? Math.min(others, 2 * config.gamma())
+        : hybrid ? Math.min(others, config.hybrid().rcLinks()) : dc ? 0 : others;
     this.dciDepth = dc ? Math.min(1024, dev.maxQpWr()) : 0;
     int s = Math.min(config.slots(), dev.maxQpWr() - RDMA_IN_FLIGHT);
     boolean shared = config.sharedReceive() > 0 || dc;
@@ -149,7 +153,7 @@ final class Connections {
         : MpConfig.DEFAULT_DC_POOL, dev.maxSrqWr()) : 0;
     int control = (onDemand ? ConnectionManager.CONTROL_CQES : 0) + poolBuffers + (dc ? config.dcInitiators() : 0) * dciDepth;
     if (maxLinks > 0) {
-      s = Math.min(s, ((dev.maxCqe() - 1 - control) / maxLinks - RDMA_IN_FLIGHT) / (shared ? 1 : 2));
+      s = Math.min(s, ((dev.maxCqe() - 1 - control) / maxLinks - RDMA_IN_FLIGHT) / (shared && !hybrid ? 1 : 2));
     }
     if (s < 2 * MpConfig.RESERVED_SLOTS) {
       throw new IllegalStateException("device limits max_cqe=" + dev.maxCqe() + ", max_qp_wr=" + dev.maxQpWr()
@@ -160,7 +164,8 @@ final class Connections {
     this.lid = ctx.queryPort(1).lid();
     this.mtu = ctx.queryPort(1).activeMtu().bytes();
     this.outReads = Math.max(1, Math.min(16, Math.min(dev.maxQpRdAtom(), dev.maxQpInitRdAtom())));
-    this.cap = QpCap.builder().maxSendWr(s + RDMA_IN_FLIGHT).maxRecvWr(shared ? 0 : s).maxRecvSge(shared ? 0 : 1)
+    boolean ownRecv = !shared || hybrid; // a hybrid's RC links have their own receive ring
+    this.cap = QpCap.builder().maxSendWr(s + RDMA_IN_FLIGHT).maxRecvWr(ownRecv ? s : 0).maxRecvSge(ownRecv ? 1 : 0)
         .build();
     int id = INSTANCES.computeIfAbsent(job, j -> new AtomicInteger()).getAndIncrement();
     this.channelKvs = new JobChannel(job, "mp/" + id, config.timeout());
@@ -170,7 +175,7 @@ final class Connections {
     try {
       pd = add(ctx.allocPd());
       channel = add(ctx.createCompletionChannel());
-      cq = add(ctx.createCq(Math.max(1, maxLinks * ((shared ? 1 : 2) * s + RDMA_IN_FLIGHT) + control), channel, 0));
+      cq = add(ctx.createCq(Math.max(1, maxLinks * ((ownRecv ? 2 : 1) * s + RDMA_IN_FLIGHT) + control), channel, 0));
       if (shared) {
         srq = add(pd.createSrq(SrqAttr.of(poolBuffers, 1)));
         poolMr = add(pd.allocateMemory((long) poolBuffers * slotSize, EnumSet.of(Access.LOCAL_WRITE)));
@@ -254,6 +259,12 @@ final class Connections {
       if (p != null && p.link != null) {
         closeLink(p.link, e);
       }
+      if (p != null && p.dcLink != null && p.dcLink != p.link) {
+        closeLink(p.dcLink, e);
+      }
+      if (p != null && p.inRingMr != null) {
+        closeAll(List.of(p.inRingMr), e);
+      }
     }
     memory.releaseAll();
     for (int i = created.size() - 1; i >= 0; i--) {
@@ -270,11 +281,12 @@ final class Connections {
    * receive slot posted and every send slot free.
    */
   Link openLink(Peer p) {
-    int recvSlots = srq == null ? slots : 0;
+    SharedReceiveQueue linkSrq = hybrid ? null : srq;
+    int recvSlots = linkSrq == null ? slots : 0;
     MemoryRegion ring = pd.allocateMemory((long) (recvSlots + slots) * slotSize, EnumSet.of(Access.LOCAL_WRITE));
     QueuePair qp;
     try {
-      qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq).srq(srq).cap(cap).build());
+      qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq).srq(linkSrq).cap(cap).build());
     } catch (RuntimeException e) {
       ring.close();
       throw e;
@@ -304,6 +316,37 @@ final class Connections {
     RcAddress remote = new RcAddress(remoteLid, remoteQpn, remotePsn, 0, 0, remoteOutReads, remoteMtu);
     RcAddress local = new RcAddress(lid, l.qp.qpNum(), psn, 0, 0, outReads, mtu);
     RcConnector.connect(l.qp, local, remote, Math.min(outReads, remoteOutReads), outReads, QP_TIMEOUT);
+  }
+
+  /**
+   * Closes each of {@code all}, collecting failures.
+   *
+   * @return {@code failure}, or the first failure when it was null, with the others suppressed
+   */
+  static RuntimeException closeAll(List<AutoCloseable> all, RuntimeException failure) {
+    for (AutoCloseable c : all) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        RuntimeException r = e instanceof RuntimeException re ? re : new IllegalStateException(e);
+        if (failure == null) {
+          failure = r;
+        } else {
+          failure.addSuppressed(r);
+        }
+      }
+    }
+    return failure;
+  }
+
+  /**
+   * Hybrid, DC RDMA: a ring of {@link #slots} receive slots that peer {@code p} writes its messages
+   * into with RDMA WRITE with immediate over its DCI (seed 003 §3.3, §3.4).
+   */
+  void openRing(Peer p) {
+    p.inRingMr = pd.allocateMemory((long) slots * slotSize, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+    p.inRing = p.inRingMr.buffer().order(ByteOrder.LITTLE_ENDIAN);
+    memory.add(p.inRing, MemoryComponent.MP_BUFFERS, p.inRingMr.length());
   }
 
   /** Closes a link's QP and ring, adding failures to {@code failure} (when not null). */
@@ -336,6 +379,7 @@ final class Connections {
     l.credits = slots - MpConfig.RESERVED_SLOTS;
     l.confirmed = true;
     p.link = l;
+    p.dcLink = l;
     p.state = Peer.State.OPEN;
     return l;
   }
@@ -384,6 +428,16 @@ final class Connections {
   List<AutoCloseable> links() {
     List<AutoCloseable> l = new ArrayList<>();
     for (Peer p : peers) {
+      if (p != null && p.dcLink != null && p.dcLink != p.link) {
+        l.add(p.dcLink.ah); // hybrid: the DC link the pair moved from
+      }
+      if (p != null && p.inRingMr != null) {
+        l.add(p.inRingMr); // hybrid: the ring it writes into with DC RDMA
+        p.inRingMr = null;
+      }
+      if (p != null) {
+        p.dcLink = null;
+      }
       if (p != null && p.link != null) {
         if (p.link.dc()) {
           l.add(p.link.ah); // the DCIs and the send pool are shared: they go with the rest

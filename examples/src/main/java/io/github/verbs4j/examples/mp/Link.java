@@ -31,6 +31,14 @@ final class Link {
   /** DC: the peer's address handle and DC target number (the QP is one of the rank's DCIs). */
   io.github.verbs4j.verbs.AddressHandle ah;
   int dctn;
+  /**
+   * Hybrid, DC RDMA: the peer's ring for this rank's messages (address, rkey, its index at the peer
+   * and the next slot), once offered; 0 before (messages go to the peer's shared pool).
+   */
+  long remoteRing;
+  int remoteRkey;
+  int remoteRingIndex;
+  int nextRemoteSlot;
   /** Whether the peer's QP is known to be at RTS (before that nothing is posted on this link). */
   boolean confirmed;
   /** Retiring: whether our CLOSE has completed, and when the handshake ended (nanoTime). */

@@ -18,9 +18,11 @@ import java.time.Duration;
  *     one slot each in one SRQ that every link shares (seed 003 §3.4: 2 × 2,048 × 4 KiB)
  * @param dcInitiators with {@link Strategy#DC}: DC initiators per rank (seed 003 §3.3: 2); peer r
  *     uses initiator r mod this
+ * @param hybrid with {@link Strategy#HYBRID}: when a source is switched from the DC channel to an RC
+ *     link
  */
 public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duration timeout, Strategy strategy,
-    int gamma, int sharedReceive, int dcInitiators) {
+    int gamma, int sharedReceive, int dcInitiators, Hybrid hybrid) {
   /** Default eager limit: 8 KiB. */
   public static final int DEFAULT_EAGER_LIMIT = 8192;
   /** Default slots per peer. */
@@ -49,7 +51,52 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
      * {@link MpConfig#DEFAULT_DC_POOL}); a peer needs only an address handle and send slots, made on
      * first use. Needs a device with DC.
      */
-    DC
+    DC,
+    /**
+     * Seed 003 §3.3/§3.5: every peer starts on the DC channel ({@link #DC}); each rank counts the
+     * messages it receives per source rank in a history of time windows, and a source whose count
+     * over the history reaches {@link Hybrid#threshold()} is switched to an RC link with its own
+     * eager ring, while the rank holds fewer than {@link Hybrid#rcLinks()} of them (beyond that it
+     * stays on the DC channel). The switch is a handshake of markers on the DC channel, so nothing
+     * is lost, duplicated or reordered ({@link HybridSwitch}). Needs a device with DC.
+     */
+    HYBRID
+  }
+
+  /**
+   * When {@link Strategy#HYBRID} moves a source rank from the DC channel to an RC link.
+   *
+   * @param threshold messages received from one source within the history (its {@link
+   *     TrafficHistory#entries(int)} windows of {@code interval}) that earn it an RC link; seed 003
+   *     gives no value: assumption, {@link #DEFAULT_THRESHOLD}
+   * @param interval the length of one history window; seed 003 §3.3 decides "every interval of the
+   *     order of seconds": 1 s
+   * @param rcLinks the most RC links a rank holds; seed 003 §3.3 allows 128 RC QPs per node, so this
+   *     is 128 / processes per node (default 128: one process per node, an assumption)
+   */
+  public record Hybrid(int threshold, Duration interval, int rcLinks) {
+    /** Assumption: 64 messages (four fills of a 16-slot ring) within the history earn a ring. */
+    public static final int DEFAULT_THRESHOLD = 64;
+    /** Seed 003 §3.3: RC QPs per node. */
+    public static final int RC_QPS_PER_NODE = 128;
+
+    /** Checks the ranges. */
+    public Hybrid {
+      if (threshold < 1) {
+        throw new IllegalArgumentException("hybrid threshold=" + threshold + " must be at least 1");
+      }
+      if (interval == null || interval.isNegative() || interval.isZero()) {
+        throw new IllegalArgumentException("hybrid interval=" + interval + " must be positive");
+      }
+      if (rcLinks < 0 || rcLinks > 65535) {
+        throw new IllegalArgumentException("hybrid rcLinks=" + rcLinks + " must be between 0 and 65535");
+      }
+    }
+
+    /** @return threshold 64 messages, 1 s windows, 128 RC links */
+    public static Hybrid defaults() {
+      return new Hybrid(DEFAULT_THRESHOLD, Duration.ofSeconds(1), RC_QPS_PER_NODE);
+    }
   }
 
   /** Shared receive buffers of {@link Strategy#DC} when none are set. */
@@ -78,7 +125,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
       throw new IllegalArgumentException("timeout=" + timeout + " must be positive");
     }
     if (strategy == null) {
-      throw new IllegalArgumentException("strategy must be BASELINE, ON_DEMAND or DC");
+      throw new IllegalArgumentException("strategy must be BASELINE, ON_DEMAND, DC or HYBRID");
     }
     if (gamma < 1 || gamma > 65535) {
       throw new IllegalArgumentException("gamma=" + gamma + " must be between 1 and 65535");
@@ -90,12 +137,15 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
     if (dcInitiators < 1 || dcInitiators > 64) {
       throw new IllegalArgumentException("dcInitiators=" + dcInitiators + " must be between 1 and 64");
     }
+    if (hybrid == null) {
+      throw new IllegalArgumentException("hybrid settings must be given");
+    }
   }
 
   /** @return 8 KiB eager limit, 32 slots, WRITE rendezvous, 120 s timeout, baseline strategy, γ 1,024, no SRQ */
   public static MpConfig defaults() {
     return new MpConfig(DEFAULT_EAGER_LIMIT, DEFAULT_SLOTS, Rendezvous.WRITE, Duration.ofSeconds(120),
-        Strategy.BASELINE, DEFAULT_GAMMA, 0, DEFAULT_DC_INITIATORS);
+        Strategy.BASELINE, DEFAULT_GAMMA, 0, DEFAULT_DC_INITIATORS, Hybrid.defaults());
   }
 
   /**
@@ -103,7 +153,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withStrategy(Strategy c) {
-    return new MpConfig(eagerLimit, slots, rendezvous, timeout, c, gamma, sharedReceive, dcInitiators);
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, c, gamma, sharedReceive, dcInitiators, hybrid);
   }
 
   /**
@@ -111,7 +161,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withSharedReceive(int buffers) {
-    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, gamma, buffers, dcInitiators);
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, gamma, buffers, dcInitiators, hybrid);
   }
 
   /**
@@ -119,7 +169,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withGamma(int g) {
-    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, g, sharedReceive, dcInitiators);
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, g, sharedReceive, dcInitiators, hybrid);
   }
 
   /**
@@ -127,7 +177,15 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withDcInitiators(int n) {
-    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, gamma, sharedReceive, n);
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, gamma, sharedReceive, n, hybrid);
+  }
+
+  /**
+   * @param h when {@link Strategy#HYBRID} switches a source to RC
+   * @return a copy with it
+   */
+  public MpConfig withHybrid(Hybrid h) {
+    return new MpConfig(eagerLimit, slots, rendezvous, timeout, strategy, gamma, sharedReceive, dcInitiators, h);
   }
 
   /**
@@ -135,7 +193,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withEagerLimit(int limit) {
-    return new MpConfig(limit, slots, rendezvous, timeout, strategy, gamma, sharedReceive, dcInitiators);
+    return new MpConfig(limit, slots, rendezvous, timeout, strategy, gamma, sharedReceive, dcInitiators, hybrid);
   }
 
   /**
@@ -143,7 +201,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withRendezvous(Rendezvous mode) {
-    return new MpConfig(eagerLimit, slots, mode, timeout, strategy, gamma, sharedReceive, dcInitiators);
+    return new MpConfig(eagerLimit, slots, mode, timeout, strategy, gamma, sharedReceive, dcInitiators, hybrid);
   }
 
   /**
@@ -151,7 +209,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withTimeout(Duration t) {
-    return new MpConfig(eagerLimit, slots, rendezvous, t, strategy, gamma, sharedReceive, dcInitiators);
+    return new MpConfig(eagerLimit, slots, rendezvous, t, strategy, gamma, sharedReceive, dcInitiators, hybrid);
   }
 
   /**
@@ -159,6 +217,6 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @return a copy with it
    */
   public MpConfig withSlots(int n) {
-    return new MpConfig(eagerLimit, n, rendezvous, timeout, strategy, gamma, sharedReceive, dcInitiators);
+    return new MpConfig(eagerLimit, n, rendezvous, timeout, strategy, gamma, sharedReceive, dcInitiators, hybrid);
   }
 }

@@ -13,7 +13,8 @@ import java.util.Map;
  * meters use), so that a measurement can be set next to it. Links: every other rank for the
  * baseline; on demand min(peers, γ), the cap (a rank may hold up to 2γ for a moment while it
  * closes the links it accepted); DC: no buffers per peer, only the fixed pools and a few hundred
- * bytes of records and an AH per peer talked to.
+ * bytes of records and an AH per peer talked to; hybrid: DC's, plus an RC QP and ring per source
+ * moved to RC (at most the cap), a receive ring per source on RDMA over DC, and the traffic history.
  */
 public final class MpFootprint {
   private MpFootprint() {}
@@ -43,6 +44,44 @@ public final class MpFootprint {
   }
 
   /**
+   * Hybrid: DC's resources and records for every peer talked to (a peer keeps its DC link and AH
+   * when it moves), and for each of {@code links} sources on RC an RC QP with its own receive queue
+   * and a ring of {@code slots} receive and send slots; the CQ is sized for the cap of RC links; the
+   * traffic history ({@link TrafficHistory#bytes(int)}); for each of {@code rings} sources on RDMA
+   * over DC a ring of {@code slots} receive slots and its registration.
+   */
+  private static Map<MemoryComponent, Long> predictHybrid(int ranks, int peers, MpConfig config, int links,
+      int rings) {
+    Map<MemoryComponent, Long> m = predictDc(ranks, peers, config);
+    int s = config.slots();
+    int pool = config.sharedReceive() > 0 ? config.sharedReceive() : MpConfig.DEFAULT_DC_POOL;
+    int maxLinks = Math.min(Math.max(1, ranks - 1), config.hybrid().rcLinks());
+    m.put(MemoryComponent.CQ, HcaFootprint.cq(Math.max(1, maxLinks * (2 * s + Connections.RDMA_IN_FLIGHT) + pool
+        + config.dcInitiators() * 1024)));
+    QpCap rc = QpCap.builder().maxSendWr(s + Connections.RDMA_IN_FLIGHT).maxRecvWr(s).maxRecvSge(1).build();
+    m.put(MemoryComponent.QP, links * HcaFootprint.qp(QpType.RC, rc, false));
+    m.merge(MemoryComponent.MR, (links + rings) * HcaFootprint.mr(), Long::sum);
+    m.merge(MemoryComponent.MP_BUFFERS, (links * 2L + rings) * s * slotSize(config), Long::sum);
+    m.merge(MemoryComponent.MP_PEERS, links * MpMemory.linkBytes(s) + TrafficHistory.bytes(ranks), Long::sum);
+    return m;
+  }
+
+  /**
+   * The hybrid's bytes by component.
+   *
+   * @param ranks the job size
+   * @param peers the ranks this rank exchanges messages with
+   * @param config the settings ({@link MpConfig.Strategy#HYBRID})
+   * @param rcLinks its RC links
+   * @param rings the rings it gave sources for RDMA over DC
+   * @return predicted bytes by component
+   */
+  public static Map<MemoryComponent, Long> predictHybrid(int ranks, int peers, MpConfig config, long rcLinks,
+      long rings) {
+    return predictHybrid(ranks, peers, config, (int) rcLinks, (int) rings);
+  }
+
+  /**
    * DC's bytes per peer talked to, beyond the fixed part: its AH, its peer record, its link record
    * and its entry in the rank table.
    *
@@ -63,8 +102,13 @@ public final class MpFootprint {
    * @return predicted bytes by component (components without bytes are left out)
    */
   public static Map<MemoryComponent, Long> predict(int ranks, int peers, MpConfig config) {
-    boolean onDemand = config.strategy() == MpConfig.Strategy.ON_DEMAND;
-    return predict(ranks, peers, config, onDemand ? Math.min(peers, config.gamma()) : ranks - 1);
+    if (config.strategy() == MpConfig.Strategy.HYBRID) { // every peer heavy: RC up to the cap, then DC RDMA
+      int rc = Math.min(peers, config.hybrid().rcLinks());
+      int rings = Math.min(peers - rc, Math.max(0, HybridSwitch.RINGS - config.hybrid().rcLinks()));
+      return predictHybrid(ranks, peers, config, rc, rings);
+    }
+    return predict(ranks, peers, config, config.strategy() == MpConfig.Strategy.ON_DEMAND
+        ? Math.min(peers, config.gamma()) : ranks - 1);
   }
 
   /**
@@ -77,6 +121,9 @@ public final class MpFootprint {
   public static Map<MemoryComponent, Long> predict(int ranks, int peers, MpConfig config, int links) {
     if (config.strategy() == MpConfig.Strategy.DC) {
       return predictDc(ranks, peers, config);
+    }
+    if (config.strategy() == MpConfig.Strategy.HYBRID) {
+      return predictHybrid(ranks, peers, config, links, 0);
     }
     int others = Math.max(1, ranks - 1);
     boolean onDemand = config.strategy() == MpConfig.Strategy.ON_DEMAND;

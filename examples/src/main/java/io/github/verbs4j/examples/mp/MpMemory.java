@@ -51,6 +51,11 @@ final class MpMemory {
     return LINK_BYTES + 24 + array;
   }
 
+  /** @return the bytes of a primitive array of {@code bytes} bytes of elements (header, 8-byte alignment) */
+  static long arrayBytes(long bytes) {
+    return (TABLE_HEADER + bytes + 7) / 8 * 8;
+  }
+
   /** @return the bytes of a rank table of {@code n} ranks */
   static long tableBytes(int n) {
     return (TABLE_HEADER + (long) REFERENCE * n + 7) / 8 * 8;

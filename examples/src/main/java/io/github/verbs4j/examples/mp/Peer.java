@@ -44,6 +44,17 @@ final class Peer {
   int udQpn;
   /** The address handle of the peer's control QP, while it is connected or connecting. */
   AddressHandle ah;
+  /** DC and hybrid: the peer's DC link, kept when the peer moves to an RC link (its late completions). */
+  Link dcLink;
+  /** Hybrid: where the pair is in the switch from the DC channel to RC. */
+  HybridSwitch.Phase phase = HybridSwitch.Phase.DC;
+  /** Hybrid: the peer refused an RC link (it had no room); this side does not ask again. */
+  boolean refused;
+  /** Hybrid, DC RDMA: the ring this rank gave the peer to write into, else null. */
+  io.github.verbs4j.verbs.MemoryRegion inRingMr;
+  java.nio.ByteBuffer inRing;
+  /** Hybrid, DC RDMA: whether the ring's offer has gone (from then on only the ring's messages earn credits). */
+  boolean ringOffered;
 
   Peer(int rank) {
     this.rank = rank;
@@ -59,6 +70,18 @@ final class Peer {
         b.append(", credits ").append(l.credits).append(", free slots ").append(l.freeSendSlots.size());
       }
     }
+  }
+
+  /**
+   * @param epoch a wr_id's epoch (8 bits)
+   * @return the link of that epoch: the current one, or the DC link a hybrid pair moved from; null
+   *     if it has closed
+   */
+  Link linkOf(int epoch) {
+    if (link != null && (link.epoch & 0xff) == epoch) {
+      return link;
+    }
+    return dcLink != null && (dcLink.epoch & 0xff) == epoch ? dcLink : null;
   }
 
   /** @return whether something waits to be sent to the peer */

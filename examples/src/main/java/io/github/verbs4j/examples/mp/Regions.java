@@ -35,6 +35,9 @@ final class Regions {
 
   /** Registers a new region of {@code bytes} of that kind (device memory where the provider has it). */
   ByteBuffer allocate(int bytes, MemoryKind kind) {
+    if (bytes < 1) {
+      throw new IllegalArgumentException("bytes=" + bytes + " must be at least 1");
+    }
     MemoryRegion mr = kind == MemoryKind.HOST ? pd.allocateMemory(bytes, ALL_ACCESS)
         : pd.allocateMemory(bytes, ALL_ACCESS, kind);
     byAddress.put(mr.address(), mr);

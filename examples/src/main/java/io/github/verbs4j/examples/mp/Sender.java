@@ -58,8 +58,8 @@ final class Sender {
   }
 
   /**
-   * Drains the peers that may have something to post (baseline and DC, where a peer's link never
-   * changes under it); a peer leaves the list once it has no work and owes no credits.
+   * Drains the peers that may have something to post (baseline, DC and hybrid, where a link is
+   * never closed under a peer); a peer leaves the list once it has no work and owes no credits.
    *
    * @return work done
    */
@@ -153,8 +153,25 @@ final class Sender {
     return work;
   }
 
+  /**
+   * Posts a hybrid marker on the DC link {@code dc} ({@link HybridSwitch}): SWITCH and SWITCH_ACK
+   * carry the address of this rank's RC QP {@code rc}.
+   *
+   * @return whether it was posted (else a send slot or room on the DCI is missing: try again)
+   */
+  boolean sendMarker(Peer p, Link dc, int kind, Link rc) {
+    Outgoing o = rc == null ? new Outgoing(kind, 0, 0, 0, 0, 0, 0, 0, null)
+        : new Outgoing(kind, 0, rc.qp.qpNum(), conn.psn, conn.lid, conn.outReads, 0, conn.mtu, null);
+    return trySend(p, dc, o);
+  }
+
+  /** Posts {@code o}, a hybrid marker, on the DC link {@code dc}; false if it must wait. */
+  boolean sendMarker(Peer p, Link dc, Outgoing o) {
+    return trySend(p, dc, o);
+  }
+
   private boolean trySend(Peer p, Link l, Outgoing o) {
-    boolean free = o.kind == Wire.CREDIT || o.kind == Wire.CLOSE;
+    boolean free = o.kind >= Wire.CREDIT; // CREDIT, CLOSE and the hybrid's markers use the reserved slots
     if (!free && l.credits == 0) {
       return false;
     }
@@ -177,6 +194,12 @@ final class Sender {
     }
     swr.wrId(wrId(WR_SEND, l.epoch, p.rank, slot)).opcode(WrOpcode.SEND)
         .sge(l.ringMr, at, Wire.HEADER_LENGTH + payload).signaled(true);
+    if (l.remoteRing != 0 && !free) { // hybrid, DC RDMA: into the next slot of the ring the peer gave us
+      int r = l.nextRemoteSlot;
+      l.nextRemoteSlot = (r + 1) % slots;
+      swr.opcode(WrOpcode.RDMA_WRITE_WITH_IMM).rdma(l.remoteRing + (long) r * slotSize, l.remoteRkey)
+          .immData(HybridSwitch.ringImm(l.remoteRingIndex, r));
+    }
     post(l);
     if (!free) {
       l.credits--;

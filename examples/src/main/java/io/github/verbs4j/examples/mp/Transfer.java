@@ -27,6 +27,15 @@ final class Transfer {
     this.read = read;
   }
 
+  /** Adds the bounce buffers of the transfers of {@code requests} to {@code into}. */
+  static void bounces(java.util.Collection<Request> requests, java.util.List<AutoCloseable> into) {
+    for (Request r : requests) {
+      if (r.transfer instanceof Transfer t && t.bounce != null) {
+        into.add(t.bounce);
+      }
+    }
+  }
+
   /** Frees the bounce buffer, if any. */
   void releaseBounce() {
     if (bounce != null) {

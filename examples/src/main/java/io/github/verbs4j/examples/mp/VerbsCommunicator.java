@@ -13,6 +13,7 @@ import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.MemoryKind;
 import io.github.verbs4j.verbs.ProtectionDomain;
 import io.github.verbs4j.verbs.Verbs;
+import io.github.verbs4j.verbs.WcOpcode;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.config.VerbsConfig;
@@ -55,7 +56,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Connections</b> ({@link MpConfig#strategy()}): {@link MpConfig.Strategy#BASELINE} connects
  * every pair at start; {@link MpConfig.Strategy#ON_DEMAND} opens a peer's QP and ring when there is
- * something to send to it and keeps at most γ open ({@link ConnectionManager}). A message waits in
+ * something to send to it and keeps at most γ open ({@link ConnectionManager}); {@link
+ * MpConfig.Strategy#DC} sends on DC; {@link MpConfig.Strategy#HYBRID} moves heavy sources from DC to
+ * RC ({@link HybridSwitch}). A message waits in
  * its peer's queue while the peer has no open link, and goes on the next one.
  *
  * <p>Not thread-safe; one thread drives it.
@@ -75,6 +78,8 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   private final CompletionQueue cq;
   /** On-demand connections; null for the baseline. */
   private final ConnectionManager cm;
+  /** The hybrid's switching from DC to RC; null for other strategies. */
+  private final HybridSwitch hybrid;
   private final int slots;
   private final int slotSize;
   private final Sender sender;
@@ -183,6 +188,8 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     this.slotSize = conn.slotSize;
     this.peers = conn.peers;
     this.sender = new Sender(job.rank(), conn, cm, rdma);
+    this.hybrid = config.strategy() == MpConfig.Strategy.HYBRID ? new HybridSwitch(conn, sender, job.rank(),
+        config.hybrid()) : null;
     this.timeline = new AppTimeline(ctx);
     LOG.debug("rank {} of {}: communicator up ({} slots of {} bytes per peer, eager limit {}, rendezvous {}, {})",
         rank(), size(), slots, slotSize, config.eagerLimit(), config.rendezvous(), config.strategy());
@@ -208,9 +215,15 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     }
   }
 
-  /** @return this rank's link counts */
+  /** @return this rank's link counts (hybrid: its RC links) */
   public LinkStats linkStats() {
-    return cm != null ? cm.stats() : LinkStats.baseline(peers.length - 1);
+    return cm != null ? cm.stats()
+        : hybrid != null ? hybrid.stats().asLinkStats() : LinkStats.baseline(peers.length - 1);
+  }
+
+  /** @return this rank's links by kind under {@link MpConfig.Strategy#HYBRID}, else null */
+  public HybridStats hybridStats() {
+    return hybrid == null ? null : hybrid.stats();
   }
 
   /**
@@ -233,6 +246,8 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   private void used(int r, boolean byApplication) {
     if (cm != null && r != rank()) {
       cm.used(peer(r), byApplication);
+    } else if (hybrid != null && !byApplication) {
+      hybrid.received(peer(r));
     }
   }
 
@@ -248,21 +263,12 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   @Override
   public ByteBuffer allocate(int bytes) {
     ensureUsable();
-    if (bytes < 1) {
-      throw new IllegalArgumentException("bytes=" + bytes + " must be at least 1");
-    }
     return regions.allocate(bytes);
   }
 
   @Override
   public ByteBuffer allocate(int bytes, MemoryKind kind) {
-    if (kind == MemoryKind.HOST) {
-      return allocate(bytes);
-    }
     ensureUsable();
-    if (bytes < 1) {
-      throw new IllegalArgumentException("bytes=" + bytes + " must be at least 1");
-    }
     return regions.allocate(bytes, kind);
   }
 
@@ -424,7 +430,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       }
       work += cm.progress();
     } else {
-      work += sender.drainActive();
+      work += sender.drainActive() + (hybrid != null ? hybrid.progress() : 0);
     }
     return work;
   }
@@ -444,10 +450,10 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       return;
     }
     Peer owner = peers[peer];
-    Link l = owner.link;
-    if (l == null || (l.epoch & 0xff) != epoch) {
+    Link l = owner.linkOf(epoch);
+    if (l == null) {
       // a link that has closed: its last sends, or receives flushed when it went
-      if (kind != WR_RECV) {
+      if (kind != WR_RECV && cm != null) {
         cm.retiredCompletion(owner, epoch, kind == WR_SEND, index, kind == WR_RDMA);
       }
       return;
@@ -491,6 +497,12 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       broken = new MpException("rank " + rank() + ": a shared receive completed with " + wc.status().str());
       throw broken;
     }
+    if (wc.opcode() == WcOpcode.RECV_RDMA_WITH_IMM) { // hybrid: DC RDMA into the ring this rank gave the source
+      conn.postShared(buffer); // the write consumed a receive of the pool but left its buffer alone
+      Peer from = hybrid.ringOwner(wc.immData());
+      received(from, from.dcLink, from.inRing, HybridSwitch.ringSlot(wc.immData()));
+      return;
+    }
     Peer from = peer(Wire.source(conn.pool, buffer * slotSize));
     if (from.link == null && conn.dcis != null) {
       conn.openDcLink(from); // DC: the sender needs no link here, but credits go back on one
@@ -498,7 +510,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       broken = new MpException("rank " + rank() + ": a message from rank " + from.rank + " arrived with no link to it");
       throw broken;
     }
-    received(from, from.link, conn.pool, buffer);
+    received(from, from.dcLink != null ? from.dcLink : from.link, conn.pool, buffer); // hybrid: on the DC link
   }
 
   private void rdmaDone(Peer p, Link l, int requestId) {
@@ -528,7 +540,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     int tag = Wire.tag(slab, at);
     int length = Wire.length(slab, at);
     l.credits += Wire.credits(slab, at);
-    if (kind != Wire.CREDIT && kind != Wire.CLOSE) {
+    if (kind < Wire.CREDIT) {
       used(p.rank, false);
     }
     switch (kind) {
@@ -584,16 +596,18 @@ public final class VerbsCommunicator extends AbstractCommunicator {
         return;
       }
       default -> {
-        broken = new MpException("rank " + rank() + ": message kind " + kind + " from rank " + p.rank + " is unknown");
-        throw broken;
+        if (hybrid == null || !hybrid.marker(p, kind, slab, at)) {
+          broken = new MpException("rank " + rank() + ": message kind " + kind + " from rank " + p.rank + " is unknown");
+          throw broken;
+        }
       }
     }
     if (slab == conn.pool) {
       conn.postShared(slot);
-    } else {
+    } else if (slab == l.ring) {
       conn.postRecvSlot(l, slot);
     }
-    if (kind != Wire.CREDIT) {
+    if (kind < Wire.CREDIT && (slab != conn.pool || !p.ringOffered)) { // DC RDMA: only the ring's messages count
       l.owed++;
     }
     sender.touch(p); // credits owed, or RDMA to start after a CTS
@@ -624,6 +638,9 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       return;
     }
     RuntimeException failure = null;
+    if (hybrid != null) {
+      hybrid.stop();
+    }
     if (broken == null) {
       try {
         barrier();
@@ -639,35 +656,14 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     if (cm != null) {
       all.addAll(cm.closeables());
     }
-    for (Request r : rendezvous.values()) {
-      Transfer t = (Transfer) r.transfer;
-      if (t != null && t.bounce != null) {
-        all.add(t.bounce);
-      }
-    }
-    for (Request r : rdma.values()) {
-      Transfer t = (Transfer) r.transfer;
-      if (t != null && t.bounce != null) {
-        all.add(t.bounce);
-      }
-    }
+    Transfer.bounces(rendezvous.values(), all);
+    Transfer.bounces(rdma.values(), all);
     all.addAll(regions.all());
     all.addAll(conn.afterLinks(waiter));
     if (ownsContext) {
       all.add(ctx);
     }
-    for (AutoCloseable c : all) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        RuntimeException r = e instanceof RuntimeException re ? re : new IllegalStateException(e);
-        if (failure == null) {
-          failure = r;
-        } else {
-          failure.addSuppressed(r);
-        }
-      }
-    }
+    failure = Connections.closeAll(all, failure);
     conn.memory.releaseAll();
     if (failure != null) {
       throw failure;
@@ -684,7 +680,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     long deadline = System.nanoTime() + QUIESCE.toNanos();
     waiter.reset();
     while (true) {
-      boolean idle = cm == null || cm.closeAll();
+      boolean idle = (cm == null || cm.closeAll()) && (hybrid == null || hybrid.settled());
       for (Peer p : peers) {
         Link l = p == null ? null : p.link;
         if (l != null && p.state == Peer.State.OPEN

@@ -37,6 +37,12 @@ import java.nio.ByteBuffer;
  * sender's address and rkey); CTS answers with the receiver's address and rkey (WRITE mode);
  * FIN ends a rendezvous; CREDIT only returns credits; CLOSE is a side's last message on a link
  * that is being closed (on-demand connections), sent once its sends and RDMA have completed.
+ * SWITCH, SWITCH_ACK and SWITCH_NACK are the hybrid's markers on the DC channel ({@link
+ * HybridSwitch}): SWITCH and SWITCH_ACK carry the sender's RC QP address (LID in the sender's
+ * request id, QPN in the tag, PSN in the length, read depth in the receiver's request id, MTU in
+ * the rkey) and are the sender's last message on the DC channel to that peer. RING_OFFER gives the
+ * peer a ring to write its messages into with RDMA over DC (address, rkey, the ring's index in the
+ * tag).
  */
 final class Wire {
   static final byte VERSION = 1;
@@ -60,6 +66,10 @@ final class Wire {
   static final int FIN = 4;
   static final int CREDIT = 5;
   static final int CLOSE = 6;
+  static final int SWITCH = 7;
+  static final int SWITCH_ACK = 8;
+  static final int SWITCH_NACK = 9;
+  static final int RING_OFFER = 10;
 
   private Wire() {}
 

@@ -111,6 +111,21 @@ class MpMemoryCommandTest {
   }
 
   @Test
+  void hybridRanksHoldWhatTheModelPredictsForTheRcLinksTheyHold() {
+    Run r = run("mp-memory", "--ranks", "8", "--connections", "hybrid", "--switch-threshold", "4", "--rounds", "6",
+        "--rc-links", "3", "--shared-receive", "64", "--threading", "shared");
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("hybrid (2 DCIs, RC after 4 messages from a source, at most 3 RC links)"), r.out());
+    assertEquals(1.0, ratio(r.out(), 5), 1e-9, "exact at the RC links each rank holds\n" + r.out());
+    // how many of its 3 a rank fills depends on which peers asked first (a full peer refuses): within 15 %
+    assertEquals(1.0, ratio(r.out(), 3), 0.15, r.out());
+    Matcher m = Pattern.compile(
+        "RC links per rank after the workload: ([0-9.]+) \\(most at once on a rank: (\\d+)\\)").matcher(r.out());
+    assertTrue(m.find(), r.out());
+    assertTrue(Double.parseDouble(m.group(1)) > 0 && Integer.parseInt(m.group(2)) <= 3, r.out());
+  }
+
+  @Test
   void aSweepNeedsAscendingRankCounts() {
     Run r = run("mp-memory", "--sweep", "8,4");
     assertEquals(2, r.code());
@@ -129,5 +144,11 @@ class MpMemoryCommandTest {
     Run d = run("mp-memory", "--connections", "dc", "--dc-initiators", "0");
     assertEquals(2, d.code());
     assertTrue(d.err().contains("--dc-initiators=0 must be between 1 and 64"), d.err());
+    Run h = run("mp-memory", "--connections", "hybrid", "--switch-threshold", "0");
+    assertEquals(2, h.code());
+    assertTrue(h.err().contains("--switch-threshold=0 must be at least 1"), h.err());
+    Run c = run("mp-memory", "--connections", "hybrid", "--rc-links", "-1");
+    assertEquals(2, c.code());
+    assertTrue(c.err().contains("--rc-links=-1 must be between 0 and 65535"), c.err());
   }
 }

@@ -25,7 +25,17 @@ enum MpJob {
   /** DC with a pool of 64 shared receive buffers (ib only: tca has no DC capability). */
   IB_DC("ib", MpConfig.Strategy.DC, 64),
   /** Skipped by capability: tca has no DC. */
-  TCA_DC("tca", MpConfig.Strategy.DC, 64);
+  TCA_DC("tca", MpConfig.Strategy.DC, 64),
+  /**
+   * Hybrid with {@link #TEST_HYBRID}: a peer moves from DC to RC after two messages, at most one RC
+   * link per rank, so the switch happens inside every test and further peers are refused.
+   */
+  IB_HYBRID("ib", MpConfig.Strategy.HYBRID, 64),
+  /** Skipped by capability: tca has no DC. */
+  TCA_HYBRID("tca", MpConfig.Strategy.HYBRID, 64);
+
+  /** The hybrid's settings in these tests: RC after 2 messages, 1 RC link per rank. */
+  static final MpConfig.Hybrid TEST_HYBRID = new MpConfig.Hybrid(2, java.time.Duration.ofSeconds(10), 1);
 
   private final String provider;
   private final MpConfig.Strategy strategy;
@@ -48,11 +58,14 @@ enum MpJob {
 
   /**
    * @param base the settings
-   * @return them with this job's strategy (on demand: γ = 1, so every change of peer closes a link)
+   * @return them with this job's strategy (on demand: γ = 1, so every change of peer closes a link;
+   *     hybrid: {@link #TEST_HYBRID} unless {@code base} has its own)
    */
   MpConfig config(MpConfig base) {
     MpConfig c = base.withStrategy(strategy).withSharedReceive(sharedReceive);
-    return strategy == MpConfig.Strategy.ON_DEMAND ? c.withGamma(1) : c;
+    return strategy == MpConfig.Strategy.ON_DEMAND ? c.withGamma(1)
+        : strategy == MpConfig.Strategy.HYBRID && base.hybrid().equals(MpConfig.Hybrid.defaults())
+            ? c.withHybrid(TEST_HYBRID) : c; // a test that sets its own hybrid settings keeps them
   }
 
   /**
@@ -63,9 +76,9 @@ enum MpJob {
    * @return the communicator
    */
   VerbsCommunicator open(Context ctx, MpConfig base) {
-    if (strategy == MpConfig.Strategy.DC) {
+    if (strategy == MpConfig.Strategy.DC || strategy == MpConfig.Strategy.HYBRID) {
       Assumptions.assumeTrue(ctx.queryDevice().has(Capability.DC),
-          () -> ctx.device().name() + " has no DC capability: the DC strategy is skipped");
+          () -> ctx.device().name() + " has no DC capability: the " + strategy + " strategy is skipped");
     }
     return VerbsCommunicator.open(ctx, config(base));
   }

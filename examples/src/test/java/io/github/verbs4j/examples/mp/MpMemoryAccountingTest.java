@@ -136,6 +136,36 @@ class MpMemoryAccountingTest {
   }
 
   @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_HYBRID", "TCA_HYBRID"})
+  void hybridHoldsDcForEveryPeerAndAnRcQpAndRingPerSourceMovedAsPredicted(MpJob job) throws Exception {
+    int n = 4;
+    MpConfig cfg = CONFIG.withHybrid(new MpConfig.Hybrid(4, java.time.Duration.ofSeconds(60), n - 1));
+    List<Map<MemoryComponent, Long>> got = job.run(n, ctx -> {
+      MemoryAccount a = ((AbstractContext) ctx).memoryAccount();
+      try (VerbsCommunicator comm = job.open(ctx, cfg)) {
+        int me = comm.rank();
+        for (int round = 0; round < 12; round++) {
+          for (int k = 1; k < n; k++) {
+            comm.waitAll(comm.irecv(ByteBuffer.allocate(8), (me - k + n) % n, k),
+                comm.isend(ByteBuffer.allocate(8), (me + k) % n, k));
+          }
+        }
+        comm.barrier();
+        assertEquals(n - 1, comm.hybridStats().rcLinks(), "every peer sent 12 messages: all moved to RC");
+        return snapshot(a);
+      }
+    });
+    Map<MemoryComponent, Long> p = MpFootprint.predict(n, n - 1, job.config(cfg));
+    for (Map<MemoryComponent, Long> m : got) {
+      for (MemoryComponent c : MemoryComponent.values()) {
+        assertEquals(p.getOrDefault(c, 0L), m.get(c), c.tag());
+      }
+      assertEquals((64L + 80) * 4096 + (n - 1) * 2L * 16 * 4096, m.get(MemoryComponent.MP_BUFFERS),
+          "the shared pools, and a ring of 16 receive and 16 send slots per RC link");
+    }
+  }
+
+  @ParameterizedTest
   @EnumSource(value = MpJob.class, names = {"IB_DC", "TCA_DC"})
   void dcBuffersStayTheSameAsTheJobGrowsAndEachPeerCostsOnlyItsRecords(MpJob job) throws Exception {
     long[] totals = new long[2];

@@ -1,0 +1,324 @@
+package io.github.verbs4j.examples.mp;
+
+import io.github.verbs4j.verbs.spi.MemoryComponent;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link MpConfig.Strategy#HYBRID} (seed 003 §3.3, §3.5): moves a source rank from the DC channel
+ * to an RC link with its own eager ring when this rank has received enough from it.
+ *
+ * <p><b>Deciding</b> (the receiver, as in the paper: "per source rank, the number of receives"):
+ * every message received from a peer is counted in the {@link TrafficHistory}; when a peer on the
+ * DC channel reaches {@link MpConfig.Hybrid#threshold()} messages over the history and this rank
+ * holds fewer than {@link MpConfig.Hybrid#rcLinks()} RC links, the rank creates an RC QP and ring
+ * for it and asks it to switch. A peer that refuses (no room) is not asked again. A heavy source that
+ * cannot have RC (this rank at its cap, or the source refused) gets seed 003's third method, <b>RDMA
+ * over DC</b>: the rank makes a ring of receive slots for it and sends RING_OFFER (its address, rkey
+ * and index) on the DC channel; from then on the source RDMA-WRITEs each message, with the ring's
+ * index and the slot as immediate data, into the next slot of that ring over its DCI (the write
+ * consumes a receive of the shared pool, which only signals it). The ring is filled in order and
+ * emptied in order, and credits keep the source from overrunning it; a source's messages stay on one
+ * DCI, so those sent into the pool before the offer arrived are handled first. Rings: {@link #RINGS}
+ * per rank, less the RC cap (seed 003 §3.4: 1,024 rings per node for RC and DC RDMA sources). A pair
+ * with a ring in either direction does not move to RC (a rank refuses a peer it gave a ring), so a
+ * peer has an RC link or a ring, not both.
+ *
+ * <p><b>Handing over</b> without losing, duplicating or reordering a message: the DC channel
+ * delivers a peer's messages in order (a peer always uses the same DCI), and each side's last
+ * message on it is a marker.
+ * <ol>
+ *   <li>The asking side (A) makes its RC link the peer's current link, so nothing more is posted on
+ *       the DC channel; once its RDMA operations on DC have completed (so that a FIN that now goes
+ *       on RC cannot overtake its data), it sends SWITCH with its RC address ({@link Phase#WANT},
+ *       {@link Phase#SWITCH_SENT}).
+ *   <li>The peer (B) handles SWITCH after every earlier DC message of A's. It makes an RC link too,
+ *       connects it to A's (RTS), makes it current, and once its own DC RDMA has completed sends
+ *       SWITCH_ACK with its address, its last DC message ({@link Phase#ACCEPTING}). B posts nothing
+ *       on RC until a message from A arrives there (A's QP may not be at RTS before).
+ *   <li>A handles SWITCH_ACK after every earlier DC message of B's, connects, and sends a CREDIT
+ *       on RC first; both are on RC ({@link Phase#RC}).
+ * </ol>
+ * If both ask at once, the lower rank's SWITCH wins: the higher rank answers it with its own
+ * link, the lower ignores the higher's SWITCH. A rank with no room (or closing) answers
+ * SWITCH_NACK; the asking side closes its unused link and goes back to the DC channel, where it had
+ * posted nothing since its SWITCH. RC links are kept until the communicator closes (the paper keeps
+ * them for reuse too).
+ */
+final class HybridSwitch {
+  private static final Logger LOG = LoggerFactory.getLogger(HybridSwitch.class);
+
+  /** Where a pair is in the move from the DC channel to RC. */
+  enum Phase {
+    /** On the DC channel. */
+    DC,
+    /** This side asked: its RC link is current (nothing posted), SWITCH waits for DC RDMA to complete. */
+    WANT,
+    /** This side's SWITCH is sent; waiting for SWITCH_ACK or SWITCH_NACK. */
+    SWITCH_SENT,
+    /** The peer asked: our RC link is at RTS and current, SWITCH_ACK waits for DC RDMA to complete. */
+    ACCEPTING,
+    /** On the RC link (this side may post once the link is confirmed). */
+    RC
+  }
+
+  /** Seed 003 §3.4: eager rings per node for the sources on RC or DC RDMA (here per rank). */
+  static final int RINGS = 1024;
+  /** Bits of a ring immediate that hold the slot (slots per link are at most 4,096). */
+  private static final int SLOT_BITS = 12;
+
+  private final Connections conn;
+  private final Sender sender;
+  /** Rings given to sources for DC RDMA, by index (the index is in every write's immediate). */
+  private final List<Peer> rings = new ArrayList<>();
+  private final int maxRings;
+  /** Peers whose RING_OFFER waits to be posted. */
+  private final List<Peer> offers = new ArrayList<>();
+  private final int rank;
+  private final int threshold;
+  private final int maxRc;
+  private final TrafficHistory history;
+  /** Peers whose marker (SWITCH, SWITCH_ACK) waits to be posted. */
+  private final List<Peer> markers = new ArrayList<>();
+  /** Peers owed a SWITCH_NACK. */
+  private final List<Peer> nacks = new ArrayList<>();
+  /** Peers between DC and a confirmed RC link. */
+  private final List<Peer> moving = new ArrayList<>();
+  private int rcLinks;
+  private long switches;
+  private long refusals;
+  private boolean stopped;
+
+  HybridSwitch(Connections conn, Sender sender, int rank, MpConfig.Hybrid settings) {
+    this.conn = conn;
+    this.sender = sender;
+    this.rank = rank;
+    this.threshold = settings.threshold();
+    this.maxRc = conn.maxLinks;
+    this.maxRings = Math.max(0, RINGS - settings.rcLinks());
+    this.history = new TrafficHistory(conn.peers.length, settings.interval().toNanos(), System.nanoTime());
+    conn.memory.add(history, MemoryComponent.MP_PEERS, TrafficHistory.bytes(conn.peers.length));
+  }
+
+  /** A message (not a credit or a marker) arrived from {@code p}: count it, and ask for RC when it is heavy. */
+  void received(Peer p) {
+    long count = history.record(p.rank, System.nanoTime());
+    if (p.phase == Phase.DC && !p.refused && p.inRing == null && !stopped && count >= threshold && rcLinks < maxRc
+        && p.dcLink != null && p.link == p.dcLink) {
+      p.link = newRcLink(p);
+      p.phase = Phase.WANT;
+      markers.add(p);
+      moving.add(p);
+    } else if (p.phase == Phase.DC && (p.refused || rcLinks >= maxRc) && p.inRing == null && !stopped
+        && count >= threshold && rings.size() < maxRings && p.dcLink != null) {
+      conn.openRing(p);
+      rings.add(p);
+      offers.add(p);
+    }
+  }
+
+  /** @return the immediate of a DC RDMA write into slot {@code slot} of ring {@code ring} */
+  static int ringImm(int ring, int slot) {
+    return ring << SLOT_BITS | slot;
+  }
+
+  /** @return the slot a DC RDMA write's immediate names */
+  static int ringSlot(int imm) {
+    return imm & (1 << SLOT_BITS) - 1;
+  }
+
+  /** @return the source that owns the ring a DC RDMA write's immediate names */
+  Peer ringOwner(int imm) {
+    return rings.get(imm >>> SLOT_BITS);
+  }
+
+  private Link newRcLink(Peer p) {
+    p.epoch++; // the RC link's completions are told from the DC link's by the epoch in their wr_id
+    Link l = conn.openLink(p);
+    rcLinks++;
+    return l;
+  }
+
+  /**
+   * A message of kind {@code kind} from {@code p} on the DC channel: handles it if it is a marker.
+   *
+   * @return whether it was a marker
+   */
+  boolean marker(Peer p, int kind, ByteBuffer slab, int at) {
+    switch (kind) {
+      case Wire.SWITCH -> switchAsked(p, slab, at);
+      case Wire.SWITCH_ACK -> {
+        if (p.phase != Phase.SWITCH_SENT) {
+          throw new MpException("rank " + rank + ": SWITCH_ACK from rank " + p.rank + " in phase " + p.phase);
+        }
+        connect(p.link, slab, at);
+        p.link.confirmed = true; // the peer connected before it answered
+        p.phase = Phase.RC;
+        switches++;
+        p.pending.addFirst(new Outgoing(Wire.CREDIT, 0, 0, 0, 0, 0, 0, 0, null)); // tells the peer we are at RTS
+        sender.touch(p);
+      }
+      case Wire.RING_OFFER -> {
+        Link d = p.dcLink; // from now on this rank's messages to p go into that ring, on the same DCI
+        d.remoteRing = Wire.addr(slab, at);
+        d.remoteRkey = Wire.rkey(slab, at);
+        d.remoteRingIndex = Wire.tag(slab, at);
+        d.nextRemoteSlot = 0;
+        d.credits = conn.slots - MpConfig.RESERVED_SLOTS; // the ring's, in place of the pool's
+        sender.touch(p);
+      }
+      case Wire.SWITCH_NACK -> {
+        if (p.phase != Phase.SWITCH_SENT) {
+          throw new MpException("rank " + rank + ": SWITCH_NACK from rank " + p.rank + " in phase " + p.phase);
+        }
+        backToDc(p);
+        p.refused = true;
+        refusals++;
+      }
+      default -> {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void switchAsked(Peer p, ByteBuffer slab, int at) {
+    switch (p.phase) {
+      case DC -> {
+        if (stopped || rcLinks >= maxRc || p.inRing != null) { // a source on DC RDMA stays there
+          nacks.add(p);
+          return;
+        }
+        p.link = newRcLink(p);
+        moving.add(p);
+      }
+      case WANT -> markers.remove(p); // we had not asked yet: answer instead, with the link we made
+      case SWITCH_SENT -> {
+        if (rank < p.rank) {
+          return; // both asked: ours wins, the peer answers it
+        }
+      }
+      default -> {
+        throw new MpException("rank " + rank + ": SWITCH from rank " + p.rank + " in phase " + p.phase);
+      }
+    }
+    if (stopped) {
+      backToDc(p);
+      nacks.add(p);
+      return;
+    }
+    connect(p.link, slab, at);
+    p.phase = Phase.ACCEPTING;
+    markers.add(p);
+  }
+
+  /** Closes the RC link that was not used and makes the DC link current again. */
+  private void backToDc(Peer p) {
+    Link rc = p.link;
+    p.link = p.dcLink;
+    p.phase = Phase.DC;
+    markers.remove(p);
+    moving.remove(p);
+    rcLinks--;
+    conn.closeLink(rc, null);
+    sender.touch(p);
+  }
+
+  private void connect(Link rc, ByteBuffer slab, int at) {
+    conn.connectLink(rc, Wire.senderId(slab, at), Wire.tag(slab, at), Wire.length(slab, at),
+        Wire.receiverId(slab, at), Wire.rkey(slab, at));
+  }
+
+  /**
+   * Posts the markers that are due: SWITCH and SWITCH_ACK once the pair's RDMA on DC has completed,
+   * and refusals.
+   *
+   * @return work done
+   */
+  int progress() {
+    int work = 0;
+    for (int i = 0; i < offers.size(); i++) {
+      Peer p = offers.get(i);
+      Outgoing o = new Outgoing(Wire.RING_OFFER, 0, rings.indexOf(p), 0, 0, 0, p.inRingMr.address(),
+          p.inRingMr.rkey(), null);
+      if (sender.sendMarker(p, p.dcLink, o)) {
+        p.ringOffered = true; // after the offer's header took the pool's owed credits
+        offers.remove(i--);
+        work++;
+      }
+    }
+    for (int i = 0; i < nacks.size(); i++) {
+      Peer p = nacks.get(i);
+      if (sender.sendMarker(p, p.dcLink, Wire.SWITCH_NACK, null)) {
+        nacks.remove(i--);
+        work++;
+      }
+    }
+    for (int i = 0; i < markers.size(); i++) {
+      Peer p = markers.get(i);
+      if (p.dcLink.rdmaInFlight > 0) {
+        continue;
+      }
+      boolean asking = p.phase == Phase.WANT;
+      if (sender.sendMarker(p, p.dcLink, asking ? Wire.SWITCH : Wire.SWITCH_ACK, p.link)) {
+        markers.remove(i--);
+        work++;
+        if (asking) {
+          p.phase = Phase.SWITCH_SENT;
+        } else {
+          p.phase = Phase.RC;
+          switches++;
+        }
+        LOG.debug("rank {}: {} sent to rank {}", rank, asking ? "SWITCH" : "SWITCH_ACK", p.rank);
+      }
+    }
+    return work;
+  }
+
+  /**
+   * The communicator is closing: no more switches are begun, a peer that asks is refused, and a
+   * switch or ring not yet offered is dropped (the peer may be closing too, and what waits for it
+   * goes on the DC channel instead).
+   */
+  void stop() {
+    stopped = true;
+    for (Peer p : new ArrayList<>(markers)) {
+      if (p.phase == Phase.WANT) {
+        backToDc(p);
+      }
+    }
+    offers.clear();
+  }
+
+  /**
+   * @return whether no switch is under way (every moved pair's RC link is confirmed, no marker
+   *     waits) and nothing sent from the shared DC send pool is still in flight
+   */
+  boolean settled() {
+    moving.removeIf(p -> p.phase == Phase.RC && p.link.confirmed);
+    return moving.isEmpty() && markers.isEmpty() && nacks.isEmpty() && offers.isEmpty()
+        && conn.sendPoolFree.size() == Connections.DC_SEND_BUFFERS;
+  }
+
+  /** @return the counts of this rank's links by kind */
+  HybridStats stats() {
+    int dc = 0;
+    int out = 0;
+    List<Integer> rc = new ArrayList<>();
+    for (Peer p : conn.peers) {
+      if (p != null && p.phase != Phase.DC) {
+        rc.add(p.rank);
+      } else if (p != null && p.dcLink != null) {
+        dc++;
+      }
+      if (p != null && p.dcLink != null && p.dcLink.remoteRing != 0) {
+        out++;
+      }
+    }
+    return new HybridStats(dc, rc.stream().mapToInt(Integer::intValue).toArray(), maxRc, switches, refusals,
+        rings.size(), out);
+  }
+}
