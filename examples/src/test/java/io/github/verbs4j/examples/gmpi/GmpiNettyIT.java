@@ -23,6 +23,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Tag("multiprocess")
 class GmpiNettyIT {
+  /**
+   * Both providers in modelled time (the programs' default, said explicitly). tca ran on the wall
+   * clock here until the netty fabric's timer watch stopped multiplying (docs/gmpi.md,
+   * Limitations): in modelled time a PEACH2 link went down in 2 runs of 5 of each program.
+   */
+  private static final String MODELLED = "-Dverbs.time=modelled";
+
   @TempDir
   Path dir;
 
@@ -54,7 +61,7 @@ class GmpiNettyIT {
   @ParameterizedTest
   @ValueSource(strings = {"ib", "tca"})
   void pingPongUpToFourMebibytesBetweenTwoProcesses(String provider) throws Exception {
-    Result r = verbs4j("run", "-n", "2", "--timeout", "240s", "--provider", provider, time(provider), "gmpi-pingpong",
+    Result r = verbs4j("run", "-n", "2", "--timeout", "240s", "--provider", provider, MODELLED, "gmpi-pingpong",
         "--sizes", "4,4194304", "--iters", "3", "--profile", "paper");
     assertEquals(0, r.exit(), tail(r.out()));
     assertTrue(r.out().contains("[0] GMPI ping-pong vs host-driven, profile paper, " + provider + ", fabric netty"),
@@ -69,17 +76,6 @@ class GmpiNettyIT {
     assertEquals(1.0, ratio(r.out(), 4194304), 0.01, tail(r.out()));
   }
 
-  /**
-   * ib runs in modelled time (the programs' default); tca between processes on the wall clock: in
-   * modelled time a PEACH2 link goes down when a peer JVM is descheduled for ten of the fabric's
-   * 1 ms looks (its 24 ms replay timer is then the next event as far as this process can see), 1
-   * run in 5 of the 2-process ping-pong and 3 in 5 of the 4-process Himeno on the loaded machine
-   * (docs/gmpi.md, Limitations). The in-JVM tests run tca in modelled time.
-   */
-  private static String time(String provider) {
-    return "tca".equals(provider) ? "-Dverbs.time=wall" : "-Dverbs.time=modelled";
-  }
-
   /** The modelled GMPI/host-driven ratio of rank 0's row for {@code bytes}. */
   private static double ratio(String out, int bytes) {
     return out.lines().map(String::trim).filter(l -> l.matches("\\[0\\]\\s+" + bytes + "\\s+[0-9.]+\\s+[0-9.]+\\s+.*"))
@@ -90,7 +86,7 @@ class GmpiNettyIT {
   @ParameterizedTest
   @ValueSource(strings = {"ib", "tca"})
   void himenoOnFourProcessesGivesTheSerialResidualInBothVariants(String provider) throws Exception {
-    Result r = verbs4j("run", "-n", "4", "--timeout", "240s", "--provider", provider, time(provider), "gmpi-himeno",
+    Result r = verbs4j("run", "-n", "4", "--timeout", "240s", "--provider", provider, MODELLED, "gmpi-himeno",
         "--size", "tiny", "-n", "3", "--profile", "h200", "--check");
     assertEquals(0, r.exit(), tail(r.out()));
     assertTrue(r.out().contains("identical in both"), tail(r.out()));

@@ -180,10 +180,15 @@ public final class ModelledTimers {
    * earliest timer is the next event, moves the clock to its deadline and fires it.
    */
   private void watch() {
-    watching = false;
+    // One watch at a time: `watching` stays set while this look runs, so a timer that a fired task
+    // schedules (a replay timer re-armed) does not start a second watch beside this one. Two
+    // watches would share the quiet count and take their looks twice as often; every timer fired
+    // by a look would add one more, until a node took ten looks in a fraction of a millisecond and
+    // fired timers back to back while a peer's reply was a few milliseconds away.
     runDue();
     Entry e = firstPending();
     if (e == null) {
+      watching = false;
       return;
     }
     long a = quiescence.activity();
@@ -198,12 +203,13 @@ public final class ModelledTimers {
     }
     lastActivity = a;
     if (firstPending() != null && !loop.isShuttingDown()) {
-      watching = true;
       try {
         loop.schedule(watchTask, WATCH_NANOS, TimeUnit.NANOSECONDS);
       } catch (java.util.concurrent.RejectedExecutionException closing) {
         watching = false;
       }
+    } else {
+      watching = false;
     }
   }
 
