@@ -67,6 +67,8 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   private final FabricNode node;
   private final CallerProgress callerProgress; // null: the node's own thread makes its progress
   private final NodeClock clock;
+  // modelled: when the HCA's send pipeline is free (under the engine's lock, like every transmit)
+  private long sendFree;
   private final InboundShares shares;
   private volatile Receiver receiver;
   // Packet trains (engine duty cycle only): the packets a cycle sends to one LID leave as one
@@ -155,7 +157,8 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   @Override
   public boolean transmit(int dlid, ByteBuf packet) {
     if (Thread.currentThread() != batchThread || dlid <= 0 || dlid >= trains.length) {
-      return node.send(dlid, TAG, Lrh.noIcrc(packet, packet.readerIndex()) ? FrameHeader.FLAG_UNCHECKED : 0, packet);
+      return node.send(dlid, TAG, Lrh.noIcrc(packet, packet.readerIndex()) ? FrameHeader.FLAG_UNCHECKED : 0, packet,
+          departure());
     }
     ByteBuf held = trains[dlid];
     if (packet == held) {
@@ -314,7 +317,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       }
       built[dlid] = false;
       if (held.isReadable()) {
-        node.send(dlid, TAG, unchecked[dlid] ? FrameHeader.FLAG_UNCHECKED : 0, held);
+        node.send(dlid, TAG, unchecked[dlid] ? FrameHeader.FLAG_UNCHECKED : 0, held, departure());
       } else {
         held.release(); // room was asked for, nothing was sent in it
       }
@@ -344,6 +347,21 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   @Override
   public void charge(long nanos) {
     clock.charge(nanos);
+  }
+
+  @Override
+  public long chargeTransmit(long nanos) {
+    if (!clock.isModelled()) {
+      return 0;
+    }
+    sendFree = Math.max(clock.nowNanos(), sendFree) + nanos;
+    clock.touch();
+    return sendFree;
+  }
+
+  /** @return when a packet sent now leaves: the send pipeline's time, or "now" on a wall clock */
+  private long departure() {
+    return clock.isModelled() ? Math.max(clock.nowNanos(), sendFree) : Long.MIN_VALUE;
   }
 
   @Override

@@ -115,6 +115,11 @@ final class CapturePort implements PacketPort {
   public void charge(long nanos) {}
 
   @Override
+  public long chargeTransmit(long nanos) {
+    return 0;
+  }
+
+  @Override
   public synchronized Timer schedule(long delayNanos, Runnable task) {
     long[] at = {now + delayNanos};
     timerTimes.add(at);

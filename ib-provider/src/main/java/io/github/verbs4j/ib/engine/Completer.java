@@ -394,6 +394,9 @@ final class Completer {
     if (report) {
       wc.reset(x.wrId, status, x.opcode.completionOpcode(), qp.qpn);
       wc.byteLen(x.opcode.isAtomic() ? 8 : x.totalLength);
+      if (x.sentTime != Long.MIN_VALUE && status == WcStatus.SUCCESS) {
+        wc.timestampNanos(Math.max(x.sentTime, dev.port.nowNanos()));
+      }
     }
     // The slot is the poster's again once head moves: read it before, never after.
     long head = sq.head() + 1;

@@ -481,7 +481,9 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     }
     counters.inc(IbCounters.Counter.PACKETS_RECEIVED);
     counters.add(IbCounters.Counter.BYTES_RECEIVED, p.length);
-    tx.charge(p.payloadLength);
+    if (port.modelledTime()) {
+      port.charge(params.packetWorkNanos(p.payloadLength)); // the receive pipeline: the port clock
+    }
     if (p.pkey != Bth.DEFAULT_PKEY) {
       counters.inc(IbCounters.Counter.DROP_BAD_PKEY);
       return;

@@ -90,6 +90,14 @@ public final class IbParams {
   /** Modelled DMA bandwidth between host memory and HCA, MB/s (10^6 bytes/s). */
   public final long modelDmaMbPerSec;
 
+  /**
+   * @param payload a packet's payload bytes
+   * @return the modelled HCA work of sending or receiving it: the per-packet cost and its DMA
+   */
+  public long packetWorkNanos(int payload) {
+    return modelPacketNanos + payload * 1000L / modelDmaMbPerSec;
+  }
+
   private IbParams(Builder b) {
     device = b.device;
     portMtu = b.portMtu;

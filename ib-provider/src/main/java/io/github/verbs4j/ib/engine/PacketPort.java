@@ -145,6 +145,17 @@ public interface PacketPort extends AutoCloseable {
   }
 
   /**
+   * Charges the modelled cost of sending one packet to the HCA's send pipeline, which runs beside
+   * its receive pipeline (the port clock): the work starts when both the clock and the pipeline's
+   * previous packet allow, and the packet {@link #transmit transmitted} next leaves when it ends.
+   * The port clock does not move. No effect on a wall clock.
+   *
+   * @param nanos modelled nanoseconds, not negative
+   * @return the modelled time the packet leaves (0 on a wall clock)
+   */
+  long chargeTransmit(long nanos);
+
+  /**
    * Charges the modelled cost of the HCA's own work (no effect on a wall clock).
    *
    * @param nanos modelled nanoseconds, not negative

@@ -373,6 +373,9 @@ final class Requester {
       armRetransmit(now);
     }
     tx.commit(b, base, op, dlid, sl, destQp, pktPsn, se, ackReq, payload);
+    if (last && !qp.reliable()) {
+      w.sentTime = tx.departure(); // an unreliable WQE completes when its last packet has left
+    }
     return true;
   }
 
@@ -491,7 +494,8 @@ final class Requester {
 
   private void armRetransmit(long now) {
     retransmitArmed = true;
-    retransmitDeadline = now + qp.timeoutNanos;
+    // from when the packet leaves: in modelled time the send pipeline may be ahead of the clock
+    retransmitDeadline = Math.max(now, tx.departure()) + qp.timeoutNanos;
     dev.armTimer(qp, retransmitDeadline);
   }
 

@@ -63,6 +63,8 @@ final class SendWqe {
 
   // Engine state.
   int state;
+  /** Modelled time: when the last packet of an unreliable WQE left the HCA (its completion's time). */
+  long sentTime;
   WcStatus status;
   int firstPsn;
   int lastPsn;
@@ -94,6 +96,7 @@ final class SendWqe {
   void copyFrom(SendWr wr, boolean sigAll, AbstractContext ctx) {
     wrId = wr.wrId();
     postTime = ctx.postTimeNanos();
+    sentTime = Long.MIN_VALUE;
     opcode = wr.opcode();
     flags = wr.sendFlags();
     signaled = sigAll || (flags & SendFlag.SIGNALED.value()) != 0;

@@ -29,6 +29,7 @@ public final class Transmitter {
   private int base;
   private boolean inTrain;
   private boolean sent;
+  private long departure = Long.MIN_VALUE;
 
   Transmitter(PacketPort port, IbParams params, IbCounters counters) {
     this.port = port;
@@ -116,11 +117,19 @@ public final class Transmitter {
     }
   }
 
-  /** Charges the modelled cost of a packet with {@code payload} bytes (modelled time only). */
-  void charge(int payload) {
+  /** Charges a sent packet of {@code payload} bytes to the send pipeline (modelled time only). */
+  private void charge(int payload) {
     if (port.modelledTime()) {
-      port.charge(params.modelPacketNanos + payload * 1000L / params.modelDmaMbPerSec);
+      departure = port.chargeTransmit(params.packetWorkNanos(payload));
     }
+  }
+
+  /**
+   * @return the modelled time the last packet committed left the HCA (its send pipeline runs ahead
+   *     of the port clock while it has packets queued); Long.MIN_VALUE on a wall clock
+   */
+  long departure() {
+    return departure;
   }
 
   /** @return whether a packet was committed since the last call (and forgets it) */
