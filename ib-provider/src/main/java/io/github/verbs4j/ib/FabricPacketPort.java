@@ -67,8 +67,11 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   private final FabricNode node;
   private final CallerProgress callerProgress; // null: the node's own thread makes its progress
   private final NodeClock clock;
-  // modelled: when the HCA's send pipeline is free (under the engine's lock, like every transmit)
-  private long sendFree;
+  // modelled, under the engine's lock like every transmit: when the HCA's requester and responder
+  // send engines are free, and the departure of the packet charged last (it is transmitted next)
+  private long requestsFree;
+  private long answersFree;
+  private long charged = Long.MIN_VALUE;
   private final InboundShares shares;
   private volatile Receiver receiver;
   // Packet trains (engine duty cycle only): the packets a cycle sends to one LID leave as one
@@ -350,18 +353,28 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   }
 
   @Override
-  public long chargeTransmit(long nanos) {
+  public long chargeTransmit(long nanos, long readyAt, boolean answer) {
     if (!clock.isModelled()) {
       return 0;
     }
-    sendFree = Math.max(clock.nowNanos(), sendFree) + nanos;
+    long ready = readyAt == Long.MIN_VALUE ? clock.nowNanos() : readyAt;
+    if (answer) {
+      charged = answersFree = Math.max(ready, answersFree) + nanos;
+    } else {
+      charged = requestsFree = Math.max(ready, requestsFree) + nanos;
+    }
     clock.touch();
-    return sendFree;
+    return charged;
   }
 
   /** @return when a packet sent now leaves: the send pipeline's time, or "now" on a wall clock */
   private long departure() {
-    return clock.isModelled() ? Math.max(clock.nowNanos(), sendFree) : Long.MIN_VALUE;
+    if (!clock.isModelled()) {
+      return Long.MIN_VALUE;
+    }
+    long t = charged == Long.MIN_VALUE ? clock.nowNanos() : charged;
+    charged = Long.MIN_VALUE;
+    return t;
   }
 
   @Override
@@ -412,7 +425,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
       return;
     }
     // One packet or a train of them: the device splits it, also a frame that spans read buffers.
-    r.onPacket(src, payload);
+    r.onPacket(src, payload, clock.isModelled() ? header.arrivalTimeNanos() : Long.MIN_VALUE);
   }
 
   /** Every frame handed to the engine passed {@link #wellFormed}: its first SLID is its source. */

@@ -115,7 +115,7 @@ final class CapturePort implements PacketPort {
   public void charge(long nanos) {}
 
   @Override
-  public long chargeTransmit(long nanos) {
+  public long chargeTransmit(long nanos, long readyAt, boolean answer) {
     return 0;
   }
 
@@ -169,7 +169,7 @@ final class CapturePort implements PacketPort {
 
   /** Delivers a packet (the device releases it). */
   void inject(int slid, ByteBuf packet) {
-    receiver.onPacket(slid, packet);
+    receiver.onPacket(slid, packet, Long.MIN_VALUE);
   }
 
   /** @return and forget every packet sent so far (the caller releases them) */

@@ -64,7 +64,7 @@ class FabricPacketPortTest {
   private static PacketPort.Receiver receiver(List<byte[]> into) {
     return new PacketPort.Receiver() {
       @Override
-      public void onPacket(int slid, ByteBuf packet) {
+      public void onPacket(int slid, ByteBuf packet, long arrival) {
         int at = packet.readerIndex();
         int end = packet.writerIndex();
         int len;
@@ -292,7 +292,7 @@ class FabricPacketPortTest {
     List<byte[]> frames = new ArrayList<>();
     portB.bind(new PacketPort.Receiver() {
       @Override
-      public void onPacket(int slid, ByteBuf frame) {
+      public void onPacket(int slid, ByteBuf frame, long arrival) {
         frames.add(ByteBufUtil.getBytes(frame));
         frame.release();
       }

@@ -69,7 +69,7 @@ class InboundShareTest {
     ArrayDeque<ByteBuf> queue = new ArrayDeque<>(); // the stalled engine's queue
     portB.bind(new PacketPort.Receiver() {
       @Override
-      public void onPacket(int slid, ByteBuf packet) {
+      public void onPacket(int slid, ByteBuf packet, long arrival) {
         queue.add(packet);
       }
 

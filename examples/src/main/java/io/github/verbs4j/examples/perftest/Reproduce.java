@@ -1,6 +1,7 @@
 package io.github.verbs4j.examples.perftest;
 
 import io.github.verbs4j.examples.common.ValidatesOptions;
+import io.github.verbs4j.examples.himeno.HimenoSize;
 import io.github.verbs4j.examples.mp.MpConfig;
 import io.github.verbs4j.examples.mp.VerbsCommunicator;
 import io.github.verbs4j.verbs.Context;
@@ -58,6 +59,11 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
   @Option(names = "--md", paramLabel = "FILE", description = "Also write the table as Markdown to FILE.")
   Path markdown;
 
+  @Option(names = "--himeno-iters", paramLabel = "N", defaultValue = "3",
+      description = "Seed 000: measured Himeno iterations per size and provider, after 2 to warm up; 0 skips"
+          + " Himeno (default: ${DEFAULT-VALUE}).")
+  int himenoIters;
+
   private static final Map<String, String> MODELLED = Map.of("verbs.time", "modelled");
   private static final Map<String, String> IB_QDR = Map.of("verbs.time", "modelled", "verbs.ib.profile", "connectx3-qdr");
   private static final PrintStream NULL = new PrintStream(OutputStream.nullOutputStream());
@@ -95,6 +101,9 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
     if (latIters < LatencyStats.MIN_ITERATIONS) {
       throw new ParameterException(spec.commandLine(), "--lat-iters=" + latIters + " must be at least "
           + LatencyStats.MIN_ITERATIONS);
+    }
+    if (himenoIters < 0) {
+      throw new ParameterException(spec.commandLine(), "--himeno-iters=" + himenoIters + " must be at least 0");
     }
     if (bwIters < 1) {
       throw new ParameterException(spec.commandLine(), "--bw-iters=" + bwIters + " must be at least 1");
@@ -144,6 +153,13 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
       rows.add(new Row(f, f.measure().run(this)));
     }
     String table = "001".equals(seed) ? table001(rows) : table(rows);
+    if ("000".equals(seed) && himenoIters > 0
+        && (only == null || "himeno".contains(only.toLowerCase(Locale.ROOT)))) {
+      err.println("reproduce 000: Himeno, 2 x 2 ranks, Small / Middle / Large, ib and tca ...");
+      err.flush();
+      table += ReproduceHimeno.table(ReproduceHimeno.run(himenoIters,
+          List.of(HimenoSize.SMALL, HimenoSize.MIDDLE, HimenoSize.LARGE)), himenoIters);
+    }
     out.print(table);
     out.flush();
     if (markdown != null) {
@@ -196,8 +212,7 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
     rowsOf(b, rows);
     b.append("\nGPU rows: buffers in device memory (perftest --use-device-memory) on seed 000's hosts: PEACH2 reads"
         + " GPU memory at 2.8 GB/s (seed 000 §2.6, PEACH2 alone), the CPU reads it through gdrcopy at"
-        + " 0.7 µs a piece (fitted: the Send/Recv GPU latency); the other GPU rows are predicted. Not reproduced"
-        + " here: the Himeno comparison (`verbs4j himeno` in modelled time, docs/modelled-time.md).\n");
+        + " 0.7 µs a piece (fitted: the Send/Recv GPU latency); the other GPU rows are predicted.\n");
     return b.toString();
   }
 

@@ -143,4 +143,13 @@ class ReproduceTest {
     assertNotEquals(0, cl.execute("reproduce", "007"));
     assertTrue(err.toString().contains("SEED=007"), err.toString());
   }
+
+  @Test
+  void aNegativeHimenoIterationCountIsRefusedByName() {
+    CommandLine cl = Main.commandLine();
+    StringWriter err = new StringWriter();
+    cl.setErr(new PrintWriter(err));
+    assertNotEquals(0, cl.execute("reproduce", "000", "--himeno-iters", "-1"));
+    assertTrue(err.toString().contains("--himeno-iters=-1"), err.toString());
+  }
 }

@@ -405,6 +405,9 @@ final class Completer {
       qp.requester.wqeIndex = head;
     }
     if (report) {
+      if (x.sentTime == Long.MIN_VALUE) {
+        dev.stamp(wc); // completed by an ACK or a response: when that packet was processed
+      }
       if (!qp.sendCq.push(wc, false)) {
         qp.error(); // CQ overrun: CQ_ERR was raised once; the QP goes to ERR (class G)
       }

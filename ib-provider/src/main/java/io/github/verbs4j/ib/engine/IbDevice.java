@@ -55,6 +55,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
   // picks a variant this JVM allows); Agrona's ManyToOneConcurrentArrayQueue would need
   // --add-exports java.base/jdk.internal.misc in every JVM that opens a device.
   private final Queue<ByteBuf> inbound;
+  private final ReceiveTimeline received;
   private final Queue<EngineQp> doorbells;
   private final AtomicReferenceArray<EngineQp> table;
   private final boolean[] reserved;
@@ -109,6 +110,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     this.port = port;
     this.params = params;
     this.inbound = PlatformDependent.newFixedMpscQueue(Math.max(2, params.inboundQueue));
+    this.received = new ReceiveTimeline(port.modelledTime(), inbound);
     this.doorbells = PlatformDependent.newFixedMpscQueue(Math.max(64, params.device.maxQp()));
     this.table = new AtomicReferenceArray<>(params.device.maxQp());
     this.reserved = new boolean[params.device.maxQp()];
@@ -279,8 +281,8 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
   // ------------------------------------------------------------------ port upcalls
 
   @Override
-  public void onPacket(int slid, ByteBuf packet) {
-    if (closed || !inbound.offer(packet)) {
+  public void onPacket(int slid, ByteBuf packet, long arrival) {
+    if (closed || !received.offer(packet, arrival == Long.MIN_VALUE ? port.nowNanos() : arrival)) {
       counters.incConcurrent(IbCounters.Counter.DROP_INBOUND_FULL);
       port.taken(packet);
       packet.release();
@@ -298,7 +300,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
    * @return false if the inbound queue was full (the packet was released)
    */
   public boolean enqueue(ByteBuf packet) {
-    if (closed || !inbound.offer(packet)) {
+    if (closed || !received.offer(packet, port.nowNanos())) {
       counters.incConcurrent(IbCounters.Counter.DROP_INBOUND_FULL);
       packet.release();
       return false;
@@ -399,14 +401,14 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     int budget = params.receiveBudget;
     int received = 0;
     while (received < budget) {
-      ByteBuf b = inbound.poll();
+      ByteBuf b = this.received.poll();
       if (b == null) {
         break;
       }
       working = true;
       port.taken(b);
       try {
-        received += frames.receiveFrame(b, t);
+        received += frames.receiveFrame(b, this.received.arrival(t));
       } finally {
         b.release();
       }
@@ -441,13 +443,13 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
   private int receiveQueued(long t) {
     int received = 0;
     for (int n = inbound.size(); n > 0; n--) {
-      ByteBuf b = inbound.poll();
+      ByteBuf b = this.received.poll();
       if (b == null) {
         break;
       }
       port.taken(b);
       try {
-        received += frames.receiveFrame(b, t);
+        received += frames.receiveFrame(b, this.received.arrival(t));
       } finally {
         b.release();
       }
@@ -473,6 +475,31 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
 
   @Override
   public void packet(ByteBuf b, int at, int len, ByteBuffer view, int delta, long t) {
+    try {
+      receivePacket(b, at, len, view, delta, t);
+    } finally {
+      received.end();
+      tx.answering(Long.MIN_VALUE);
+    }
+  }
+
+  /**
+   * Stamps a completion made while a received packet is processed with the time that packet's
+   * work ended (modelled time); otherwise the CQ stamps it with the clock when it is pushed.
+   */
+  void stamp(WorkCompletion w) {
+    long c = rxNow();
+    if (c != Long.MIN_VALUE) {
+      w.timestampNanos(c);
+    }
+  }
+
+  /** @return while a received packet is processed (modelled time), when its work ends; else Long.MIN_VALUE */
+  long rxNow() {
+    return received.current();
+  }
+
+  private void receivePacket(ByteBuf b, int at, int len, ByteBuffer view, int delta, long t) {
     Packet p = rx;
     int r = p.parse(b, at, len, view, delta, icrc);
     if (r != Packet.OK) {
@@ -482,7 +509,10 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     counters.inc(IbCounters.Counter.PACKETS_RECEIVED);
     counters.add(IbCounters.Counter.BYTES_RECEIVED, p.length);
     if (port.modelledTime()) {
-      port.charge(params.packetWorkNanos(p.payloadLength)); // the receive pipeline: the port clock
+      // t is the packet's arrival: its work ends on the receive pipeline, which the clock never lags
+      t = received.begin(t, params.packetWorkNanos(p.payloadLength));
+      port.advanceTo(t);
+      tx.answering(t);
     }
     if (p.pkey != Bth.DEFAULT_PKEY) {
       counters.inc(IbCounters.Counter.DROP_BAD_PKEY);

@@ -145,15 +145,19 @@ public interface PacketPort extends AutoCloseable {
   }
 
   /**
-   * Charges the modelled cost of sending one packet to the HCA's send pipeline, which runs beside
-   * its receive pipeline (the port clock): the work starts when both the clock and the pipeline's
-   * previous packet allow, and the packet {@link #transmit transmitted} next leaves when it ends.
-   * The port clock does not move. No effect on a wall clock.
+   * Charges the modelled cost of sending one packet to one of the HCA's send engines, which run
+   * beside its receive pipeline: the requester's (requests) or the responder's (ACKs, responses).
+   * The work starts once the packet is ready and the engine's previous packet is done, and the
+   * packet {@link #transmit transmitted} next leaves when it ends. The port clock does not move. No
+   * effect on a wall clock.
    *
    * @param nanos modelled nanoseconds, not negative
+   * @param readyAt when the packet could start (its doorbell, or when the packet it answers was
+   *     processed), or Long.MIN_VALUE for the port clock's now
+   * @param answer true for the responder's engine
    * @return the modelled time the packet leaves (0 on a wall clock)
    */
-  long chargeTransmit(long nanos);
+  long chargeTransmit(long nanos, long readyAt, boolean answer);
 
   /**
    * Charges the modelled cost of the HCA's own work (no effect on a wall clock).
@@ -219,8 +223,10 @@ public interface PacketPort extends AutoCloseable {
      *
      * @param slid the LID the fabric says sent it
      * @param packet the packet or train (LRH to ICRC); the receiver owns it and must release it
+     * @param arrival its arrival on a modelled clock (it may be processed later in wall time, after
+     *     frames that arrived later in modelled time moved the clock on), else Long.MIN_VALUE
      */
-    void onPacket(int slid, ByteBuf packet);
+    void onPacket(int slid, ByteBuf packet, long arrival);
 
     /**
      * A peer went down for good (process exit, crash, {@code kill -9}).

@@ -108,6 +108,7 @@ final class ReceiveConsumer {
     WorkCompletion wc = dev.wc;
     wc.reset(recv.wrId(), status, WcOpcode.RECV, qp.qpn);
     release();
+    dev.stamp(wc);
     qp.recvCq.push(wc, false);
   }
 
@@ -190,6 +191,7 @@ final class ReceiveConsumer {
     }
     wc.source(p.dethSrcQp(), p.slid, p.sl, false);
     release();
+    dev.stamp(wc);
     if (!qp.recvCq.push(wc, p.solicited)) {
       qp.error();
     }

@@ -76,6 +76,7 @@ final class Requester {
   private long waitDeadline;
   boolean peerDead;
   private boolean moreToSend;
+  private final RequestReadiness ready = new RequestReadiness();
   // DC connection epoch.
   private boolean dcConnected;
   private int dcDlid;
@@ -165,6 +166,7 @@ final class Requester {
 
   int progress(long now) {
     moreToSend = false;
+    ready.resume(now);
     switch (recovery) {
       case RETRY_DUE -> {
         retry(now);
@@ -187,11 +189,15 @@ final class Requester {
         recovery = Recovery.STOP_PROBE;
       }
       case RNR_WAIT, STOPPED -> {
+        ready.stall();
         return 0;
       }
       default -> {
         // NONE, NAK_RETRIED, RNR_PROBE, STOP_PROBE: send
       }
+    }
+    if (recovery != Recovery.NONE) {
+      ready.stall(); // a retry or a probe: what follows waits on the peer's answer
     }
     if (blocked) {
       return 0;
@@ -204,6 +210,7 @@ final class Requester {
       SendWqe w = sq.slot(wqeIndex);
       if (w.state == SendWqe.POSTED) {
         if (sqd && wqeIndex >= drainLimit) {
+          ready.stall();
           break;
         }
         if (w.postTime - now > 0 && w.postTime != Long.MIN_VALUE) {
@@ -212,6 +219,7 @@ final class Requester {
         }
         int r = start(w);
         if (r == STOP) {
+          ready.stall(); // a fence, rd_atomic credits or a DC target switch: waits for ACKs
           break;
         }
         if (r == SKIP) {
@@ -227,9 +235,11 @@ final class Requester {
         continue;
       }
       if (qp.reliable() && Psn.compare(psn, Psn.add(qp.completer.psn, dev.params.maxUnackedPsns)) >= 0) {
+        ready.stall();
         break;
       }
       if (recovery.probing() && Psn.compare(psn, probeLastPsn) > 0) {
+        ready.stall();
         break; // the probe is out; the rest waits for its ACK
       }
       if (sent >= budget) {
@@ -326,7 +336,9 @@ final class Requester {
     int pktPsn = psn;
     boolean retransmit = anySent && Psn.compare(pktPsn, sentHigh) < 0;
     RequestPacket pkt = packet;
+    tx.request(ready.readyAt(w, retransmit, dev.port.nowNanos()));
     if (!pkt.build(tx, transport(), w, offset, mtu, dlid, qp, dcGeneration, dcEpochPsn)) {
+      tx.request(Long.MIN_VALUE);
       return false;
     }
     Opcode op = pkt.op;
@@ -416,6 +428,7 @@ final class Requester {
    * @param compPsn the completer's PSN
    */
   void acknowledged(int compPsn, long now) {
+    ready.resume(now); // the ACK that reopens the window was processed then
     retryLeft = qp.retryCnt;
     lateLeft = LateTimeout.BUDGET;
     queued.reset();

@@ -451,6 +451,7 @@ final class Responder {
       wc.source(replyQpn, p.slid, p.sl, false);
     }
     recvs.release();
+    dev.stamp(wc);
     if (!qp.recvCq.push(wc, p.solicited)) {
       return Step.ERR_CQ_OVERFLOW;
     }

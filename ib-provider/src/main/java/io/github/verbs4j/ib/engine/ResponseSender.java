@@ -62,6 +62,7 @@ final class ResponseSender {
   private int ackPsn;
   private boolean ackHeld;
   private boolean holdStarting;
+  private long ackReady = Long.MIN_VALUE;
   private long ackDeadline;
   private int quickAcks;
   private int quickAckBudget = QUICK_ACKS_MIN;
@@ -178,12 +179,14 @@ final class ResponseSender {
     }
     ackPending = true;
     ackPsn = ackedPsn;
+    ackReady = dev.rxNow(); // modelled: the ACK is ready when the packet it answers was processed
   }
 
   void flushAck() {
     if (ackPending) {
       ackPending = false;
       ackHeld = false;
+      tx.answer(ackReady);
       sendAck(Aeth.SYNDROME_ACK, ackPsn);
     }
   }

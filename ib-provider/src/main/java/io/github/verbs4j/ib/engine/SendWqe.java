@@ -95,7 +95,8 @@ final class SendWqe {
    */
   void copyFrom(SendWr wr, boolean sigAll, AbstractContext ctx) {
     wrId = wr.wrId();
-    postTime = ctx.postTimeNanos();
+    // modelled time: the doorbell rang at the application's stated time, else at the clock now
+    postTime = ctx.postTimeNanos() != Long.MIN_VALUE || !ctx.modelledTime() ? ctx.postTimeNanos() : ctx.nowNanos();
     sentTime = Long.MIN_VALUE;
     opcode = wr.opcode();
     flags = wr.sendFlags();

@@ -30,6 +30,9 @@ public final class Transmitter {
   private boolean inTrain;
   private boolean sent;
   private long departure = Long.MIN_VALUE;
+  private long answerReady = Long.MIN_VALUE;
+  private long requestReady = Long.MIN_VALUE;
+  private long answerOnce = Long.MIN_VALUE;
 
   Transmitter(PacketPort port, IbParams params, IbCounters counters) {
     this.port = port;
@@ -117,11 +120,46 @@ public final class Transmitter {
     }
   }
 
+  /**
+   * While the engine processes a received packet (modelled time): what the responder sends in
+   * answer is ready when that packet's work ends, which may be earlier than the port clock (frames
+   * delivered after it in wall time moved the clock on).
+   *
+   * @param t a time on the port clock, or Long.MIN_VALUE when the processing is over
+   */
+  void answering(long t) {
+    answerReady = t;
+  }
+
+  /**
+   * The packet committed next is the requester's, ready at {@code t} (modelled time): its
+   * doorbell, or when the peer let it go on.
+   *
+   * @param t a time on the port clock
+   */
+  void request(long t) {
+    requestReady = t;
+  }
+
+  /**
+   * The packet committed next is the responder's, ready at {@code t} (modelled time): an ACK that
+   * was queued while a packet was processed and leaves later, ready when that packet's work ended.
+   *
+   * @param t a time on the port clock, or Long.MIN_VALUE for no such time
+   */
+  void answer(long t) {
+    answerOnce = t;
+  }
+
   /** Charges a sent packet of {@code payload} bytes to the send pipeline (modelled time only). */
   private void charge(int payload) {
     if (port.modelledTime()) {
-      departure = port.chargeTransmit(params.packetWorkNanos(payload));
+      long work = params.packetWorkNanos(payload);
+      departure = requestReady != Long.MIN_VALUE ? port.chargeTransmit(work, requestReady, false)
+          : port.chargeTransmit(work, answerOnce != Long.MIN_VALUE ? answerOnce : answerReady, true);
     }
+    requestReady = Long.MIN_VALUE;
+    answerOnce = Long.MIN_VALUE;
   }
 
   /**
