@@ -418,10 +418,11 @@ public final class EngineQp {
     long key = (long) p.slid << 24 | p.dcSrcQp();
     Responder r = dctContexts.get(key);
     int gen = p.dcGeneration();
-    if (r != null && r.dcGeneration != gen) {
+    if (r != null && (r.dcGeneration != gen || r.dcEpochPsn != p.dcEpochPsn())) {
       // Another connection of the same DCI. Its generation (8 bits) wraps after 256 moves to other
-      // DCTs, so it cannot say which connection is newer; the epoch PSN can: the DCI's PSNs go on
-      // from one connection to the next, so an older connection's packets start earlier.
+      // DCTs, so it can neither say which connection is newer nor, after exactly 256 moves, that
+      // this is another one; the epoch PSN can: the DCI's PSNs go on from one connection to the
+      // next, so each connection starts at its own PSN and an older one's packets start earlier.
       if (Psn.compare(p.dcEpochPsn(), r.dcEpochPsn) < 0) {
         dev.counters.inc(IbCounters.Counter.DROP_DC_NO_CONTEXT);
         return null;
