@@ -57,6 +57,8 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
   private final Queue<ByteBuf> inbound;
   private final Queue<EngineQp> doorbells;
   private final AtomicReferenceArray<EngineQp> table;
+  /** One past the highest table index a QP was ever attached at: the part of the table to scan. */
+  private volatile int tableHigh;
   private final boolean[] reserved;
   private int nextIndex;
 
@@ -208,6 +210,9 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
       boolean sqSigAll, long dctKey) {
     EngineQp qp = new EngineQp(this, qpn, owner, type, pd, memory, sendCq, recvCq, rq, srq, cap, sqSigAll, dctKey);
     table.set(qpn - FIRST_QPN, qp);
+    synchronized (this) {
+      tableHigh = Math.max(tableHigh, qpn - FIRST_QPN + 1);
+    }
     return qp;
   }
 
@@ -593,7 +598,8 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
         return work;
       }
       deadLids.set(lid);
-      for (int i = 0; i < table.length(); i++) {
+      int high = tableHigh; // not all max_qp entries: a thousand peers closing visit each device's table
+      for (int i = 0; i < high; i++) {
         EngineQp qp = table.get(i);
         if (qp != null) {
           synchronized (qp.lock) {
