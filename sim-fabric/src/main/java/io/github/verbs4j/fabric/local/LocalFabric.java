@@ -38,8 +38,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       destination's bounded queue and returns. Receivers, listeners and timers run on the
  *       destination node's thread. Beyond {@value #NODE_THREADS} nodes they share threads: node
  *       {@code id} runs on thread {@code (id - 1) mod} {@value #NODE_THREADS}, so a thousand ranks
- *       in one JVM are not a thousand parked threads woken by every frame. Link queueing is computed at send, in the order senders get the
- *       link model's lock.
+ *       in one JVM are not a thousand parked threads woken by every frame. Link queueing is
+ *       computed at send, in the order senders get each link's lock.
  *   <li><b>deterministic</b>: nothing runs until the test calls {@link #runUntilIdle()}, {@link
  *       #runUntil(long)} or {@link #step()}; then every hop, delivery and timer runs on the calling
  *       thread in modelled-time order (ties in the order they were scheduled), clocks are modelled,
