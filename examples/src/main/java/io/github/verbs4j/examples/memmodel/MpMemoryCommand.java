@@ -15,6 +15,8 @@ import io.github.verbs4j.verbs.spi.MemoryAccount;
 import io.github.verbs4j.verbs.spi.MemoryComponent;
 import io.github.verbs4j.verbs.spi.runtime.HostShare;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Measurement;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
@@ -27,6 +29,9 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -34,6 +39,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -243,6 +249,8 @@ public final class MpMemoryCommand implements Callable<Integer> {
     String fabric = "mp-memory-" + UUID.randomUUID();
     ExecutorService pool = Executors.newFixedThreadPool(ranks);
     List<Context> contexts = Collections.synchronizedList(new ArrayList<>());
+    List<MeterRegistry> registries = Collections.synchronizedList(new ArrayList<>());
+    steps = new AtomicIntegerArray(ranks);
     Exception failure = null;
     List<RankResult> out = new ArrayList<>(Collections.nCopies(ranks, null));
     try {
@@ -253,6 +261,7 @@ public final class MpMemoryCommand implements Callable<Integer> {
             "verbs.time", time, "verbs.threading", threading));
         futures.add(pool.submit(() -> {
           SimpleMeterRegistry registry = new SimpleMeterRegistry();
+          registries.add(registry);
           Context ctx = Verbs.open(cfg, DeviceOptions.none().with(MeterRegistry.class, registry));
           contexts.add(ctx);
           return Map.entry(ctx.job().rank(), rank(ctx, mp, registry));
@@ -266,6 +275,9 @@ public final class MpMemoryCommand implements Callable<Integer> {
       failure = e.getCause() instanceof Exception ex ? ex : e;
     } catch (Exception e) {
       failure = e;
+    }
+    if (failure != null) {
+      printCounters(registries);
     }
     pool.shutdownNow();
     for (Context c : contexts) { // one after another, as the local transport needs
@@ -285,6 +297,47 @@ public final class MpMemoryCommand implements Callable<Integer> {
     return out;
   }
 
+  private static final Set<String> COUNTED_TAGS = Set.of("kind", "direction", "reason");
+
+  /** After a failure: the devices' counters summed over the ranks, to say what the transport saw. */
+  private void printCounters(List<MeterRegistry> registries) {
+    SortedMap<String, Double> sums = new TreeMap<>();
+    synchronized (registries) {
+      for (MeterRegistry reg : registries) {
+        for (Meter m : reg.getMeters()) {
+          String name = m.getId().getName();
+          if (name.contains(".memory.") || name.contains(".link.")) {
+            continue; // gauges of objects and per-link figures: not events
+          }
+          // summed over devices, ports and fabrics: only the tags that say what was counted stay
+          String key = name + m.getId().getTags().stream().filter(t -> COUNTED_TAGS.contains(t.getKey()))
+              .map(t -> "," + t.getKey() + "=" + t.getValue()).reduce("", String::concat);
+          for (Measurement x : m.measure()) {
+            sums.merge(key, x.getValue(), Double::sum);
+          }
+        }
+      }
+    }
+    PrintWriter err = spec.commandLine().getErr();
+    int lo = Integer.MAX_VALUE;
+    int hi = 0;
+    for (int i = 0; i < steps.length(); i++) {
+      lo = Math.min(lo, steps.get(i));
+      hi = Math.max(hi, steps.get(i));
+    }
+    err.println("mp-memory: workload steps reached by the ranks: " + lo + " .. " + hi);
+    err.println("mp-memory: the devices' counters summed over " + registries.size() + " ranks at the failure:");
+    sums.forEach((k, v) -> {
+      if (v != 0) {
+        err.printf(Locale.ROOT, "  %s %,.0f%n", k, v);
+      }
+    });
+    err.flush();
+  }
+
+  /** Each rank's step of the workload (for the report of a failure). */
+  private AtomicIntegerArray steps;
+
   private RankResult rank(Context ctx, MpConfig mp, MeterRegistry registry) {
     HostShare host = new HostShare(ctx.job().size(), Runtime.getRuntime().availableProcessors());
     try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, mp, host)) {
@@ -297,6 +350,7 @@ public final class MpMemoryCommand implements Callable<Integer> {
       for (int round = 0; round < rounds; round++) {
         if (pattern == Pattern.ALL_TO_ALL) {
           for (int k = 1; k < n; k++) {
+            steps.set(me, k);
             exchange(comm, out, in, (me + k) % n, (me - k + n) % n, k);
           }
         } else {

@@ -131,7 +131,8 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   /**
    * {@link #open(Context, MpConfig)} for a rank that shares the host's processors with the other
    * ranks {@code host} counts (e.g. ranks as threads of one JVM): when they oversubscribe them, a
-   * wait blocks at once instead of spinning (by {@code verbs.idle-strategy}).
+   * wait blocks at once instead of spinning (by {@code verbs.idle-strategy}), and for longer
+   * between safety wake-ups ({@link CompletionWait#maxBlock}).
    *
    * @param ctx the device (stays open after the communicator closes)
    * @param config the settings
@@ -139,7 +140,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
    * @return the communicator
    */
   public static VerbsCommunicator open(Context ctx, MpConfig config, HostShare host) {
-    return create(ctx, false, config, IdleStrategyKey.of(VerbsConfig.load(), host), CompletionWait.MAX_BLOCK);
+    return create(ctx, false, config, IdleStrategyKey.of(VerbsConfig.load(), host), CompletionWait.maxBlock(host));
   }
 
   /**

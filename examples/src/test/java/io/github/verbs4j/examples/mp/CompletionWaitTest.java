@@ -9,6 +9,8 @@ import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
+import io.github.verbs4j.verbs.spi.runtime.HostShare;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -55,5 +57,13 @@ class CompletionWaitTest {
     assertEquals(3L * rounds * (rounds - 1) / 2, got.get(0)[0], "rank 0 got every reply");
     assertArrayEquals(new long[] {3, 3}, new long[] {got.get(0)[1], got.get(1)[1]}, "allreduce on both ranks");
     assertTrue(got.get(1)[2] > 0, "rank 1 blocked and completions woke it: " + got.get(1)[2]);
+  }
+
+  /** Oversubscribed ranks wake from a block as rarely as their count per processor allows (at most 1 s). */
+  @Test
+  void anOversubscribedHostsRanksBlockLongerBetweenSafetyWakeUps() {
+    assertEquals(Duration.ofMillis(10), CompletionWait.maxBlock(new HostShare(2, 2)));
+    assertEquals(Duration.ofMillis(80), CompletionWait.maxBlock(new HostShare(16, 2)));
+    assertEquals(Duration.ofSeconds(1), CompletionWait.maxBlock(new HostShare(1024, 2)));
   }
 }

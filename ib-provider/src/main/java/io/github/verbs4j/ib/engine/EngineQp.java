@@ -18,6 +18,7 @@ import io.github.verbs4j.verbs.spi.SoftCompletionQueue;
 import io.github.verbs4j.verbs.spi.SoftSharedReceiveQueue;
 import io.github.verbs4j.verbs.spi.wire.Psn;
 import io.netty.util.collection.LongObjectHashMap;
+import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -53,6 +54,11 @@ public final class EngineQp {
   final Completer completer;
   final Responder responder;
   private final LongObjectHashMap<Responder> dctContexts;
+  /**
+   * DCT: the contexts with work since the last duty cycle (a packet taken, an ACK or replies to
+   * send), so a duty cycle visits them, not all of up to {@code dctContexts} peers' contexts.
+   */
+  private final ArrayList<Responder> dctBusy;
   private long dctUseClock;
   private final RecvWqe flushScratch = new RecvWqe();
 
@@ -105,6 +111,7 @@ public final class EngineQp {
     this.completer = sends ? new Completer(this) : null;
     this.responder = type == QpType.DCT || type == QpType.DCI ? null : new Responder(this, false);
     this.dctContexts = type == QpType.DCT ? new LongObjectHashMap<>() : null;
+    this.dctBusy = type == QpType.DCT ? new ArrayList<>() : null;
     this.mtu = dev.params.portMtu;
     this.maxDestRdAtomic = type == QpType.DCT ? dev.params.device.maxQpRdAtom() : 0;
   }
@@ -257,8 +264,10 @@ public final class EngineQp {
     if (dctContexts != null) {
       for (Responder r : dctContexts.values()) {
         r.release();
+        r.dctBusy = false;
       }
       dctContexts.clear();
+      dctBusy.clear();
     }
     commEstRaised = false;
     if (sendCq != null) {
@@ -344,8 +353,10 @@ public final class EngineQp {
     if (dctContexts != null) {
       for (Responder r : dctContexts.values()) {
         r.release();
+        r.dctBusy = false;
       }
       dctContexts.clear();
+      dctBusy.clear();
     }
     dev.detach(this);
   }
@@ -396,6 +407,10 @@ public final class EngineQp {
         Responder r = dctContext(p, now);
         if (r != null) {
           r.receive(p, now);
+          if (!r.dctBusy) {
+            r.dctBusy = true; // its ACK goes out in the duty cycle
+            dctBusy.add(r);
+          }
         }
       } else {
         responder.receive(p, now);
@@ -418,10 +433,11 @@ public final class EngineQp {
     long key = (long) p.slid << 24 | p.dcSrcQp();
     Responder r = dctContexts.get(key);
     int gen = p.dcGeneration();
-    if (r != null && r.dcGeneration != gen) {
+    if (r != null && (r.dcGeneration != gen || r.dcEpochPsn != p.dcEpochPsn())) {
       // Another connection of the same DCI. Its generation (8 bits) wraps after 256 moves to other
-      // DCTs, so it cannot say which connection is newer; the epoch PSN can: the DCI's PSNs go on
-      // from one connection to the next, so an older connection's packets start earlier.
+      // DCTs, so it can neither say which connection is newer nor, after exactly 256 moves, that
+      // this is another one; the epoch PSN can: the DCI's PSNs go on from one connection to the
+      // next, so each connection starts at its own PSN and an older one's packets start earlier.
       if (Psn.compare(p.dcEpochPsn(), r.dcEpochPsn) < 0) {
         dev.counters.inc(IbCounters.Counter.DROP_DC_NO_CONTEXT);
         return null;
@@ -459,6 +475,10 @@ public final class EngineQp {
     if (oldest != null) {
       oldest.release();
       dctContexts.remove(oldestKey);
+      if (oldest.dctBusy) {
+        oldest.dctBusy = false;
+        dctBusy.remove(oldest);
+      }
     }
   }
 
@@ -499,9 +519,19 @@ public final class EngineQp {
     if (responder != null) {
       work += responder.progress(now);
     }
-    if (dctContexts != null && !dctContexts.isEmpty()) {
-      for (Responder r : dctContexts.values()) {
+    if (dctBusy != null) {
+      for (int i = 0; i < dctBusy.size(); ) {
+        Responder r = dctBusy.get(i);
         work += r.progress(now);
+        if (r.wantsMore()) {
+          i++;
+        } else { // done until its next packet: out of the list (the last one takes its place)
+          r.dctBusy = false;
+          Responder last = dctBusy.remove(dctBusy.size() - 1);
+          if (last != r) {
+            dctBusy.set(i, last);
+          }
+        }
       }
     }
     if (owner.state() == QpState.ERR) {
@@ -521,9 +551,9 @@ public final class EngineQp {
     if (responder != null && responder.wantsMore()) {
       return true;
     }
-    if (dctContexts != null && !dctContexts.isEmpty()) {
-      for (Responder r : dctContexts.values()) {
-        if (r.wantsMore()) {
+    if (dctBusy != null) {
+      for (int i = 0; i < dctBusy.size(); i++) {
+        if (dctBusy.get(i).wantsMore()) {
           return true;
         }
       }

@@ -58,6 +58,8 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
   private final ReceiveTimeline received;
   private final Queue<EngineQp> doorbells;
   private final AtomicReferenceArray<EngineQp> table;
+  /** One past the highest table index a QP was ever attached at: the part of the table to scan. */
+  private volatile int tableHigh;
   private final boolean[] reserved;
   private int nextIndex;
 
@@ -210,6 +212,9 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
       boolean sqSigAll, long dctKey) {
     EngineQp qp = new EngineQp(this, qpn, owner, type, pd, memory, sendCq, recvCq, rq, srq, cap, sqSigAll, dctKey);
     table.set(qpn - FIRST_QPN, qp);
+    synchronized (this) {
+      tableHigh = Math.max(tableHigh, qpn - FIRST_QPN + 1);
+    }
     return qp;
   }
 
@@ -625,7 +630,8 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
         return work;
       }
       deadLids.set(lid);
-      for (int i = 0; i < table.length(); i++) {
+      int high = tableHigh; // not all max_qp entries: a thousand peers closing visit each device's table
+      for (int i = 0; i < high; i++) {
         EngineQp qp = table.get(i);
         if (qp != null) {
           synchronized (qp.lock) {

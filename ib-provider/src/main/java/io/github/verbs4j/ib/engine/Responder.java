@@ -93,6 +93,8 @@ final class Responder {
   /** DC: the first PSN of the connection {@link #dcGeneration} names. */
   int dcEpochPsn;
   long lastUse;
+  /** DCT: in its QP's list of contexts with work ({@code EngineQp#progress}). */
+  boolean dctBusy;
 
   /** The expected PSN. */
   int psn;

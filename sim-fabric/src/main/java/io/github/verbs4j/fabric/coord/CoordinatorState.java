@@ -7,14 +7,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The coordinator's key-value store and barriers, shared by the socket server and the in-JVM
  * fabric. Futures are completed outside the lock. Thread-safe.
+ *
+ * <p>A published value is read without the lock: in one JVM a thousand ranks each look up every
+ * other rank's address (a million gets), and on a crowded host a thread preempted while holding
+ * the monitor held up hundreds of others. Only a get that has to wait, and every put, take the
+ * lock, so a waiter cannot miss the put that completes it.
  */
 public final class CoordinatorState {
   private int size;
-  private final Map<String, byte[]> kv = new HashMap<>();
+  private final Map<String, byte[]> kv = new ConcurrentHashMap<>();
   private final Map<String, List<CompletableFuture<byte[]>>> kvWaiters = new HashMap<>();
   private final Map<String, TreeSet<Integer>> entered = new HashMap<>();
   private final Map<String, CompletableFuture<Void>> barriers = new HashMap<>();
@@ -79,14 +85,20 @@ public final class CoordinatorState {
    * @param key the key
    * @return a future completed with a copy of the value once published
    */
-  public synchronized CompletableFuture<byte[]> get(String key) {
+  public CompletableFuture<byte[]> get(String key) {
     byte[] v = kv.get(key);
     if (v != null) {
       return CompletableFuture.completedFuture(v.clone());
     }
-    CompletableFuture<byte[]> f = new CompletableFuture<>();
-    kvWaiters.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
-    return f;
+    synchronized (this) {
+      v = kv.get(key); // published meanwhile
+      if (v != null) {
+        return CompletableFuture.completedFuture(v.clone());
+      }
+      CompletableFuture<byte[]> f = new CompletableFuture<>();
+      kvWaiters.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
+      return f;
+    }
   }
 
   /**

@@ -18,6 +18,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -35,8 +36,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  *   <li><b>threaded</b> (default): each node has a delivery thread; {@code send} enqueues on the
  *       destination's bounded queue and returns. Receivers, listeners and timers run on the
- *       destination node's thread. Link queueing is computed at send, in the order senders get the
- *       link model's lock.
+ *       destination node's thread. Beyond {@value #NODE_THREADS} nodes they share threads: node
+ *       {@code id} runs on thread {@code (id - 1) mod} {@value #NODE_THREADS}, so a thousand ranks
+ *       in one JVM are not a thousand parked threads woken by every frame. Link queueing is
+ *       computed at send, in the order senders get each link's lock.
  *   <li><b>deterministic</b>: nothing runs until the test calls {@link #runUntilIdle()}, {@link
  *       #runUntil(long)} or {@link #step()}; then every hop, delivery and timer runs on the calling
  *       thread in modelled-time order (ties in the order they were scheduled), clocks are modelled,
@@ -55,6 +58,11 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class LocalFabric implements AutoCloseable {
   private static final Map<String, LocalFabric> SHARED = new HashMap<>();
+  /**
+   * Most delivery threads of a threaded fabric. Up to this many nodes each has its own; more share
+   * them. Each thread runs its nodes' deliveries and timers one at a time, as a node's own would.
+   */
+  static final int NODE_THREADS = 64;
 
   final FabricOptions options;
   final FabricMetrics metrics;
@@ -74,6 +82,9 @@ public final class LocalFabric implements AutoCloseable {
   private int count; // the largest node id added
   private int declaredSize; // verbs.size of the ranked nodes; 0 until one joins
   private volatile boolean closed;
+  /** Threaded mode: the delivery threads and how many open nodes use each. */
+  private final ParkingEventLoop[] nodeLoops = new ParkingEventLoop[NODE_THREADS];
+  private final int[] nodeLoopUsers = new int[NODE_THREADS];
 
   private LocalFabric(FabricOptions options, MeterRegistry registry, String sharedName) {
     if (!"local".equals(options.fabric())) {
@@ -91,6 +102,36 @@ public final class LocalFabric implements AutoCloseable {
     this.loop = deterministic ? new DeterministicLoop() : null;
     this.queueCapacity = (int) options.getLong(FabricOptions.QUEUE_FRAMES);
     metrics.bindFaults(faults);
+  }
+
+  /**
+   * Threaded mode: the delivery thread of a new node, started if no open node uses it.
+   *
+   * @param id the node's id
+   * @return its event loop
+   */
+  synchronized ParkingEventLoop acquireLoop(int id) {
+    int slot = (id - 1) % NODE_THREADS;
+    if (nodeLoops[slot] == null) {
+      nodeLoops[slot] = new ParkingEventLoop(new DefaultThreadFactory("verbs4j-local-node-" + (slot + 1), true));
+    }
+    nodeLoopUsers[slot]++;
+    return nodeLoops[slot];
+  }
+
+  /**
+   * Threaded mode: a closing node no longer uses its thread.
+   *
+   * @param id the node's id
+   * @return whether it was the last user: the caller shuts the loop down
+   */
+  synchronized boolean releaseLoop(int id) {
+    int slot = (id - 1) % NODE_THREADS;
+    if (--nodeLoopUsers[slot] > 0) {
+      return false;
+    }
+    nodeLoops[slot] = null;
+    return true;
   }
 
   /**

@@ -11,7 +11,6 @@ import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.time.ModelledTimers;
 import io.github.verbs4j.fabric.topo.Route;
 import io.netty.buffer.ByteBuf;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.internal.PlatformDependent;
 import java.util.Queue;
 import java.util.concurrent.RejectedExecutionException;
@@ -22,10 +21,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A node of a {@link LocalFabric}. See {@link FabricNode} for the contract; the send checks, the
  * fault stage and delivery are {@link AbstractFabricNode}'s. This class is the in-JVM transport:
- * the frame is handed over by reference. In the threaded mode the node owns a delivery thread and
- * a bounded inbound queue ({@code verbs.fabric.queue-frames}): writable below 3/4 of it, writable
- * again at 1/2, frames dropped ({@link DropReason#BACKPRESSURE}) when it is full. In the
- * deterministic mode each hop and delivery is an event of the fabric's loop.
+ * the frame is handed over by reference. In the threaded mode the node has a delivery thread (its
+ * own, or one it shares with other nodes beyond {@link LocalFabric#NODE_THREADS}) and a bounded
+ * inbound queue ({@code verbs.fabric.queue-frames}): writable below 3/4 of it, writable again at
+ * 1/2, frames dropped ({@link DropReason#BACKPRESSURE}) when it is full. In the deterministic mode
+ * each hop and delivery is an event of the fabric's loop.
  */
 public final class LocalNode extends AbstractFabricNode<LocalNode> {
   final LocalFabric fabric;
@@ -50,7 +50,7 @@ public final class LocalNode extends AbstractFabricNode<LocalNode> {
       inbound = null;
       scheduler = new DeterministicScheduler();
     } else {
-      eventLoop = new ParkingEventLoop(new DefaultThreadFactory("verbs4j-local-node-" + id, true));
+      eventLoop = fabric.acquireLoop(id);
       inbound = PlatformDependent.newFixedMpscQueue(fabric.queueCapacity);
       scheduler = loopScheduler(eventLoop);
       if (clock.isModelled()) {
@@ -256,11 +256,18 @@ public final class LocalNode extends AbstractFabricNode<LocalNode> {
     }
     fabric.nodeClosed(this);
     if (eventLoop != null) {
-      eventLoop.execute(this::releaseInbound);
-      eventLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-      if (!eventLoop.inEventLoop()) {
-        eventLoop.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS);
-        releaseInbound();
+      if (fabric.releaseLoop(nodeId())) {
+        eventLoop.execute(this::releaseInbound);
+        eventLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        if (!eventLoop.inEventLoop()) {
+          eventLoop.terminationFuture().awaitUninterruptibly(5, TimeUnit.SECONDS);
+          releaseInbound();
+        }
+      } else if (eventLoop.inEventLoop()) {
+        releaseInbound(); // the thread goes on for the nodes that share it
+      } else {
+        // the inbound queue has one consumer, the loop: empty it there
+        eventLoop.submit(this::releaseInbound).awaitUninterruptibly(5, TimeUnit.SECONDS);
       }
     }
   }

@@ -23,18 +23,21 @@ import java.util.Arrays;
  * so without contention {@code arrival = t0 + Σ latency + (n-1) × forward + B / bandwidth}, and with
  * it each wait on a busy link adds its queueing. A node sending to itself: {@code arrival = t0}.
  *
- * <p>Thread-safe: {@link #traverse}, {@link #advance} and {@link #hop} lock the model (the in-JVM
+ * <p>Thread-safe: {@link #traverse}, {@link #advance} and {@link #hop} lock each link as the frame
+ * crosses it, so frames take a link in the order their senders get that link's lock (the in-JVM
  * threaded fabric calls {@code traverse} from senders; the netty fabric calls {@code advance} for
  * the links a process models — its own outgoing links, and a switch's link to it; the
  * deterministic fabric calls {@code hop} from its single thread, one event per hop in
- * modelled-time order, which makes queueing exact).
+ * modelled-time order, which makes queueing exact). One lock for the whole model made a thousand
+ * in-JVM nodes queue on it: on a crowded host a sender preempted while holding it stopped every
+ * other sender, whatever links they used.
  */
 public final class LinkModel {
   private static final int DEPTH_RING = 256;
 
-  /** Mutable state of one directed link, guarded by the model's lock. */
+  /** Mutable state of one directed link, guarded by its own monitor. */
   private static final class LinkState {
-    LinkParams params;
+    volatile LinkParams params;
     long busyUntil;
     long queueingNanos;
     long frames;
@@ -48,7 +51,8 @@ public final class LinkModel {
   }
 
   private final LinkParams defaults;
-  private LinkState[] links;
+  /** Grows under the model's lock; a link's state, once made, stays. */
+  private volatile LinkState[] links;
   private volatile boolean overrides;
 
   /**
@@ -71,7 +75,7 @@ public final class LinkModel {
    * @param linkId the link
    * @param p its parameters
    */
-  public synchronized void setParams(int linkId, LinkParams p) {
+  public void setParams(int linkId, LinkParams p) {
     state(linkId).params = p;
     overrides = true;
   }
@@ -80,7 +84,7 @@ public final class LinkModel {
    * @param linkId a link
    * @return its parameters
    */
-  public synchronized LinkParams params(int linkId) {
+  public LinkParams params(int linkId) {
     return paramsOf(state(linkId));
   }
 
@@ -90,13 +94,21 @@ public final class LinkModel {
   }
 
   private LinkState state(int linkId) {
-    if (linkId >= links.length) {
-      links = Arrays.copyOf(links, Math.max(linkId + 1, links.length * 2));
+    LinkState[] a = links;
+    LinkState st = linkId < a.length ? a[linkId] : null;
+    return st != null ? st : newState(linkId);
+  }
+
+  private synchronized LinkState newState(int linkId) {
+    LinkState[] a = links;
+    if (linkId >= a.length) {
+      a = Arrays.copyOf(a, Math.max(linkId + 1, a.length * 2));
     }
-    LinkState st = links[linkId];
+    LinkState st = a[linkId];
     if (st == null) {
-      st = links[linkId] = new LinkState();
+      st = a[linkId] = new LinkState();
     }
+    links = a; // published after the state is in it
     return st;
   }
 
@@ -110,13 +122,11 @@ public final class LinkModel {
     if (!overrides) {
       return defaults.mtu();
     }
-    synchronized (this) {
-      int m = defaults.mtu();
-      for (int i = 0; i < route.hops(); i++) {
-        m = Math.min(m, paramsOf(state(route.link(i))).mtu());
-      }
-      return m;
+    int m = defaults.mtu();
+    for (int i = 0; i < route.hops(); i++) {
+      m = Math.min(m, paramsOf(state(route.link(i))).mtu());
     }
+    return m;
   }
 
   /**
@@ -132,7 +142,7 @@ public final class LinkModel {
   }
 
   /**
-   * Moves a frame over hops {@code from .. to-1} of its route under one lock (the netty fabric
+   * Moves a frame over hops {@code from .. to-1} of its route, each under its link's lock (the netty fabric
    * models each link in the process that sees all of its traffic, so a frame may cross its route
    * in several pieces).
    *
@@ -145,7 +155,7 @@ public final class LinkModel {
    *     arrival (the head's time at the destination plus the slowest link's serialisation of the
    *     whole route)
    */
-  public synchronized long advance(Route route, int from, int to, long head, int payloadBytes) {
+  public long advance(Route route, int from, int to, long head, int payloadBytes) {
     int n = route.hops();
     if (n == 0) {
       return head;
@@ -154,7 +164,10 @@ public final class LinkModel {
     for (int i = from; i < to; i++) {
       LinkState st = state(route.link(i));
       LinkParams p = paramsOf(st);
-      long start = acquire(st, head, p.serializationNanos(wire), wire);
+      long start;
+      synchronized (st) {
+        start = acquire(st, head, p.serializationNanos(wire), wire);
+      }
       head = start + p.latencyNs() + (i < n - 1 ? p.forwardNs() : 0);
     }
     if (to < n) {
@@ -180,11 +193,14 @@ public final class LinkModel {
    * @param last true if the far end is the destination
    * @return the head's time at the next link (or at the destination if {@code last})
    */
-  public synchronized long hop(int linkId, long headTime, int payloadBytes, boolean last) {
+  public long hop(int linkId, long headTime, int payloadBytes, boolean last) {
     long wire = (long) payloadBytes + FrameHeader.LENGTH;
     LinkState st = state(linkId);
     LinkParams p = paramsOf(st);
-    long start = acquire(st, headTime, p.serializationNanos(wire), wire);
+    long start;
+    synchronized (st) {
+      start = acquire(st, headTime, p.serializationNanos(wire), wire);
+    }
     return start + p.latencyNs() + (last ? 0 : p.forwardNs());
   }
 
@@ -195,7 +211,7 @@ public final class LinkModel {
    * @param payloadBytes payload length
    * @return nanoseconds (0 for a 0-hop route)
    */
-  public synchronized long maxSerialization(Route route, int payloadBytes) {
+  public long maxSerialization(Route route, int payloadBytes) {
     long wire = (long) payloadBytes + FrameHeader.LENGTH;
     long m = 0;
     for (int i = 0; i < route.hops(); i++) {
@@ -230,32 +246,44 @@ public final class LinkModel {
    * @param linkId a link
    * @return the modelled time until which the link is busy
    */
-  public synchronized long busyUntil(int linkId) {
-    return state(linkId).busyUntil;
+  public long busyUntil(int linkId) {
+    LinkState st = state(linkId);
+    synchronized (st) {
+      return st.busyUntil;
+    }
   }
 
   /**
    * @param linkId a link
    * @return total modelled queueing on the link, ns
    */
-  public synchronized long queueingNanos(int linkId) {
-    return state(linkId).queueingNanos;
+  public long queueingNanos(int linkId) {
+    LinkState st = state(linkId);
+    synchronized (st) {
+      return st.queueingNanos;
+    }
   }
 
   /**
    * @param linkId a link
    * @return frames that crossed (or are crossing) the link
    */
-  public synchronized long frames(int linkId) {
-    return state(linkId).frames;
+  public long frames(int linkId) {
+    LinkState st = state(linkId);
+    synchronized (st) {
+      return st.frames;
+    }
   }
 
   /**
    * @param linkId a link
    * @return wire bytes that crossed the link
    */
-  public synchronized long bytes(int linkId) {
-    return state(linkId).bytes;
+  public long bytes(int linkId) {
+    LinkState st = state(linkId);
+    synchronized (st) {
+      return st.bytes;
+    }
   }
 
   /**
@@ -263,7 +291,10 @@ public final class LinkModel {
    * @return frames on or queued for the link (modelled) when the last frame reached it (at most
    *     255)
    */
-  public synchronized int queueDepth(int linkId) {
-    return state(linkId).depth;
+  public int queueDepth(int linkId) {
+    LinkState st = state(linkId);
+    synchronized (st) {
+      return st.depth;
+    }
   }
 }
