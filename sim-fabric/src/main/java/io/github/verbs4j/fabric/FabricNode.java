@@ -162,7 +162,10 @@ public interface FabricNode extends AutoCloseable {
    * busy hosts' queues.
    *
    * @param dstNode destination node id
-   * @return the bytes; 0 when the transport hands frames on at once (in-JVM, shared memory)
+   * A shared-memory ring counts the bytes of the destination's ring, up to this node's last frame
+   * there, that the destination's reader has not taken yet.
+   *
+   * @return the bytes; 0 when the transport hands frames on at once (in-JVM)
    */
   default long unsentBytes(int dstNode) {
     return 0;

@@ -518,10 +518,11 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     }
     Peer v = members.peer(router.via(dstNode));
     ShmLinks s = shm;
-    if (v == null || (s != null && s.linked(v.id))) {
-      return 0; // a frame in a shared-memory ring has left
+    if (v == null) {
+      return 0;
     }
-    return outbox.unsent(v);
+    // A frame in a shared-memory ring is at the peer once its reader took it; larger frames take the socket.
+    return (s != null && s.linked(v.id) ? s.unread(v.id) : 0) + outbox.unsent(v);
   }
 
   @Override
