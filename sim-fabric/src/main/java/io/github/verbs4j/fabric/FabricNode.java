@@ -172,6 +172,40 @@ public interface FabricNode extends AutoCloseable {
   }
 
   /**
+   * The receiver above has taken every frame this node handed it (any thread; cheap): a transport
+   * that can, tells peers that this node was caught up now ({@link #peerCaughtUpNanos}), if
+   * nothing else waits in its own queues either.
+   */
+  default void receiverCaughtUp() {}
+
+  /**
+   * @return whether every frame that reached this node has been handed to the receiver (nothing
+   *     waits in the transport's own inbound queues); true when the transport cannot tell
+   */
+  default boolean receiveDrained() {
+    return true;
+  }
+
+  /**
+   * @param dstNode a destination node
+   * @return how far the destination's reader has read what reached it (a count that only grows
+   *     while its host runs that reader), or {@link Long#MAX_VALUE} if the transport cannot tell
+   */
+  default long peerReadMark(int dstNode) {
+    return Long.MAX_VALUE;
+  }
+
+  /**
+   * @param dstNode a destination node
+   * @return {@link System#nanoTime()} when the destination's receiver last had taken everything
+   *     that reached it ({@link #receiverCaughtUp}), or {@link Long#MAX_VALUE} if the transport
+   *     cannot tell (the shared-memory rings of one host can)
+   */
+  default long peerCaughtUpNanos(int dstNode) {
+    return Long.MAX_VALUE;
+  }
+
+  /**
    * Sets the receiver of frames addressed to this node (replacing any previous one). Frames that
    * arrive while no receiver is set are dropped ({@link DropReason#NO_RECEIVER}).
    *

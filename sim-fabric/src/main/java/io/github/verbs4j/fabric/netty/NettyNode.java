@@ -526,6 +526,42 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
   }
 
   @Override
+  public void receiverCaughtUp() {
+    ShmLinks s = shm;
+    if (s != null) {
+      s.caughtUp();
+    }
+  }
+
+  @Override
+  public boolean receiveDrained() {
+    ShmLinks s = shm;
+    return s == null || s.drained();
+  }
+
+  @Override
+  public long peerReadMark(int dstNode) {
+    ShmLinks s = shm;
+    return s == null ? Long.MAX_VALUE : s.peerRead(shmVia(dstNode));
+  }
+
+  @Override
+  public long peerCaughtUpNanos(int dstNode) {
+    ShmLinks s = shm;
+    return s == null ? Long.MAX_VALUE : s.peerCaughtUp(shmVia(dstNode));
+  }
+
+  /** @return the node whose ring frames to {@code dstNode} go into, or 0 if none */
+  private int shmVia(int dstNode) {
+    Peer p = members.peer(dstNode);
+    if (!isOpen() || p == null || dstNode == nodeId() || !p.up) {
+      return 0;
+    }
+    Peer v = members.peer(router.via(dstNode));
+    return v == null ? 0 : v.id;
+  }
+
+  @Override
   public boolean isWritable(int dstNode) {
     Peer p = members.peer(dstNode);
     if (!isOpen() || p == null) {

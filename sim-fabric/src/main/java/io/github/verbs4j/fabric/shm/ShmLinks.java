@@ -350,6 +350,46 @@ public final class ShmLinks implements AutoCloseable {
   }
 
   /**
+   * @return whether every frame that reached this node's ring has been handed on (the ring and the
+   *     queue to the fabric thread are empty)
+   */
+  public boolean drained() {
+    return own.size() == 0 && inbox.isEmpty();
+  }
+
+  /**
+   * The engine above has taken every frame it was handed (any thread): if the ring and the queue to
+   * the fabric thread are empty too, peers may read that this node was caught up now ({@link
+   * #peerCaughtUp}). The time is read first, so every frame written before it has been taken.
+   */
+  public void caughtUp() {
+    long t = System.nanoTime();
+    if (drained()) {
+      ownBell.putLongOrdered(ShmRing.CAUGHT_UP, t);
+    }
+  }
+
+  /**
+   * @param node a peer
+   * @return {@link System#nanoTime()} when its engine last had taken everything that reached it (0:
+   *     never), or {@link Long#MAX_VALUE} if it is not linked
+   */
+  public long peerCaughtUp(int node) {
+    ShmRing.Mapped m = node > 0 && node < peers.length() ? peers.get(node) : null;
+    return m == null ? Long.MAX_VALUE : m.bell().getLongVolatile(ShmRing.CAUGHT_UP);
+  }
+
+  /**
+   * @param node a peer
+   * @return how far its reader has read its ring (a position that only grows while it runs), or
+   *     {@link Long#MAX_VALUE} if it is not linked
+   */
+  public long peerRead(int node) {
+    ShmRing.Mapped m = node > 0 && node < peers.length() ? peers.get(node) : null;
+    return m == null ? Long.MAX_VALUE : m.ring().consumerPosition();
+  }
+
+  /**
    * @param node a linked peer
    * @return whether its ring is less than half full
    */
