@@ -676,11 +676,8 @@ final class Requester {
     PacketPort port = dev.port;
     AckWait.Verdict v = ackWait.judge(port.receiveDrained(), port.unsentBytes(dlid), port.peerReadMark(dlid),
         port.peerCaughtUpNanos(dlid), retransmitArmedWall);
-    if (v != AckWait.Verdict.EXPIRED) {
-      // The peer's engine has not had the packets yet, or the answer may still wait on this side:
-      // time a busy host did not run is not time on the wire.
-      dev.counters.inc(v == AckWait.Verdict.UNHEARD ? IbCounters.Counter.UNHEARD_TIMEOUTS
-          : IbCounters.Counter.QUEUED_TIMEOUTS);
+    if (v != AckWait.Verdict.EXPIRED) { // time a busy host did not run is not time on the wire
+      dev.counters.inc(v == AckWait.Verdict.UNHEARD ? IbCounters.Counter.UNHEARD_TIMEOUTS : IbCounters.Counter.QUEUED_TIMEOUTS);
       armRetransmit(now);
       return;
     }

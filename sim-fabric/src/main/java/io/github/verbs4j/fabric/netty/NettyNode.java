@@ -512,17 +512,22 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
 
   @Override
   public long unsentBytes(int dstNode) {
-    Peer p = members.peer(dstNode);
-    if (!isOpen() || p == null || dstNode == nodeId() || !p.up) {
-      return 0;
-    }
-    Peer v = members.peer(router.via(dstNode));
-    ShmLinks s = shm;
+    Peer v = via(dstNode);
     if (v == null) {
       return 0;
     }
+    ShmLinks s = shm;
     // A frame in a shared-memory ring is at the peer once its reader took it; larger frames take the socket.
     return (s != null && s.linked(v.id) ? s.unread(v.id) : 0) + outbox.unsent(v);
+  }
+
+  /** @return the peer whose process frames to {@code dstNode} go to first, or null (self, down, closed) */
+  private Peer via(int dstNode) {
+    Peer p = members.peer(dstNode);
+    if (!isOpen() || p == null || dstNode == nodeId() || !p.up) {
+      return null;
+    }
+    return members.peer(router.via(dstNode));
   }
 
   @Override
@@ -542,23 +547,15 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
   @Override
   public long peerReadMark(int dstNode) {
     ShmLinks s = shm;
-    return s == null ? Long.MAX_VALUE : s.peerRead(shmVia(dstNode));
+    Peer v = via(dstNode);
+    return s == null || v == null ? Long.MAX_VALUE : s.peerRead(v.id);
   }
 
   @Override
   public long peerCaughtUpNanos(int dstNode) {
     ShmLinks s = shm;
-    return s == null ? Long.MAX_VALUE : s.peerCaughtUp(shmVia(dstNode));
-  }
-
-  /** @return the node whose ring frames to {@code dstNode} go into, or 0 if none */
-  private int shmVia(int dstNode) {
-    Peer p = members.peer(dstNode);
-    if (!isOpen() || p == null || dstNode == nodeId() || !p.up) {
-      return 0;
-    }
-    Peer v = members.peer(router.via(dstNode));
-    return v == null ? 0 : v.id;
+    Peer v = via(dstNode);
+    return s == null || v == null ? Long.MAX_VALUE : s.peerCaughtUp(v.id);
   }
 
   @Override
