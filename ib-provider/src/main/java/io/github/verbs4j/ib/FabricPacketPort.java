@@ -347,6 +347,11 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   }
 
   @Override
+  public long peerTimeoutNanos() {
+    return node.peerTimeoutNanos();
+  }
+
+  @Override
   public long unsentBytes(int dlid) {
     return node.unsentBytes(dlid);
   }

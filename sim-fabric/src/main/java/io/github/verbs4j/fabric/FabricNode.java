@@ -206,6 +206,14 @@ public interface FabricNode extends AutoCloseable {
   }
 
   /**
+   * @return how long a peer may be silent before this fabric declares it down, ns; 0 if it never
+   *     does (in one JVM nothing is silent)
+   */
+  default long peerTimeoutNanos() {
+    return 0;
+  }
+
+  /**
    * Sets the receiver of frames addressed to this node (replacing any previous one). Frames that
    * arrive while no receiver is set are dropped ({@link DropReason#NO_RECEIVER}).
    *

@@ -152,6 +152,11 @@ public interface PacketPort extends AutoCloseable {
     return Long.MAX_VALUE;
   }
 
+  /** @return how long the fabric lets a peer be silent before it declares it down, ns (0: never) */
+  default long peerTimeoutNanos() {
+    return 0;
+  }
+
   /** @return the port clock in nanoseconds (wall or modelled) */
   long nowNanos();
 

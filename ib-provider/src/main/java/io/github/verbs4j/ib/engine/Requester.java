@@ -675,7 +675,7 @@ final class Requester {
     int dlid = qp.type == QpType.DCI ? dcDlid : qp.dlid;
     PacketPort port = dev.port;
     AckWait.Verdict v = ackWait.judge(port.receiveDrained(), port.unsentBytes(dlid), port.peerReadMark(dlid),
-        port.peerCaughtUpNanos(dlid), retransmitArmedWall);
+        port.peerCaughtUpNanos(dlid), retransmitArmedWall, now, AckWait.patience(qp.timeoutNanos, port.peerTimeoutNanos()));
     if (v != AckWait.Verdict.EXPIRED) { // time a busy host did not run is not time on the wire
       dev.counters.inc(v == AckWait.Verdict.UNHEARD ? IbCounters.Counter.UNHEARD_TIMEOUTS : IbCounters.Counter.QUEUED_TIMEOUTS);
       armRetransmit(now);

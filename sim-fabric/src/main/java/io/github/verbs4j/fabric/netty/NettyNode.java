@@ -545,6 +545,11 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
   }
 
   @Override
+  public long peerTimeoutNanos() {
+    return options.getLong(FabricOptions.PEER_TIMEOUT_MS) * 1_000_000L;
+  }
+
+  @Override
   public long peerReadMark(int dstNode) {
     ShmLinks s = shm;
     Peer v = via(dstNode);

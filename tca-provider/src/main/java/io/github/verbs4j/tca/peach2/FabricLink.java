@@ -264,6 +264,11 @@ public final class FabricLink implements Peach2Link {
   }
 
   @Override
+  public long peerTimeoutNanos() {
+    return node.peerTimeoutNanos();
+  }
+
+  @Override
   public boolean isWritable(int dstNode) {
     return node.isWritable(dstNode);
   }

@@ -122,6 +122,11 @@ public interface Peach2Link extends AutoCloseable {
     return Long.MAX_VALUE;
   }
 
+  /** @return how long the fabric lets a peer be silent before it declares it down, ns (0: never) */
+  default long peerTimeoutNanos() {
+    return 0;
+  }
+
   /**
    * @return whether fault injection may lose frames sent from now on (then a reply a requester
    *     waits for is not certain to come)

@@ -253,8 +253,8 @@ final class Requester {
   private boolean waiting(long now) {
     Peach2Link link = ctx.board().link();
     long startedAt = System.nanoTime() - (now - lastProgress); // the timer's start on the peers' clock
-    return ackWait.judge(link.receiveDrained(), 0, link.peerReadMark(dlid), link.peerCaughtUpNanos(dlid), startedAt)
-        != AckWait.Verdict.EXPIRED;
+    return ackWait.judge(link.receiveDrained(), 0, link.peerReadMark(dlid), link.peerCaughtUpNanos(dlid), startedAt,
+        now, AckWait.patience(timeoutNanos(), link.peerTimeoutNanos())) != AckWait.Verdict.EXPIRED;
   }
 
   /** @return whether sent messages wait for their ACK (not an RNR wait: its timer is a real event) */

@@ -20,11 +20,13 @@ package io.github.verbs4j.verbs.spi.runtime;
  *       answer: a real timeout, which spends {@code retry_cnt}.
  * </ul>
  *
- * The first two are taken at most {@link #BUDGET} times in a row without movement, so a peer that
- * stops (a process that is gone leaves its ring unread) still ends the QP within a bounded number
- * of timeouts. Movement is what a live but busy host shows: the bytes on their way went down, the
- * peer's reader took more of its ring, or its engine caught up again. Transport progress (an ACK)
- * gives the whole budget back ({@link #reset}).
+ * The first two re-arm while the hosts show movement — the bytes on their way went down, the
+ * peer's reader took more of its ring (its process runs), or its engine caught up again — and, without
+ * movement, for a patience the caller gives: at least {@link #BUDGET} timeouts, and as long as the
+ * fabric takes to declare a silent peer down (a process that does not run at all for that long
+ * is treated as gone). A peer process that is gone leaves its ring unread, so it still ends the QP
+ * within that patience, and at once when the fabric reports it down. Transport progress (an ACK)
+ * starts afresh ({@link #reset}).
  *
  * <p>Not thread-safe: one per QP, under the QP's lock.
  */
@@ -39,27 +41,41 @@ public final class AckWait {
     NOT_AT_PEER
   }
 
-  /** Expiries in a row without movement that may be re-armed without spending a retry. */
+  /** Timeouts without movement that re-arm at least (the patience is never shorter). */
   public static final int BUDGET = 8;
   /** {@code peerCaughtUp} of a transport that cannot tell: the peer always counts as caught up. */
   public static final long UNKNOWN = Long.MAX_VALUE;
 
-  private int left = BUDGET;
+  private boolean waiting;
+  private long waitingSince;
+  private boolean exhausted;
   private long lastUnsent;
   private long lastPeerRead = Long.MIN_VALUE;
   private long lastPeerCaughtUp = Long.MIN_VALUE;
 
-  /** Progress, or new counts: the whole budget again. */
+  /** Progress, or new counts: no wait is running. */
   public void reset() {
-    left = BUDGET;
+    waiting = false;
+    exhausted = false;
     lastUnsent = 0;
     lastPeerRead = Long.MIN_VALUE;
     lastPeerCaughtUp = Long.MIN_VALUE;
   }
 
-  /** The peer is gone: every expiry from now on is real. */
+  /** The peer is gone: every expiry until the next {@link #reset} is real. */
   public void exhaust() {
-    left = 0;
+    exhausted = true;
+  }
+
+  /**
+   * @param timeoutNanos the QP's local ACK timeout
+   * @param peerTimeoutNanos how long the fabric lets a peer be silent before it declares it down (0
+   *     if it does not)
+   * @return how long a wait without movement may last: {@link #BUDGET} timeouts, or the fabric's
+   *     peer timeout if longer
+   */
+  public static long patience(long timeoutNanos, long peerTimeoutNanos) {
+    return Math.max(BUDGET * timeoutNanos, peerTimeoutNanos);
   }
 
   /**
@@ -74,27 +90,32 @@ public final class AckWait {
    *     ({@link System#nanoTime()} of this host; {@link #UNKNOWN} if the transport cannot tell)
    * @param armedAt when the timer started, on the same clock: the oldest unacknowledged packet was
    *     sent no later
+   * @param now the requester's clock now
+   * @param patience how long, on the requester's clock, a wait without movement may last ({@link
+   *     #patience})
    * @return the verdict
    */
-  public Verdict judge(boolean ownDrained, long unsent, long peerRead, long peerCaughtUp, long armedAt) {
+  public Verdict judge(boolean ownDrained, long unsent, long peerRead, long peerCaughtUp, long armedAt, long now,
+      long patience) {
     boolean notAtPeer = unsent > 0 || peerCaughtUp != UNKNOWN && peerCaughtUp - armedAt < 0;
     if (ownDrained && !notAtPeer) {
+      waiting = false;
       lastUnsent = 0;
       return Verdict.EXPIRED;
     }
     boolean moved = unsent > 0 && unsent < lastUnsent
         || lastPeerRead != Long.MIN_VALUE && peerRead != lastPeerRead
         || lastPeerCaughtUp != Long.MIN_VALUE && peerCaughtUp != lastPeerCaughtUp;
-    if (moved) {
-      left = BUDGET; // the hosts are slow, not stuck
+    if (!waiting || moved) {
+      waiting = true; // the hosts are slow, not stuck: the patience runs from here
+      waitingSince = now;
     }
     lastUnsent = unsent;
     lastPeerRead = peerRead;
     lastPeerCaughtUp = peerCaughtUp;
-    if (left <= 0) {
+    if (exhausted || now - waitingSince >= patience) {
       return Verdict.EXPIRED;
     }
-    left--;
     return ownDrained ? Verdict.NOT_AT_PEER : Verdict.UNHEARD;
   }
 }
