@@ -333,6 +333,31 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   }
 
   @Override
+  public void caughtUp() {
+    node.receiverCaughtUp();
+  }
+
+  @Override
+  public boolean receiveDrained() {
+    return node.receiveDrained();
+  }
+
+  @Override
+  public long peerReadMark(int dlid) {
+    return node.peerReadMark(dlid);
+  }
+
+  @Override
+  public long peerCaughtUpNanos(int dlid) {
+    return node.peerCaughtUpNanos(dlid);
+  }
+
+  @Override
+  public long peerTimeoutNanos() {
+    return node.peerTimeoutNanos();
+  }
+
+  @Override
   public long unsentBytes(int dlid) {
     return node.unsentBytes(dlid);
   }

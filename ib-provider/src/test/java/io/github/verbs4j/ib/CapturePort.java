@@ -101,6 +101,35 @@ final class CapturePort implements PacketPort {
     return unsent;
   }
 
+  /** What {@link #receiveDrained} answers; a test clears it to hold frames in "the fabric". */
+  volatile boolean drained = true;
+  /** What {@link #peerReadMark} answers for every destination. */
+  volatile long peerRead = Long.MAX_VALUE;
+  /** What {@link #peerCaughtUpNanos} answers for every destination. */
+  volatile long peerCaughtUp = Long.MAX_VALUE;
+  /** How often the engine said it had taken everything ({@link #caughtUp}). */
+  final java.util.concurrent.atomic.AtomicInteger caughtUps = new java.util.concurrent.atomic.AtomicInteger();
+
+  @Override
+  public boolean receiveDrained() {
+    return drained;
+  }
+
+  @Override
+  public long peerReadMark(int dlid) {
+    return peerRead;
+  }
+
+  @Override
+  public long peerCaughtUpNanos(int dlid) {
+    return peerCaughtUp;
+  }
+
+  @Override
+  public void caughtUp() {
+    caughtUps.incrementAndGet();
+  }
+
   @Override
   public synchronized long nowNanos() {
     return now;

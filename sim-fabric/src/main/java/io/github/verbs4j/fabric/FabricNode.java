@@ -162,9 +162,54 @@ public interface FabricNode extends AutoCloseable {
    * busy hosts' queues.
    *
    * @param dstNode destination node id
-   * @return the bytes; 0 when the transport hands frames on at once (in-JVM, shared memory)
+   * A shared-memory ring counts the bytes of the destination's ring, up to this node's last frame
+   * there, that the destination's reader has not taken yet.
+   *
+   * @return the bytes; 0 when the transport hands frames on at once (in-JVM)
    */
   default long unsentBytes(int dstNode) {
+    return 0;
+  }
+
+  /**
+   * The receiver above has taken every frame this node handed it (any thread; cheap): a transport
+   * that can, tells peers that this node was caught up now ({@link #peerCaughtUpNanos}), if
+   * nothing else waits in its own queues either.
+   */
+  default void receiverCaughtUp() {}
+
+  /**
+   * @return whether every frame that reached this node has been handed to the receiver (nothing
+   *     waits in the transport's own inbound queues); true when the transport cannot tell
+   */
+  default boolean receiveDrained() {
+    return true;
+  }
+
+  /**
+   * @param dstNode a destination node
+   * @return how far the destination's reader has read what reached it (a count that only grows
+   *     while its host runs that reader), or {@link Long#MAX_VALUE} if the transport cannot tell
+   */
+  default long peerReadMark(int dstNode) {
+    return Long.MAX_VALUE;
+  }
+
+  /**
+   * @param dstNode a destination node
+   * @return {@link System#nanoTime()} when the destination's receiver last had taken everything
+   *     that reached it ({@link #receiverCaughtUp}), or {@link Long#MAX_VALUE} if the transport
+   *     cannot tell (the shared-memory rings of one host can)
+   */
+  default long peerCaughtUpNanos(int dstNode) {
+    return Long.MAX_VALUE;
+  }
+
+  /**
+   * @return how long a peer may be silent before this fabric declares it down, ns; 0 if it never
+   *     does (in one JVM nothing is silent)
+   */
+  default long peerTimeoutNanos() {
     return 0;
   }
 

@@ -29,11 +29,18 @@ public final class IbCounters {
     /** Local ACK timeouts the engine ran a whole timeout late (a busy host): resent, no retry spent. */
     LATE_TIMEOUTS("verbs4j.ib.timeouts.late", null, null),
     /**
-     * Local ACK timeouts that fired while packets to the destination had not reached its fabric
-     * yet (queued on this host, in socket buffers, being decrypted or decoded by the peer):
-     * re-armed, no retry spent (at most {@code QueuedWait.BUDGET} in a row without movement).
+     * Local ACK timeouts that fired while packets to the destination had not reached its engine
+     * yet (queued on this host, in socket buffers or the peer's ring, being decoded by the peer, or
+     * not yet taken by its engine): re-armed, no retry spent ({@code AckWait}, at most {@code
+     * AckWait.BUDGET} in a row without movement).
      */
     QUEUED_TIMEOUTS("verbs4j.ib.timeouts.queued", null, null),
+    /**
+     * Local ACK timeouts that fired while frames that reached this node still waited in the
+     * fabric's own inbound queues (the ACK may be among them): re-armed, no retry spent ({@code
+     * AckWait}).
+     */
+    UNHEARD_TIMEOUTS("verbs4j.ib.timeouts.unheard", null, null),
     /**
      * Transport retries: each {@code retry_cnt} a requester spent (a local ACK timeout, a PSN
      * sequence error NAK, a lost READ or atomic response). RNR retries are not among them.

@@ -430,10 +430,15 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
       working = true;
       // A response already queued is not lost: read what arrived before judging a timeout, so a
       // busy host (a receive budget spent, an engine run late) never declares a live peer dead.
-      work += receiveQueued(t);
+      int heard = receiveQueued(t);
+      received += heard;
+      work += heard;
       work += timers.runTimers(t);
     }
     work += progressDirty(t);
+    if (received > 0 && inbound.isEmpty()) {
+      port.caughtUp(); // peers' timers learn that this HCA took what reached it (AckWait)
+    }
     if (acks.pending()) {
       acks.endOfCycle(t, tx.sent(), clock);
     }

@@ -120,6 +120,43 @@ public interface PacketPort extends AutoCloseable {
     return 0;
   }
 
+  /**
+   * The engine has taken every packet the port handed it (engine thread; cheap): a port over a
+   * fabric that can tell peers so does ({@code FabricNode.receiverCaughtUp}).
+   */
+  default void caughtUp() {}
+
+  /**
+   * @return whether every packet that reached this port has been handed to the receiver (none
+   *     waits in the fabric's own inbound queues); true when the fabric cannot tell
+   */
+  default boolean receiveDrained() {
+    return true;
+  }
+
+  /**
+   * @param dlid a destination LID
+   * @return how far its port's fabric has read what reached it (a count that only grows while its
+   *     host runs that reader), or {@link Long#MAX_VALUE} if the fabric cannot tell
+   */
+  default long peerReadMark(int dlid) {
+    return Long.MAX_VALUE;
+  }
+
+  /**
+   * @param dlid a destination LID
+   * @return {@link System#nanoTime()} when its engine last had taken everything that reached it,
+   *     or {@link Long#MAX_VALUE} if the fabric cannot tell ({@code FabricNode.peerCaughtUpNanos})
+   */
+  default long peerCaughtUpNanos(int dlid) {
+    return Long.MAX_VALUE;
+  }
+
+  /** @return how long the fabric lets a peer be silent before it declares it down, ns (0: never) */
+  default long peerTimeoutNanos() {
+    return 0;
+  }
+
   /** @return the port clock in nanoseconds (wall or modelled) */
   long nowNanos();
 

@@ -6,6 +6,7 @@ import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WrOpcode;
 import io.github.verbs4j.verbs.spi.LateTimeout;
+import io.github.verbs4j.verbs.spi.runtime.AckWait;
 import io.github.verbs4j.verbs.spi.wire.Psn;
 import io.netty.buffer.ByteBuf;
 
@@ -67,11 +68,13 @@ final class Requester {
    * the retry counts on progress.
    */
   int lateLeft;
-  /** Timeouts that find the packets not yet at the peer. */
-  private final QueuedWait queued = new QueuedWait();
+  /** Timeouts that find the packets not yet at the peer's engine, or the answer not yet heard. */
+  private final AckWait ackWait = new AckWait();
   int rnrLeft;
   private boolean retransmitArmed;
   private long retransmitDeadline;
+  /** When the retransmit timer was armed, {@link System#nanoTime()} (what peers' engines stamp). */
+  private long retransmitArmedWall;
   /** RNR_WAIT: when the RNR timer expires; STOPPED: when the stop timer sends a probe. */
   private long waitDeadline;
   boolean peerDead;
@@ -103,7 +106,7 @@ final class Requester {
     pktsSinceAckReq = 0;
     retryLeft = qp.retryCnt;
     lateLeft = LateTimeout.BUDGET;
-    queued.reset();
+    ackWait.reset();
     rnrLeft = qp.rnrRetry;
     retransmitArmed = false;
     peerDead = qp.type != QpType.DCI && dev.params.failFastOnPeerDown && qp.dlid != 0 && dev.isDead(qp.dlid);
@@ -115,7 +118,7 @@ final class Requester {
   void attributesChanged() {
     retryLeft = qp.retryCnt;
     lateLeft = LateTimeout.BUDGET;
-    queued.reset();
+    ackWait.reset();
     rnrLeft = qp.rnrRetry;
   }
 
@@ -431,7 +434,7 @@ final class Requester {
     ready.resume(now); // the ACK that reopens the window was processed then
     retryLeft = qp.retryCnt;
     lateLeft = LateTimeout.BUDGET;
-    queued.reset();
+    ackWait.reset();
     rnrLeft = qp.rnrRetry;
     switch (recovery) {
       case NAK_RETRIED -> {
@@ -507,7 +510,8 @@ final class Requester {
 
   private void armRetransmit(long now) {
     retransmitArmed = true;
-    // from when the packet leaves: in modelled time the send pipeline may be ahead of the clock
+    retransmitArmedWall = System.nanoTime();
+    // from when the packet leaves: in modelled time the send engine may be ahead of the clock
     retransmitDeadline = Math.max(now, tx.departure()) + qp.timeoutNanos;
     dev.armTimer(qp, retransmitDeadline);
   }
@@ -562,7 +566,7 @@ final class Requester {
     if (!peerDead) {
       retryLeft = qp.retryCnt;
       lateLeft = LateTimeout.BUDGET;
-      queued.reset();
+      ackWait.reset();
     }
     if (qp.timeoutNanos > 0) {
       waitDeadline = now + STOP_PROBE_TIMEOUTS * qp.timeoutNanos;
@@ -677,18 +681,25 @@ final class Requester {
       retransmitArmed = false;
       fired = true;
       if (outstanding() && !recovery.holding()) {
-        if (queued.rearm(dev.port.unsentBytes(qp.type == QpType.DCI ? dcDlid : qp.dlid))) {
-          // the packets the timer waits for have not reached the peer's fabric: time in the
-          // hosts' queues is not time on the wire (rxe bounds this by capping packets in flight per QP)
-          dev.counters.inc(IbCounters.Counter.QUEUED_TIMEOUTS);
-          armRetransmit(now);
-        } else {
-          dev.counters.inc(IbCounters.Counter.TIMEOUTS);
-          qp.completer.timeout(now, LateTimeout.isLate(now - retransmitDeadline, qp.timeoutNanos));
-        }
+        retransmitExpired(now);
       }
     }
     return fired;
+  }
+
+  /** The local ACK timer expired with packets outstanding: a real timeout, or not yet ({@link AckWait}). */
+  private void retransmitExpired(long now) {
+    int dlid = qp.type == QpType.DCI ? dcDlid : qp.dlid;
+    PacketPort port = dev.port;
+    AckWait.Verdict v = ackWait.judge(port.receiveDrained(), port.unsentBytes(dlid), port.peerReadMark(dlid),
+        port.peerCaughtUpNanos(dlid), retransmitArmedWall, now, AckWait.patience(qp.timeoutNanos, port.peerTimeoutNanos()));
+    if (v != AckWait.Verdict.EXPIRED) { // time a busy host did not run is not time on the wire
+      dev.counters.inc(v == AckWait.Verdict.UNHEARD ? IbCounters.Counter.UNHEARD_TIMEOUTS : IbCounters.Counter.QUEUED_TIMEOUTS);
+      armRetransmit(now);
+      return;
+    }
+    dev.counters.inc(IbCounters.Counter.TIMEOUTS);
+    qp.completer.timeout(now, LateTimeout.isLate(now - retransmitDeadline, qp.timeoutNanos));
   }
 
   /** The port reported {@code lid} down: a connection to it gets one more timeout, no retries. */
@@ -698,6 +709,7 @@ final class Requester {
       return;
     }
     peerDead = true;
+    ackWait.exhaust();
     retryLeft = 0;
     lateLeft = 0;
     rnrLeft = 0;

@@ -512,16 +512,55 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
 
   @Override
   public long unsentBytes(int dstNode) {
-    Peer p = members.peer(dstNode);
-    if (!isOpen() || p == null || dstNode == nodeId() || !p.up) {
+    Peer v = via(dstNode);
+    if (v == null) {
       return 0;
     }
-    Peer v = members.peer(router.via(dstNode));
     ShmLinks s = shm;
-    if (v == null || (s != null && s.linked(v.id))) {
-      return 0; // a frame in a shared-memory ring has left
+    // A frame in a shared-memory ring is at the peer once its reader took it; larger frames take the socket.
+    return (s != null && s.linked(v.id) ? s.unread(v.id) : 0) + outbox.unsent(v);
+  }
+
+  /** @return the peer whose process frames to {@code dstNode} go to first, or null (self, down, closed) */
+  private Peer via(int dstNode) {
+    Peer p = members.peer(dstNode);
+    if (!isOpen() || p == null || dstNode == nodeId() || !p.up) {
+      return null;
     }
-    return outbox.unsent(v);
+    return members.peer(router.via(dstNode));
+  }
+
+  @Override
+  public void receiverCaughtUp() {
+    ShmLinks s = shm;
+    if (s != null) {
+      s.caughtUp();
+    }
+  }
+
+  @Override
+  public boolean receiveDrained() {
+    ShmLinks s = shm;
+    return s == null || s.drained();
+  }
+
+  @Override
+  public long peerTimeoutNanos() {
+    return options.getLong(FabricOptions.PEER_TIMEOUT_MS) * 1_000_000L;
+  }
+
+  @Override
+  public long peerReadMark(int dstNode) {
+    ShmLinks s = shm;
+    Peer v = via(dstNode);
+    return s == null || v == null ? Long.MAX_VALUE : s.peerRead(v.id);
+  }
+
+  @Override
+  public long peerCaughtUpNanos(int dstNode) {
+    ShmLinks s = shm;
+    Peer v = via(dstNode);
+    return s == null || v == null ? Long.MAX_VALUE : s.peerCaughtUp(v.id);
   }
 
   @Override

@@ -19,6 +19,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -71,6 +72,8 @@ public final class ShmLinks implements AutoCloseable {
   private final String address;
   private final AtomicReferenceArray<ShmRing.Mapped> peers;
   private final Path[] peerFiles;
+  /** Per peer: the position in its ring just past this node's last frame there (or beyond). */
+  private final AtomicLongArray writtenTo;
   private final Executor loop;
   private final Consumer<ByteBuf> sink;
   private final ManyToOneConcurrentArrayQueue<ByteBuf> inbox = new ManyToOneConcurrentArrayQueue<>(INBOX);
@@ -116,6 +119,7 @@ public final class ShmLinks implements AutoCloseable {
     this.sleepAfter = sleepAfter(idleStrategy);
     this.peers = new AtomicReferenceArray<>(size + 1);
     this.peerFiles = new Path[size + 1];
+    this.writtenTo = new AtomicLongArray(size + 1);
     this.file = dir.resolve("n-" + ProcessHandle.current().pid() + "-" + (self - 1) + "-"
         + Integer.toHexString(ThreadLocalRandom.current().nextInt()) + ".ring");
     ShmRing.Mapped m = ShmRing.create(file, capacity);
@@ -296,6 +300,7 @@ public final class ShmLinks implements AutoCloseable {
       throw e;
     }
     r.commit(at);
+    writtenTo.accumulateAndGet(node, r.producerPosition(), Math::max);
     // The frame is visible before the doorbell word is read (the poller sets the word, then looks
     // at the ring): whichever comes second sees the other, so no frame waits for a sleeping poller.
     VarHandle.fullFence();
@@ -325,6 +330,63 @@ public final class ShmLinks implements AutoCloseable {
         off += n;
       }
     }
+  }
+
+  /**
+   * Bytes of {@code node}'s ring, up to this node's last frame in it, that its reader has not taken
+   * yet: while there are any, that frame has not reached the peer (its host has not run its
+   * receive path since), as a frame in a socket buffer has not. Frames of other writers ahead of
+   * this node's count too: they are read first.
+   *
+   * @param node a peer
+   * @return the bytes; 0 if the peer is not linked (or went down)
+   */
+  public long unread(int node) {
+    ShmRing.Mapped m = node > 0 && node < peers.length() ? peers.get(node) : null;
+    if (m == null) {
+      return 0;
+    }
+    return Math.max(0, writtenTo.get(node) - m.ring().consumerPosition());
+  }
+
+  /**
+   * @return whether every frame that reached this node's ring has been handed on (the ring and the
+   *     queue to the fabric thread are empty)
+   */
+  public boolean drained() {
+    return own.size() == 0 && inbox.isEmpty();
+  }
+
+  /**
+   * The engine above has taken every frame it was handed (any thread): if the ring and the queue to
+   * the fabric thread are empty too, peers may read that this node was caught up now ({@link
+   * #peerCaughtUp}). The time is read first, so every frame written before it has been taken.
+   */
+  public void caughtUp() {
+    long t = System.nanoTime();
+    if (drained()) {
+      ownBell.putLongOrdered(ShmRing.CAUGHT_UP, t);
+    }
+  }
+
+  /**
+   * @param node a peer
+   * @return {@link System#nanoTime()} when its engine last had taken everything that reached it (0:
+   *     never), or {@link Long#MAX_VALUE} if it is not linked
+   */
+  public long peerCaughtUp(int node) {
+    ShmRing.Mapped m = node > 0 && node < peers.length() ? peers.get(node) : null;
+    return m == null ? Long.MAX_VALUE : m.bell().getLongVolatile(ShmRing.CAUGHT_UP);
+  }
+
+  /**
+   * @param node a peer
+   * @return how far its reader has read its ring (a position that only grows while it runs), or
+   *     {@link Long#MAX_VALUE} if it is not linked
+   */
+  public long peerRead(int node) {
+    ShmRing.Mapped m = node > 0 && node < peers.length() ? peers.get(node) : null;
+    return m == null ? Long.MAX_VALUE : m.ring().consumerPosition();
   }
 
   /**

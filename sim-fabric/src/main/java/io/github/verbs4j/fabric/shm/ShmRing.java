@@ -31,6 +31,11 @@ final class ShmRing {
 
   /** Bytes after the ring's trailer: the receiver's doorbell word, on a cache line of its own. */
   static final int BELL_LENGTH = 128;
+  /**
+   * Offset in the bell of a long: {@link System#nanoTime()} when the receiver's engine last had
+   * taken every frame that reached it (its own cache line: senders read it only on a timeout).
+   */
+  static final int CAUGHT_UP = 0;
   /** The doorbell word's offset in the bell: 1 while the receiver's poller sleeps. */
   static final int SLEEPING = 64;
 

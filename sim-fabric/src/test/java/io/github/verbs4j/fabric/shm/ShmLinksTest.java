@@ -232,6 +232,39 @@ class ShmLinksTest {
     assertArrayEquals(new int[] {0, each, each, each, each}, next);
   }
 
+  /**
+   * A frame in a peer's ring has not reached the peer until the peer's reader takes it: a host
+   * that did not run its receive path leaves it there ({@link ShmLinks#unread}). The peer here is a
+   * ring nobody polls; the test reads it itself.
+   */
+  @Test
+  void framesInAPeersRingCountAsUnreadUntilItsReaderTakesThem() {
+    ShmLinks a = links(1, ShmRing.MIN_CAPACITY);
+    Path file = dir.resolve("n-0-1-paused.ring");
+    ShmRing.Mapped peer = ShmRing.create(file, ShmRing.MIN_CAPACITY);
+    assertTrue(a.attach(2, ShmLinks.hostId() + "\n" + file));
+    assertEquals(0, a.unread(2));
+    for (int seq = 1; seq <= 2; seq++) {
+      ByteBuf p = payload(1, seq, 100);
+      ShmLinks.Result r = a.send(2, FrameHeader.TYPE_DATA, 0, 0, 1, 2, seq, p, 0, 0);
+      p.release();
+      assertTrue(r == ShmLinks.Result.SENT || r == ShmLinks.Result.SENT_WAKE, r::toString);
+    }
+    // Two records of header + 100 bytes, each with Agrona's 8-byte record header, 8-byte aligned.
+    long record = (8 + FrameHeader.LENGTH + 100 + 7) & ~7;
+    assertEquals(2 * record, a.unread(2));
+    assertEquals(1, peer.ring().read((type, buf, index, length) -> { }, 1));
+    assertEquals(record, a.unread(2));
+    assertEquals(1, peer.ring().read((type, buf, index, length) -> { }));
+    assertEquals(0, a.unread(2));
+    ByteBuf p = payload(1, 3, 10);
+    a.send(2, FrameHeader.TYPE_DATA, 0, 0, 1, 2, 3, p, 0, 0);
+    p.release();
+    assertTrue(a.unread(2) > 0);
+    a.peerDown(2); // a peer that went down has nothing on its way
+    assertEquals(0, a.unread(2));
+  }
+
   @Test
   void ringFileIsPrivateAndRemovedOnCloseAndPeerDown() throws Exception {
     ShmLinks a = links(1, ShmRing.MIN_CAPACITY);

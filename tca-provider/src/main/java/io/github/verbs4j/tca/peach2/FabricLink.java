@@ -244,6 +244,31 @@ public final class FabricLink implements Peach2Link {
   }
 
   @Override
+  public void receiverCaughtUp() {
+    node.receiverCaughtUp();
+  }
+
+  @Override
+  public boolean receiveDrained() {
+    return node.receiveDrained();
+  }
+
+  @Override
+  public long peerReadMark(int dstNode) {
+    return node.peerReadMark(dstNode);
+  }
+
+  @Override
+  public long peerCaughtUpNanos(int dstNode) {
+    return node.peerCaughtUpNanos(dstNode);
+  }
+
+  @Override
+  public long peerTimeoutNanos() {
+    return node.peerTimeoutNanos();
+  }
+
+  @Override
   public boolean isWritable(int dstNode) {
     return node.isWritable(dstNode);
   }

@@ -94,6 +94,40 @@ public interface Peach2Link extends AutoCloseable {
   boolean mayCorrupt();
 
   /**
+   * This node's engine has taken every packet that reached it (any thread; cheap): a fabric that
+   * can, tells peers ({@code FabricNode.receiverCaughtUp}).
+   */
+  default void receiverCaughtUp() {}
+
+  /** @return whether every frame that reached this node was handed on (true if the fabric cannot tell) */
+  default boolean receiveDrained() {
+    return true;
+  }
+
+  /**
+   * @param dstNode a peer
+   * @return how far its reader has read what reached it, or {@link Long#MAX_VALUE} if the fabric
+   *     cannot tell ({@code FabricNode.peerReadMark})
+   */
+  default long peerReadMark(int dstNode) {
+    return Long.MAX_VALUE;
+  }
+
+  /**
+   * @param dstNode a peer
+   * @return {@link System#nanoTime()} when its engine last had taken everything that reached it, or
+   *     {@link Long#MAX_VALUE} if the fabric cannot tell ({@code FabricNode.peerCaughtUpNanos})
+   */
+  default long peerCaughtUpNanos(int dstNode) {
+    return Long.MAX_VALUE;
+  }
+
+  /** @return how long the fabric lets a peer be silent before it declares it down, ns (0: never) */
+  default long peerTimeoutNanos() {
+    return 0;
+  }
+
+  /**
    * @return whether fault injection may lose frames sent from now on (then a reply a requester
    *     waits for is not certain to come)
    */

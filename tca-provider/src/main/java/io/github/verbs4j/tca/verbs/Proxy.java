@@ -204,12 +204,17 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
     long t = clock.getAsLong();
     now = t;
     int work = 0;
+    boolean caughtUp = true;
     for (int p = 1; p < channels.length; p++) {
       int n = channels[p].poll(header, scratch, this, POLL_BUDGET);
       if (n > 0) {
         ctx.counters().packetsReceived(n);
         work += n;
+        caughtUp &= n < POLL_BUDGET;
       }
+    }
+    if (work > 0 && caughtUp) {
+      board.link().receiverCaughtUp(); // peers' timers learn that this proxy took what reached it (AckWait)
     }
     boolean awaiting = false;
     for (TcaQueuePair qp : qpArray) {

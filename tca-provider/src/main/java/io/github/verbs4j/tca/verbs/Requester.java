@@ -1,5 +1,6 @@
 package io.github.verbs4j.tca.verbs;
 
+import io.github.verbs4j.tca.peach2.Peach2Link;
 import io.github.verbs4j.tca.peach2.TcaMallocPool;
 import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.QpAttr;
@@ -9,6 +10,7 @@ import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.WrOpcode;
 import io.github.verbs4j.verbs.spi.LateTimeout;
+import io.github.verbs4j.verbs.spi.runtime.AckWait;
 import io.github.verbs4j.verbs.spi.RnrTimer;
 import io.github.verbs4j.verbs.spi.wire.Psn;
 import java.nio.ByteBuffer;
@@ -68,6 +70,8 @@ final class Requester {
   /** Late timeouts left before they count again ({@link LateTimeout}); reset with {@link #timeouts}. */
   private int lateLeft = LateTimeout.BUDGET;
   private long lastProgress;
+  /** Expiries before the peer's engine had the packets or this side took what reached it. */
+  private final AckWait ackWait = new AckWait();
   private boolean notifyDrain;
   private boolean drainRaised;
   private long sqdMark;
@@ -165,6 +169,7 @@ final class Requester {
         lastProgress = now; // the timer starts with the first outstanding WQE
         timeouts = 0;
         lateLeft = LateTimeout.BUDGET;
+        ackWait.reset();
       }
       start(w);
       next++;
@@ -202,6 +207,11 @@ final class Requester {
       ctx.counters().linkBusyTimeouts(1);
       return false;
     }
+    if (qp.reliable() && waiting(now)) {
+      lastProgress = now;
+      ctx.counters().waitTimeouts(1);
+      return false;
+    }
     boolean late = LateTimeout.isLate(now - lastProgress - t, t) && lateLeft > 0;
     lastProgress = now;
     SendWqe w = qp.slot(qp.head);
@@ -233,6 +243,18 @@ final class Requester {
       }
     }
     return true;
+  }
+
+  /**
+   * @return whether the expired timer must wait ({@link AckWait}): the peer's proxy has not caught
+   *     up since the timer started (its host did not run it), or frames that reached this node
+   *     still wait in the fabric's queues
+   */
+  private boolean waiting(long now) {
+    Peach2Link link = ctx.board().link();
+    long startedAt = System.nanoTime() - (now - lastProgress); // the timer's start on the peers' clock
+    return ackWait.judge(link.receiveDrained(), 0, link.peerReadMark(dlid), link.peerCaughtUpNanos(dlid), startedAt,
+        now, AckWait.patience(timeoutNanos(), link.peerTimeoutNanos())) != AckWait.Verdict.EXPIRED;
   }
 
   /** @return whether sent messages wait for their ACK (not an RNR wait: its timer is a real event) */
@@ -513,6 +535,7 @@ final class Requester {
     lastProgress = now;
     timeouts = 0;
     lateLeft = LateTimeout.BUDGET;
+    ackWait.reset();
   }
 
   /** WQEs before {@code psn} (and at it, if {@code inclusive}) that wait only for an ACK are done. */

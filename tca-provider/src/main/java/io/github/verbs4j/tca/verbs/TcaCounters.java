@@ -25,6 +25,7 @@ final class TcaCounters implements AutoCloseable {
   private final LongAdder timeouts = new LongAdder();
   private final LongAdder lateTimeouts = new LongAdder();
   private final LongAdder linkBusyTimeouts = new LongAdder();
+  private final LongAdder waitTimeouts = new LongAdder();
   private final LongAdder retransmits = new LongAdder();
   private final LongAdder rendezvous = new LongAdder();
   private final LongAdder dropped = new LongAdder();
@@ -50,6 +51,8 @@ final class TcaCounters implements AutoCloseable {
         lateTimeouts);
     counter("timeouts.link.busy", "local ACK timer expiries while the PEACH2 link to the peer still replays: restarted",
         linkBusyTimeouts);
+    counter("timeouts.waiting", "local ACK timer expiries before the peer's engine had the packets or this side had "
+        + "taken what reached it (AckWait): restarted", waitTimeouts);
     counter("retransmits", "messages sent again after a local ACK timeout", retransmits);
     counter("rendezvous", "messages moved by RTS/CTS/FIN with a direct DMA write", rendezvous);
     counter("drops", "packets dropped by a responder (bad state, source or QP)", dropped);
@@ -111,6 +114,15 @@ final class TcaCounters implements AutoCloseable {
 
   void linkBusyTimeouts(long n) {
     linkBusyTimeouts.add(n);
+  }
+
+  void waitTimeouts(long n) {
+    waitTimeouts.add(n);
+  }
+
+  /** @return local ACK timer expiries restarted because a host had not run its side yet ({@code AckWait}) */
+  public long waitTimeouts() {
+    return waitTimeouts.sum();
   }
 
   void retransmits(long n) {
