@@ -333,7 +333,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   }
 
   @Override
-  public void caughtUp() {
+  public void receiverCaughtUp() {
     node.receiverCaughtUp();
   }
 

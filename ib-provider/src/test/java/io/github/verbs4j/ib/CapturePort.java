@@ -126,7 +126,7 @@ final class CapturePort implements PacketPort {
   }
 
   @Override
-  public void caughtUp() {
+  public void receiverCaughtUp() {
     caughtUps.incrementAndGet();
   }
 

@@ -437,7 +437,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     }
     work += progressDirty(t);
     if (received > 0 && inbound.isEmpty()) {
-      port.caughtUp(); // peers' timers learn that this HCA took what reached it (AckWait)
+      port.receiverCaughtUp(); // peers' timers learn that this HCA took what reached it (AckWait)
     }
     if (acks.pending()) {
       acks.endOfCycle(t, tx.sent(), clock);

@@ -1,5 +1,6 @@
 package io.github.verbs4j.ib.engine;
 
+import io.github.verbs4j.verbs.spi.runtime.PeerProgress;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -13,7 +14,7 @@ import io.netty.buffer.ByteBufAllocator;
  * may be called from any thread. The {@link Receiver} upcalls come from the port's own thread
  * (the fabric thread), one at a time.
  */
-public interface PacketPort extends AutoCloseable {
+public interface PacketPort extends AutoCloseable, PeerProgress {
   /** @return this port's LID (1-based, 16 bits) */
   int localLid();
 
@@ -117,43 +118,6 @@ public interface PacketPort extends AutoCloseable {
    *     socket buffers, the peer's decryption and decoding; {@code FabricNode.unsentBytes})
    */
   default long unsentBytes(int dlid) {
-    return 0;
-  }
-
-  /**
-   * The engine has taken every packet the port handed it (engine thread; cheap): a port over a
-   * fabric that can tell peers so does ({@code FabricNode.receiverCaughtUp}).
-   */
-  default void caughtUp() {}
-
-  /**
-   * @return whether every packet that reached this port has been handed to the receiver (none
-   *     waits in the fabric's own inbound queues); true when the fabric cannot tell
-   */
-  default boolean receiveDrained() {
-    return true;
-  }
-
-  /**
-   * @param dlid a destination LID
-   * @return how far its port's fabric has read what reached it (a count that only grows while its
-   *     host runs that reader), or {@link Long#MAX_VALUE} if the fabric cannot tell
-   */
-  default long peerReadMark(int dlid) {
-    return Long.MAX_VALUE;
-  }
-
-  /**
-   * @param dlid a destination LID
-   * @return {@link System#nanoTime()} when its engine last had taken everything that reached it,
-   *     or {@link Long#MAX_VALUE} if the fabric cannot tell ({@code FabricNode.peerCaughtUpNanos})
-   */
-  default long peerCaughtUpNanos(int dlid) {
-    return Long.MAX_VALUE;
-  }
-
-  /** @return how long the fabric lets a peer be silent before it declares it down, ns (0: never) */
-  default long peerTimeoutNanos() {
     return 0;
   }
 

@@ -1,6 +1,7 @@
 package io.github.verbs4j.tca.peach2;
 
 import io.github.verbs4j.fabric.topo.Peach2Topology;
+import io.github.verbs4j.verbs.spi.runtime.PeerProgress;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.function.IntSupplier;
@@ -10,7 +11,7 @@ import java.util.function.IntSupplier;
  * towards the node owning an address, receive the frames addressed to this node, the clock and a
  * scheduler, and liveness. {@link FabricLink} implements it over a sim-fabric node.
  */
-public interface Peach2Link extends AutoCloseable {
+public interface Peach2Link extends AutoCloseable, PeerProgress {
   /** Receives frames addressed to this node, on the link thread. */
   @FunctionalInterface
   interface Receiver {
@@ -92,40 +93,6 @@ public interface Peach2Link extends AutoCloseable {
    *     false, frames may be sent unchecked
    */
   boolean mayCorrupt();
-
-  /**
-   * This node's engine has taken every packet that reached it (any thread; cheap): a fabric that
-   * can, tells peers ({@code FabricNode.receiverCaughtUp}).
-   */
-  default void receiverCaughtUp() {}
-
-  /** @return whether every frame that reached this node was handed on (true if the fabric cannot tell) */
-  default boolean receiveDrained() {
-    return true;
-  }
-
-  /**
-   * @param dstNode a peer
-   * @return how far its reader has read what reached it, or {@link Long#MAX_VALUE} if the fabric
-   *     cannot tell ({@code FabricNode.peerReadMark})
-   */
-  default long peerReadMark(int dstNode) {
-    return Long.MAX_VALUE;
-  }
-
-  /**
-   * @param dstNode a peer
-   * @return {@link System#nanoTime()} when its engine last had taken everything that reached it, or
-   *     {@link Long#MAX_VALUE} if the fabric cannot tell ({@code FabricNode.peerCaughtUpNanos})
-   */
-  default long peerCaughtUpNanos(int dstNode) {
-    return Long.MAX_VALUE;
-  }
-
-  /** @return how long the fabric lets a peer be silent before it declares it down, ns (0: never) */
-  default long peerTimeoutNanos() {
-    return 0;
-  }
 
   /**
    * @return whether fault injection may lose frames sent from now on (then a reply a requester
