@@ -62,6 +62,36 @@ public final class AppTimeline {
   }
 
   /**
+   * Puts a batch of completions taken from a CQ in the order of their timestamps (modelled time
+   * only; stable, so each QP's own order stays). The device may deliver in one batch completions
+   * that happened far apart in modelled time, because it ran late in wall time: the application
+   * takes each at its own time, and posts what it asks for then ({@link #before}), not at the
+   * latest one's.
+   *
+   * @param wcs the batch
+   * @param n how many of {@code wcs} hold completions
+   */
+  public void inTimeOrder(WorkCompletion[] wcs, int n) {
+    if (!modelled) {
+      return;
+    }
+    for (int i = 1; i < n; i++) {
+      WorkCompletion w = wcs[i];
+      int j = i - 1;
+      while (j >= 0 && wcs[j].timestampNanos() > w.timestampNanos()) {
+        wcs[j + 1] = wcs[j];
+        j--;
+      }
+      wcs[j + 1] = w;
+    }
+  }
+
+  /** @return whether, in modelled time, {@code a} happened before {@code b} */
+  public boolean before(WorkCompletion a, WorkCompletion b) {
+    return modelled && a.timestampNanos() < b.timestampNanos();
+  }
+
+  /**
    * The application took a completion: it cannot have seen it before the device produced it.
    *
    * @param wc the completion (its timestamp is on the device's clock)

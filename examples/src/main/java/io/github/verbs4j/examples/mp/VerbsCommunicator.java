@@ -417,11 +417,20 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     }
     int work = 0;
     int n = cq.poll(wcs);
+    timeline.inTimeOrder(wcs, n);
     for (int i = 0; i < n; i++) {
       timeline.completed(wcs[i]);
       handle(wcs[i]);
+      if (i + 1 < n && timeline.before(wcs[i], wcs[i + 1])) {
+        work += post(); // what it asked for goes at its own time, not at a later completion's
+      }
     }
-    work += n;
+    return work + n + post();
+  }
+
+  /** Posts what waits, at the application's time. */
+  private int post() {
+    int work = 0;
     timeline.beforePost();
     if (cm != null) {
       for (Peer p : peers) {

@@ -67,4 +67,30 @@ class AppTimelineTest {
     assertTrue(received >= SENDER_WORK && received < SENDER_WORK + RECEIVER_WORK / 2,
         "received " + received + " ns after the sender's start; sender worked " + SENDER_WORK + ", receiver " + RECEIVER_WORK);
   }
+
+  @Test
+  void aBatchOfCompletionsIsTakenInTheOrderTheyHappenedOnAModelledClockOnly() throws Exception {
+    List<String> orders = new java.util.ArrayList<>();
+    for (String time : List.of("modelled", "wall")) {
+      InJvmJob.IB.run(1, Map.of("verbs.time", time), ctx -> {
+        AppTimeline t = new AppTimeline(ctx);
+        io.github.verbs4j.verbs.WorkCompletion[] wcs = io.github.verbs4j.verbs.WorkCompletion.array(5);
+        long[] stamps = {30, 10, 20, 20, 5};
+        for (int i = 0; i < stamps.length; i++) {
+          wcs[i].reset(i, io.github.verbs4j.verbs.WcStatus.SUCCESS, io.github.verbs4j.verbs.WcOpcode.RECV, 1)
+              .timestampNanos(stamps[i]);
+        }
+        t.inTimeOrder(wcs, 4); // the fifth is not part of the batch
+        StringBuilder b = new StringBuilder();
+        for (io.github.verbs4j.verbs.WorkCompletion w : wcs) {
+          b.append(w.wrId());
+        }
+        b.append(t.before(wcs[0], wcs[1]) ? " before" : " not before");
+        orders.add(b.toString());
+        return null;
+      });
+    }
+    // stable: the two at 20 keep their order; a wall clock keeps the CQ's order
+    assertEquals(List.of("12304 before", "01234 not before"), orders);
+  }
 }
