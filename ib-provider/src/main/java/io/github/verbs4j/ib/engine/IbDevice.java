@@ -4,7 +4,6 @@ import io.github.verbs4j.ib.wire.Bth;
 import io.github.verbs4j.ib.wire.Icrc;
 import io.github.verbs4j.ib.wire.Opcode;
 import io.github.verbs4j.ib.wire.Opcode.Transport;
-import io.github.verbs4j.verbs.Errno;
 import io.github.verbs4j.verbs.QpCap;
 import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.VerbsException;
@@ -23,7 +22,6 @@ import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.BitSet;
 import java.util.Queue;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,11 +55,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
   private final Queue<ByteBuf> inbound;
   private final ReceiveTimeline received;
   private final Queue<EngineQp> doorbells;
-  private final AtomicReferenceArray<EngineQp> table;
-  /** One past the highest table index a QP was ever attached at: the part of the table to scan. */
-  private volatile int tableHigh;
-  private final boolean[] reserved;
-  private int nextIndex;
+  private final QpTable qps;
 
   // The pieces, and engine-only state (under the agent).
   final Transmitter tx;
@@ -114,8 +108,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     this.inbound = PlatformDependent.newFixedMpscQueue(Math.max(2, params.inboundQueue));
     this.received = new ReceiveTimeline(port.modelledTime(), inbound);
     this.doorbells = PlatformDependent.newFixedMpscQueue(Math.max(64, params.device.maxQp()));
-    this.table = new AtomicReferenceArray<>(params.device.maxQp());
-    this.reserved = new boolean[params.device.maxQp()];
+    this.qps = new QpTable(params.device.maxQp());
     this.tx = new Transmitter(port, params, counters);
     this.frames = new FrameSplitter(this, counters);
     // An ACK hold ends at a wall-time whim (which thread runs the cycle, when the caller goes
@@ -169,25 +162,13 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
    * @throws VerbsException ENOMEM if {@code max_qp} QPs exist (the SPI counts QPs first, so only a
    *     QP created around it gets here)
    */
-  public synchronized int allocateQpn() {
-    int n = reserved.length;
-    for (int i = 0; i < n; i++) {
-      int idx = (nextIndex + i) % n;
-      if (!reserved[idx]) {
-        reserved[idx] = true;
-        nextIndex = (idx + 1) % n; // rotate, so a stale packet rarely meets a reused number
-        return FIRST_QPN + idx;
-      }
-    }
-    throw new VerbsException(Errno.ENOMEM, "max_qp=" + n + " QPs are already allocated");
+  public int allocateQpn() {
+    return qps.allocate();
   }
 
   /** @param qpn a number from {@link #allocateQpn} that will not be attached after all */
-  public synchronized void releaseQpn(int qpn) {
-    int idx = qpn - FIRST_QPN;
-    if (table.get(idx) == null) {
-      reserved[idx] = false;
-    }
+  public void releaseQpn(int qpn) {
+    qps.release(qpn);
   }
 
   /**
@@ -211,28 +192,12 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
       SoftCompletionQueue sendCq, SoftCompletionQueue recvCq, ReceiveQueue rq, SoftSharedReceiveQueue srq, QpCap cap,
       boolean sqSigAll, long dctKey) {
     EngineQp qp = new EngineQp(this, qpn, owner, type, pd, memory, sendCq, recvCq, rq, srq, cap, sqSigAll, dctKey);
-    table.set(qpn - FIRST_QPN, qp);
-    synchronized (this) {
-      tableHigh = Math.max(tableHigh, qpn - FIRST_QPN + 1);
-    }
+    qps.attach(qp);
     return qp;
   }
 
-  synchronized void detach(EngineQp qp) {
-    int idx = qp.qpn - FIRST_QPN;
-    if (table.get(idx) == qp) {
-      table.set(idx, null);
-      reserved[idx] = false;
-    }
-  }
-
-  private EngineQp lookup(int qpn) {
-    int idx = qpn - FIRST_QPN;
-    if (idx < 0 || idx >= reserved.length) {
-      return null;
-    }
-    EngineQp qp = table.get(idx);
-    return qp != null && qp.qpn == qpn ? qp : null;
+  void detach(EngineQp qp) {
+    qps.detach(qp);
   }
 
   /** @param qp a QP whose doorbell rang (an application thread: a post) */
@@ -528,7 +493,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
       counters.inc(IbCounters.Counter.DROP_BAD_PKEY);
       return;
     }
-    EngineQp qp = lookup(p.destQp);
+    EngineQp qp = qps.lookup(p.destQp);
     if (LOG.isTraceEnabled()) {
       LOG.trace("rx lid {} <- {} qp 0x{} {} psn 0x{} qp state {}", port.localLid(), p.slid, Integer.toHexString(p.destQp),
           p.opcode, Integer.toHexString(p.psn), qp == null ? "none" : qp.owner.state());
@@ -635,9 +600,9 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
         return work;
       }
       deadLids.set(lid);
-      int high = tableHigh; // not all max_qp entries: a thousand peers closing visit each device's table
+      int high = qps.high(); // not all max_qp entries: a thousand peers closing visit each device's table
       for (int i = 0; i < high; i++) {
-        EngineQp qp = table.get(i);
+        EngineQp qp = qps.at(i);
         if (qp != null) {
           synchronized (qp.lock) {
             qp.peerDown(lid, t);

@@ -80,13 +80,7 @@ final class Requester {
   boolean peerDead;
   private boolean moreToSend;
   private final RequestReadiness ready = new RequestReadiness();
-  // DC connection epoch.
-  private boolean dcConnected;
-  private int dcDlid;
-  private int dcDctn;
-  private long dcKey;
-  private int dcGeneration;
-  private int dcEpochPsn;
+  private final DcEpoch dc = new DcEpoch();
 
   Requester(EngineQp qp) {
     this.qp = qp;
@@ -111,7 +105,7 @@ final class Requester {
     retransmitArmed = false;
     peerDead = qp.type != QpType.DCI && dev.params.failFastOnPeerDown && qp.dlid != 0 && dev.isDead(qp.dlid);
     moreToSend = false;
-    dcConnected = false;
+    dc.reset();
   }
 
   /** RTS to RTS / SQD to RTS: counts and limits may have changed. */
@@ -278,16 +272,11 @@ final class Requester {
     if (w.isReadOrAtomic() && rdAtomicCredits <= 0) {
       return STOP;
     }
-    if (qp.type == QpType.DCI && !dcCurrent(w)) {
+    if (qp.type == QpType.DCI && !dc.current(w)) {
       if (sq.head() != wqeIndex) {
         return STOP; // switch DCT only once every earlier WQE is acknowledged
       }
-      dcConnected = true;
-      dcDlid = w.dlid;
-      dcDctn = w.dctn;
-      dcKey = w.dcKey;
-      dcGeneration = (dcGeneration + 1) & 0xFF;
-      dcEpochPsn = psn;
+      dc.connect(w, psn);
       peerDead = dev.isDead(w.dlid);
     }
     WcStatus local = w.validate(qp.memory, qp.pd);
@@ -313,10 +302,6 @@ final class Requester {
     return GO;
   }
 
-  private boolean dcCurrent(SendWqe w) {
-    return dcConnected && w.dlid == dcDlid && w.dctn == dcDctn && w.dcKey == dcKey;
-  }
-
   private int destination(SendWqe w) {
     return qp.type == QpType.UD || qp.type == QpType.DCI ? w.dlid : qp.dlid;
   }
@@ -340,7 +325,7 @@ final class Requester {
     boolean retransmit = anySent && Psn.compare(pktPsn, sentHigh) < 0;
     RequestPacket pkt = packet;
     tx.request(ready.readyAt(w, retransmit, dev.port.nowNanos()));
-    if (!pkt.build(tx, transport(), w, offset, mtu, dlid, qp, dcGeneration, dcEpochPsn)) {
+    if (!pkt.build(tx, transport(), w, offset, mtu, dlid, qp, dc.generation(), dc.epochPsn())) {
       tx.request(Long.MIN_VALUE);
       return false;
     }
@@ -689,7 +674,7 @@ final class Requester {
 
   /** The local ACK timer expired with packets outstanding: a real timeout, or not yet ({@link AckWait}). */
   private void retransmitExpired(long now) {
-    int dlid = qp.type == QpType.DCI ? dcDlid : qp.dlid;
+    int dlid = qp.type == QpType.DCI ? dc.dlid() : qp.dlid;
     PacketPort port = dev.port;
     AckWait.Verdict v = ackWait.judge(port.receiveDrained(), port.unsentBytes(dlid), port.peerReadMark(dlid),
         port.peerCaughtUpNanos(dlid), retransmitArmedWall, now, AckWait.patience(qp.timeoutNanos, port.peerTimeoutNanos()));
@@ -704,7 +689,7 @@ final class Requester {
 
   /** The port reported {@code lid} down: a connection to it gets one more timeout, no retries. */
   void peerDown(int lid, long now) {
-    boolean mine = qp.type == QpType.DCI ? dcConnected && dcDlid == lid : qp.dlid == lid;
+    boolean mine = qp.type == QpType.DCI ? dc.connectedTo(lid) : qp.dlid == lid;
     if (!mine || !dev.params.failFastOnPeerDown) {
       return;
     }
