@@ -106,7 +106,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     this.port = port;
     this.params = params;
     this.inbound = PlatformDependent.newFixedMpscQueue(Math.max(2, params.inboundQueue));
-    this.received = new ReceiveTimeline(port.modelledTime(), inbound);
+    this.received = new ReceiveTimeline(port.modelledTime(), port::nowNanos, inbound);
     this.doorbells = PlatformDependent.newFixedMpscQueue(Math.max(64, params.device.maxQp()));
     this.qps = new QpTable(params.device.maxQp());
     this.tx = new Transmitter(port, params, counters);
@@ -252,7 +252,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
 
   @Override
   public void onPacket(int slid, ByteBuf packet, long arrival) {
-    if (closed || !received.offer(packet, arrival == Long.MIN_VALUE ? port.nowNanos() : arrival)) {
+    if (closed || !received.offer(packet, arrival)) {
       counters.incConcurrent(IbCounters.Counter.DROP_INBOUND_FULL);
       port.taken(packet);
       packet.release();
@@ -270,7 +270,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
    * @return false if the inbound queue was full (the packet was released)
    */
   public boolean enqueue(ByteBuf packet) {
-    if (closed || !received.offer(packet, port.nowNanos())) {
+    if (closed || !received.offer(packet, Long.MIN_VALUE)) {
       counters.incConcurrent(IbCounters.Counter.DROP_INBOUND_FULL);
       packet.release();
       return false;

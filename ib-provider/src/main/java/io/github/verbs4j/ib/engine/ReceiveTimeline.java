@@ -14,6 +14,7 @@ import org.agrona.collections.LongArrayQueue;
  */
 final class ReceiveTimeline {
   private final boolean modelled;
+  private final java.util.function.LongSupplier clock;
   private final Queue<ByteBuf> inbound;
   // the arrivals of the frames in inbound, in the same order (modelled only; under their lock)
   private final LongArrayQueue arrivals;
@@ -22,8 +23,9 @@ final class ReceiveTimeline {
   private long free = Long.MIN_VALUE;
   private long current = Long.MIN_VALUE;
 
-  ReceiveTimeline(boolean modelled, Queue<ByteBuf> inbound) {
+  ReceiveTimeline(boolean modelled, java.util.function.LongSupplier clock, Queue<ByteBuf> inbound) {
     this.modelled = modelled;
+    this.clock = clock;
     this.inbound = inbound;
     this.arrivals = modelled ? new LongArrayQueue(64, Long.MIN_VALUE) : null;
   }
@@ -32,12 +34,16 @@ final class ReceiveTimeline {
    * Queues a received frame (any thread).
    *
    * @param frame the frame
-   * @param arrival its arrival on the modelled clock, or Long.MIN_VALUE
+   * @param arrival its arrival on the modelled clock, or Long.MIN_VALUE for the clock's now (read
+   *     only on a modelled clock)
    * @return false if the inbound queue is full
    */
   boolean offer(ByteBuf frame, long arrival) {
     if (!modelled) {
       return inbound.offer(frame);
+    }
+    if (arrival == Long.MIN_VALUE) {
+      arrival = clock.getAsLong();
     }
     synchronized (arrivals) {
       if (!inbound.offer(frame)) {

@@ -324,7 +324,9 @@ final class Requester {
     int pktPsn = psn;
     boolean retransmit = anySent && Psn.compare(pktPsn, sentHigh) < 0;
     RequestPacket pkt = packet;
-    tx.request(ready.readyAt(w, retransmit, dev.port.nowNanos()));
+    if (dev.port.modelledTime()) {
+      tx.request(ready.readyAt(w, retransmit, dev.port.nowNanos()));
+    }
     if (!pkt.build(tx, transport(), w, offset, mtu, dlid, qp, dc.generation(), dc.epochPsn())) {
       tx.request(Long.MIN_VALUE);
       return false;
