@@ -57,6 +57,12 @@ final class Sender {
     }
   }
 
+  /** Queues {@code o} for {@code p}. */
+  void enqueue(Peer p, Outgoing o) {
+    p.pending.addLast(o);
+    touch(p);
+  }
+
   /**
    * Drains the peers that may have something to post (baseline, DC and hybrid, where a link is
    * never closed under a peer); a peer leaves the list once it has no work and owes no credits.

@@ -86,11 +86,9 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   private final AppTimeline timeline;
   private final Peer[] peers;
   private final Matcher matcher = new Matcher();
-  private final Map<Integer, Request> rendezvous = new HashMap<>();
-  private final Map<Integer, Request> rdma = new HashMap<>();
+  private final Rendezvous rendezvous;
   private final Regions regions;
   private final WorkCompletion[] wcs = WorkCompletion.array(POLL_BATCH);
-  private int nextId = 1;
   private boolean closed;
   private boolean closing;
   private MpException broken;
@@ -188,7 +186,9 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     this.slots = conn.slots;
     this.slotSize = conn.slotSize;
     this.peers = conn.peers;
+    Map<Integer, Request> rdma = new HashMap<>();
     this.sender = new Sender(job.rank(), conn, cm, rdma);
+    this.rendezvous = new Rendezvous(job.rank(), config.rendezvous(), regions, sender, rdma, this::peer);
     this.hybrid = config.strategy() == MpConfig.Strategy.HYBRID ? new HybridSwitch(conn, sender, job.rank(),
         config.hybrid()) : null;
     this.timeline = new AppTimeline(ctx);
@@ -306,15 +306,9 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     used(dest, true);
     Peer p = peer(dest);
     if (len <= config.eagerLimit()) {
-      enqueue(p, new Outgoing(Wire.EAGER, context, tag, len, 0, 0, 0, 0, r));
+      sender.enqueue(p, new Outgoing(Wire.EAGER, context, tag, len, 0, 0, 0, 0, r));
     } else {
-      boolean read = config.rendezvous() == MpConfig.Rendezvous.READ;
-      Transfer t = new Transfer(r, dest, tag, len, read);
-      r.id = nextId++;
-      r.transfer = t;
-      regions.attach(t, data, len, true, true);
-      rendezvous.put(r.id, r);
-      enqueue(p, new Outgoing(Wire.RTS, context, tag, len, r.id, 0, read ? t.localAddr : 0, read ? t.rkey : 0, null));
+      rendezvous.send(p, r, data, len, tag, context);
     }
     sender.drain(p);
     return r;
@@ -334,13 +328,10 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     } else if (m.data != null) {
       deliver(r, m.source, m.tag, ByteBuffer.wrap(m.data), 0, m.length);
     } else {
-      startReceive(r, m.source, m.tag, m.length, (Rts) m.rendezvous);
+      rendezvous.matched(r, m.source, m.tag, m.length, (Rendezvous.Rts) m.rendezvous);
     }
     return r;
   }
-
-  /** The fields of an RTS kept until a receive matches it. */
-  private record Rts(int senderId, long addr, int rkey) {}
 
   private void sendToSelf(Request r) {
     Request recv = matcher.takePosted(rank(), r.tag, r.context);
@@ -357,57 +348,11 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   /** Copies a whole message into a receive, or fails it as truncated. */
   private void deliver(Request r, int source, int tag, ByteBuffer from, int offset, int length) {
     if (length > r.length) {
-      r.fail(truncated(r, source, tag, length));
+      r.fail(Rendezvous.truncated(rank(), r, source, tag, length));
       return;
     }
     r.buffer.put(r.buffer.position(), from, offset, length);
     r.complete(new Status(source, tag, length));
-  }
-
-  private MpException truncated(Request r, int source, int tag, int length) {
-    return new MpException("rank " + rank() + ": message of " + length + " bytes from rank " + source + " tag " + tag
-        + " is truncated: the receive buffer has " + r.length + " bytes");
-  }
-
-  /** A receive matched a rendezvous announcement: ask for the data (CTS) or read it. */
-  private void startReceive(Request r, int source, int tag, int length, Rts rts) {
-    boolean read = rts.addr() != 0;
-    Transfer t = new Transfer(r, source, tag, length, read);
-    t.truncated = length > r.length;
-    t.remoteId = rts.senderId();
-    regions.attach(t, r.buffer, length, !t.truncated, false);
-    r.id = nextId++;
-    r.transfer = t;
-    Peer p = peer(source);
-    if (read) {
-      t.remoteAddr = rts.addr();
-      t.remoteRkey = rts.rkey();
-      p.pendingRdma.add(t);
-      sender.touch(p);
-    } else {
-      rendezvous.put(r.id, r);
-      enqueue(p, new Outgoing(Wire.CTS, r.context, tag, length, rts.senderId(), r.id, t.localAddr, t.rkey, null));
-    }
-    sender.drain(p);
-  }
-
-  /** A rendezvous receive has its data (FIN in WRITE mode, READ completion in READ mode). */
-  private void finishReceive(Request r) {
-    Transfer t = (Transfer) r.transfer;
-    if (t.truncated) {
-      r.fail(truncated(r, t.peer, t.tag, t.length));
-    } else {
-      if (t.bounce != null) {
-        r.buffer.put(r.buffer.position(), t.bounce.buffer(), 0, t.length);
-      }
-      r.complete(new Status(t.peer, t.tag, t.length));
-    }
-    t.releaseBounce();
-  }
-
-  private void enqueue(Peer p, Outgoing o) {
-    p.pending.addLast(o);
-    sender.touch(p);
   }
 
   @Override
@@ -493,7 +438,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     switch (kind) {
       case WR_SEND -> l.freeSendSlots.addLast(index);
       case WR_RECV -> received(owner, l, l.ring, index);
-      case WR_RDMA -> rdmaDone(owner, l, index);
+      case WR_RDMA -> rendezvous.rdmaDone(owner, l, index);
       default -> throw new IllegalStateException("unknown wr_id 0x" + Long.toHexString(id));
     }
   }
@@ -521,19 +466,6 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       throw broken;
     }
     received(from, from.dcLink != null ? from.dcLink : from.link, conn.pool, buffer); // hybrid: on the DC link
-  }
-
-  private void rdmaDone(Peer p, Link l, int requestId) {
-    l.rdmaInFlight--;
-    Request r = rdma.remove(requestId);
-    Transfer t = (Transfer) r.transfer;
-    if (t.read) {
-      finishReceive(r);
-      enqueue(p, new Outgoing(Wire.FIN, r.context, t.tag, t.length, t.remoteId, 0, 0, 0, null));
-    } else {
-      t.releaseBounce();
-      r.complete(new Status(t.peer, t.tag, t.length));
-    }
   }
 
   /** A message in receive slot or shared buffer {@code slot} of {@code slab}, from {@code p} on {@code l}. */
@@ -565,32 +497,16 @@ public final class VerbsCommunicator extends AbstractCommunicator {
         }
       }
       case Wire.RTS -> {
-        Rts rts = new Rts(Wire.senderId(slab, at), Wire.addr(slab, at), Wire.rkey(slab, at));
+        Rendezvous.Rts rts = new Rendezvous.Rts(Wire.senderId(slab, at), Wire.addr(slab, at), Wire.rkey(slab, at));
         Request r = matcher.takePosted(p.rank, tag, context);
         if (r != null) {
-          startReceive(r, p.rank, tag, length, rts);
+          rendezvous.matched(r, p.rank, tag, length, rts);
         } else {
           matcher.arrived(new Incoming(p.rank, tag, context, length, null, rts));
         }
       }
-      case Wire.CTS -> {
-        Request r = rendezvous.remove(Wire.senderId(slab, at));
-        Transfer t = (Transfer) r.transfer;
-        t.remoteId = Wire.receiverId(slab, at);
-        t.remoteAddr = Wire.addr(slab, at);
-        t.remoteRkey = Wire.rkey(slab, at);
-        p.pendingRdma.add(t);
-      }
-      case Wire.FIN -> {
-        int receiverId = Wire.receiverId(slab, at);
-        if (receiverId != 0) {
-          finishReceive(rendezvous.remove(receiverId));
-        } else {
-          Request r = rendezvous.remove(Wire.senderId(slab, at));
-          ((Transfer) r.transfer).releaseBounce();
-          r.complete(new Status(p.rank, r.tag, r.length));
-        }
-      }
+      case Wire.CTS -> rendezvous.cts(p, slab, at);
+      case Wire.FIN -> rendezvous.fin(p, slab, at);
       case Wire.CREDIT -> {
         // only the credits in the header
       }
@@ -666,8 +582,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     if (cm != null) {
       all.addAll(cm.closeables());
     }
-    Transfer.bounces(rendezvous.values(), all);
-    Transfer.bounces(rdma.values(), all);
+    rendezvous.bounces(all);
     all.addAll(regions.all());
     all.addAll(conn.afterLinks(waiter));
     if (ownsContext) {
