@@ -66,6 +66,8 @@ final class CompletionWait implements IdleStrategy {
   private final int maxSpins;
   private final int maxYields;
   private final Duration block;
+  /** The rank's turn when ranks run in {@link Lockstep}, else null. */
+  private final Lockstep.Turn turn = Lockstep.current();
   private Phase phase = Phase.SPIN;
   private int spins;
   private int yields;
@@ -96,6 +98,10 @@ final class CompletionWait implements IdleStrategy {
 
   @Override
   public void idle() {
+    if (turn != null) {
+      turn.pass(); // in lockstep nothing moves until the others and the fabric have had their turn
+      return;
+    }
     switch (phase) {
       case SPIN -> {
         if (spins < maxSpins) {

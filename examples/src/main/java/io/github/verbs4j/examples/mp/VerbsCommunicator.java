@@ -167,8 +167,13 @@ public final class VerbsCommunicator extends AbstractCommunicator {
         throw e;
       }
     }
-    return new VerbsCommunicator(ctx, job, ownsContext, config, conn, cm,
+    VerbsCommunicator c = new VerbsCommunicator(ctx, job, ownsContext, config, conn, cm,
         new CompletionWait(conn.cq, conn.channel, idle, block));
+    Lockstep.Turn turn = Lockstep.current();
+    if (turn != null) {
+      turn.enter(); // set up: from now on this rank runs in its turns
+    }
+    return c;
   }
 
   private VerbsCommunicator(Context ctx, Job job, boolean ownsContext, MpConfig config, Connections conn,

@@ -1,5 +1,6 @@
 package io.github.verbs4j.examples.perftest;
 
+import io.github.verbs4j.examples.mp.Lockstep;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.config.VerbsConfig;
@@ -8,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,8 +18,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A job whose ranks are threads of this JVM on a private in-JVM ({@code local}) fabric: what
- * {@code reproduce} runs its experiments on, so that modelled figures need no second process and
- * repeat exactly.
+ * {@code reproduce} runs its experiments on, so that modelled figures need no second process. With
+ * {@code verbs.fabric.mode=deterministic} the ranks run in {@link Lockstep} (one at a time, the
+ * fabric's events in modelled-time order between turns, no engine threads), so a run of the
+ * message-passing layer repeats exactly.
  */
 final class InProcessRanks {
   /** What one rank does. */
@@ -41,6 +45,7 @@ final class InProcessRanks {
    */
   static <T> T run(String provider, int size, Map<String, String> settings, RankBody<T> body) throws Exception {
     String job = "reproduce-" + UUID.randomUUID();
+    Lockstep lockstep = "deterministic".equals(settings.get("verbs.fabric.mode")) ? new Lockstep(job, size) : null;
     ExecutorService pool = Executors.newFixedThreadPool(size);
     List<Context> contexts = java.util.Collections.synchronizedList(new ArrayList<>());
     try {
@@ -53,12 +58,19 @@ final class InProcessRanks {
         m.put("verbs." + provider + ".job", job);
         m.put("verbs.rank", Integer.toString(r));
         m.put("verbs.size", Integer.toString(size));
+        if (lockstep != null) {
+          m.put("verbs.threading", "invoker");
+        }
         VerbsConfig cfg = VerbsConfig.of(m);
-        futures.add(pool.submit(() -> {
+        Callable<T> rank = () -> {
           Context ctx = Verbs.open(cfg);
           contexts.add(ctx);
           return body.run(ctx, cfg);
-        }));
+        };
+        futures.add(pool.submit(lockstep == null ? rank : lockstep.rank(r, rank)));
+      }
+      if (lockstep != null) {
+        lockstep.drive();
       }
       T first = null;
       for (int r = 0; r < size; r++) {

@@ -213,6 +213,17 @@ public final class LocalFabric implements AutoCloseable {
   }
 
   /**
+   * @param name a {@code verbs.fabric.name}
+   * @return the open JVM-wide fabric of that name that {@link #join} made, or null
+   */
+  public static LocalFabric shared(String name) {
+    synchronized (SHARED) {
+      LocalFabric f = SHARED.get(name);
+      return f == null || f.closed ? null : f;
+    }
+  }
+
+  /**
    * Adds the node a process's options describe. With {@code verbs.rank} set: node id {@code rank +
    * 1}, and the job's size is {@code verbs.size} (fixed by the first ranked node, as the netty
    * coordinator does), so barriers wait for every rank whatever order they open in. Without: as
@@ -396,7 +407,23 @@ public final class LocalFabric implements AutoCloseable {
           }
         }
         closed = true;
+        releasePending();
         metrics.close();
+      }
+    }
+  }
+
+  /** Deterministic mode, every node closed: frames still on their way are dropped (and freed), tasks not run. */
+  private void releasePending() {
+    if (!deterministic) {
+      return;
+    }
+    synchronized (this) {
+      DeterministicLoop.Event e;
+      while ((e = loop.poll()) != null) {
+        if (e.kind != DeterministicLoop.Kind.TASK && !e.cancelled) {
+          e.node.deliver(e.frame); // to a closed node: counted as a drop, its payload released
+        }
       }
     }
   }
@@ -487,6 +514,19 @@ public final class LocalFabric implements AutoCloseable {
     }
   }
 
+  /**
+   * Deterministic mode: the time of the next event, for a driver that interleaves other work with
+   * the fabric's events in time order.
+   *
+   * @return its modelled time, or {@link Long#MAX_VALUE} when no event is pending
+   * @throws IllegalStateException in the threaded mode
+   */
+  public synchronized long nextEventTime() {
+    requireDeterministic("nextEventTime()");
+    DeterministicLoop.Event e = loop.peek();
+    return e == null ? Long.MAX_VALUE : e.time;
+  }
+
   /** @return deterministic mode: the modelled time of the latest event run; else 0 */
   public synchronized long now() {
     return deterministic ? loop.now() : 0;
@@ -569,6 +609,7 @@ public final class LocalFabric implements AutoCloseable {
       n.close();
     }
     closed = true;
+    releasePending();
     if (sharedName != null) {
       synchronized (SHARED) {
         if (SHARED.get(sharedName) == this) {
