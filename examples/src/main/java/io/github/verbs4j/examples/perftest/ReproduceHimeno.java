@@ -12,8 +12,9 @@ import java.util.Map;
 
 /**
  * Seed 000's Himeno comparison (§5.2, figure 15) in modelled time: Small, Middle and Large on 2 × 2
- * ranks (threads of this JVM on the in-JVM fabric), tca against ib's ConnectX-3 QDR profile, time per
- * iteration = computation + halo exchange + allreduce on rank 0.
+ * ranks (threads of this JVM in {@link io.github.verbs4j.examples.mp.Lockstep} on the deterministic
+ * in-JVM fabric, so every run gives the same figures), tca against ib's ConnectX-3 QDR profile, time
+ * per iteration = computation + halo exchange + allreduce on rank 0.
  *
  * <p>What is assumed: each rank computes at {@link #GFLOPS} (seed 000's K20X: 250 GB/s of memory
  * at Himeno's 64 bytes per 34 flops); halos are in CPU memory on both providers; tca's four ranks are
@@ -25,6 +26,8 @@ final class ReproduceHimeno {
   static final double GFLOPS = 132.8;
   /** tca's topology: ranks (i, j) of the 2 × 2 grid each one cable from both their neighbours. */
   static final String PLACEMENT = "peach2:rings=2,nodesPerRing=2";
+  private static final String MODE = "verbs.fabric.mode";
+  private static final String DETERMINISTIC = "deterministic";
   /** Iterations before the measured ones (links and rendezvous buffers set up). */
   private static final int WARM_UP = 2;
 
@@ -48,9 +51,9 @@ final class ReproduceHimeno {
   static List<Row> run(int iterations, List<HimenoSize> sizes) throws Exception {
     List<Row> rows = new ArrayList<>();
     for (HimenoSize s : sizes) {
-      double[] ib = perIteration("ib", Map.of("verbs.time", "modelled", "verbs.ib.profile", "connectx3-qdr"), s,
+      double[] ib = perIteration("ib", Map.of(MODE, DETERMINISTIC, "verbs.ib.profile", "connectx3-qdr"), s,
           iterations);
-      double[] tca = perIteration("tca", Map.of("verbs.time", "modelled", "verbs.topology", PLACEMENT), s, iterations);
+      double[] tca = perIteration("tca", Map.of(MODE, DETERMINISTIC, "verbs.topology", PLACEMENT), s, iterations);
       rows.add(new Row(s, ib, tca));
     }
     return rows;
