@@ -106,7 +106,7 @@ class IbMemoryMetersTest {
 
   /**
    * The JVM holds a simulated queue as an array of reusable WQE objects, the HCA as a ring of
-   * fixed-size WQEs: the two are measured and modelled here side by side (docs/memory-model.md).
+   * fixed-size WQEs: the two are measured and modelled here side by side (docs/memory-at-scale.md).
    * The provider's estimate must be within a factor of two of what the JVM really allocates.
    */
   @Test
