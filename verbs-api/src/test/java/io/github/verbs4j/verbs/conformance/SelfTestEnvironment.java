@@ -28,7 +28,12 @@ final class SelfTestEnvironment implements KitEnvironment {
     if (shared == null) {
       String p = System.getProperty(DIR_PROPERTY);
       try {
-        shared = p != null ? Path.of(p) : Files.createTempDirectory("verbs4j-kit-selftest");
+        if (p != null) {
+          shared = Path.of(p); // a child's: its parent removes it
+        } else {
+          shared = Files.createTempDirectory("verbs4j-kit-selftest");
+          SelfTestRegistration.removeAtExit(shared);
+        }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }

@@ -8,8 +8,10 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 
 /**
  * Registers {@link SelfTestProvider} for the harness self-tests only: a services file in a
@@ -27,10 +29,22 @@ final class SelfTestRegistration {
       Path services = dir.resolve("META-INF/services");
       Files.createDirectories(services);
       Files.write(services.resolve(VerbsProvider.class.getName()), List.of(SelfTestProvider.class.getName()));
+      removeAtExit(dir);
       return dir;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** Removes {@code dir} and everything in it when this JVM exits (test runs leave no temporary files). */
+  static void removeAtExit(Path dir) {
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try (Stream<Path> all = Files.walk(dir)) {
+        all.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      } catch (IOException | UncheckedIOException e) {
+        // best effort at exit
+      }
+    }, "verbs4j-kit-selftest-cleanup"));
   }
 
   /** Runs {@code body} with the self-test provider visible to {@code Verbs.open}, here and in children. */
