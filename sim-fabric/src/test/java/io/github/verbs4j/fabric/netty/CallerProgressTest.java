@@ -89,7 +89,7 @@ class CallerProgressTest {
   @ParameterizedTest
   @ValueSource(strings = {"auto", "nio"})
   void aPollingCallerRunsTheIoOnItsOwnThreadAndItsSendsLeaveAtOnce(String io) throws Exception {
-    List<FabricNode> ns = open(io, "200000"); // 200 ms: the background thread stays out while we poll
+    List<FabricNode> ns = open(io, "5000000"); // 5 s: the background thread stays out while we poll, on a loaded host too
     FabricNode a = ns.get(0);
     FabricNode b = ns.get(1);
     ConcurrentLinkedQueue<Integer> atA = new ConcurrentLinkedQueue<>();
