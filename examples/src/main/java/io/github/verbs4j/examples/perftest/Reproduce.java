@@ -65,6 +65,8 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
   int himenoIters;
 
   private static final Map<String, String> MODELLED = Map.of("verbs.time", "modelled");
+  /** Ranks in lockstep on the deterministic fabric: for the message-passing layer's runs. */
+  private static final Map<String, String> LOCKSTEP = Map.of("verbs.fabric.mode", "deterministic");
   private static final Map<String, String> IB_QDR = Map.of("verbs.time", "modelled", "verbs.ib.profile", "connectx3-qdr");
   private static final PrintStream NULL = new PrintStream(OutputStream.nullOutputStream());
   private static final long MIB = 1 << 20;
@@ -242,7 +244,7 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
 
   /** Half the round trip of a blocking send/recv ping-pong through the message-passing layer, µs. */
   private double pingPong(String provider, int bytes) throws Exception {
-    return InProcessRanks.run(provider, 2, MODELLED, (Context ctx, VerbsConfig cfg) -> {
+    return InProcessRanks.run(provider, 2, LOCKSTEP, (Context ctx, VerbsConfig cfg) -> {
       try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, MpConfig.defaults())) {
         ByteBuffer buf = comm.allocate(bytes);
         int peer = 1 - comm.rank();
