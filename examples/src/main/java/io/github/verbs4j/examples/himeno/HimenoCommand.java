@@ -70,7 +70,8 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
   @Option(names = "--placement", paramLabel = "TOPOLOGY[/NODES]",
       description = {"Where the ranks run (seed 000 §5.2 places them so that no two halo exchanges share a PCIe "
           + "link): the machine's verbs.topology (switch, or peach2:rings=R,nodesPerRing=N) and, after '/', the "
-          + "node of each grid position in row-major order (position = i x J + j; node n runs rank n - 1), e.g. "
+          + "node of each grid position in row-major order (position = pi x J + pj on an I x J grid; node n runs rank "
+          + "n - 1), e.g. "
           + "peach2:rings=1,nodesPerRing=4/1,2,4,3. Default: verbs.topology, position p on node p + 1."})
   String placement;
 
