@@ -3,8 +3,9 @@ package io.github.verbs4j.examples.himeno;
 /**
  * One rank's block of an i × j process grid, split as the original MPI Himeno's {@code initmax}
  * does: {@code mx} points over {@code ndx} parts, the first {@code mx % ndx} parts one point
- * larger, each part extended by one halo plane on every side that has a neighbour. Ranks are laid
- * out as {@code MPI_Cart_create} does, row-major: rank = px · ndy + py.
+ * larger, each part extended by one halo plane on every side that has a neighbour. Grid positions
+ * are laid out as {@code MPI_Cart_create} does, row-major: position = px · ndy + py; position p is
+ * computed by rank p unless a {@link Placement} maps it ({@link #placed}).
  *
  * @param ndx processes along i
  * @param ndy processes along j
@@ -16,10 +17,10 @@ package io.github.verbs4j.examples.himeno;
  * @param iOffset global i of local i = 0
  * @param jOffset global j of local j = 0
  * @param globalImax global points along i
- * @param left rank at px − 1, or −1
- * @param right rank at px + 1, or −1
- * @param down rank at py − 1, or −1
- * @param up rank at py + 1, or −1
+ * @param left rank computing px − 1, or −1
+ * @param right rank computing px + 1, or −1
+ * @param down rank computing py − 1, or −1
+ * @param up rank computing py + 1, or −1
  */
 public record Decomposition(int ndx, int ndy, int px, int py, int imax, int jmax, int kmax, int iOffset,
     int jOffset, int globalImax, int left, int right, int down, int up) {
@@ -60,6 +61,18 @@ public record Decomposition(int ndx, int ndy, int px, int py, int imax, int jmax
     return new Decomposition(ndx, ndy, px, py, ip[0], jp[0], mz, ip[1], jp[1], mx,
         px > 0 ? (px - 1) * ndy + py : -1, px < ndx - 1 ? (px + 1) * ndy + py : -1,
         py > 0 ? px * ndy + py - 1 : -1, py < ndy - 1 ? px * ndy + py + 1 : -1);
+  }
+
+  /**
+   * This block with its neighbours named by the ranks that compute them ({@link Placement}).
+   *
+   * @param rankOfPosition the rank of each grid position
+   * @return the block, left, right, down and up mapped through {@code rankOfPosition}
+   */
+  public Decomposition placed(int[] rankOfPosition) {
+    return new Decomposition(ndx, ndy, px, py, imax, jmax, kmax, iOffset, jOffset, globalImax,
+        left < 0 ? -1 : rankOfPosition[left], right < 0 ? -1 : rankOfPosition[right],
+        down < 0 ? -1 : rankOfPosition[down], up < 0 ? -1 : rankOfPosition[up]);
   }
 
   /** {@code initmax}: {local size with halos, global offset of local 0} of part {@code i}. */

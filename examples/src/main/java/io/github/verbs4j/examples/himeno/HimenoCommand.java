@@ -7,7 +7,10 @@ import io.github.verbs4j.examples.mp.ConnectionOptions;
 import io.github.verbs4j.examples.mp.MpConfig;
 import io.github.verbs4j.examples.mp.ReduceOp;
 import io.github.verbs4j.examples.mp.VerbsCommunicator;
+import io.github.verbs4j.fabric.topo.TopologySpec;
+import io.github.verbs4j.verbs.Capability;
 import io.github.verbs4j.verbs.Context;
+import io.github.verbs4j.verbs.MemoryKind;
 import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.io.PrintStream;
@@ -33,6 +36,8 @@ import picocli.CommandLine.Spec;
             + "allreduce. The residual is summed exactly, so it is bit-identical for every decomposition and "
             + "provider."})
 public final class HimenoCommand implements Callable<Integer>, ValidatesOptions {
+  private static final String TOPOLOGY_KEY = "verbs.topology";
+
   @Spec
   CommandSpec spec;
 
@@ -62,6 +67,19 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
           + "costs points x 34 flops at this rate (default: ${DEFAULT-VALUE}, an assumption).")
   double flopRate;
 
+  @Option(names = "--placement", paramLabel = "TOPOLOGY[/NODES]",
+      description = {"Where the ranks run (seed 000 §5.2 places them so that no two halo exchanges share a PCIe "
+          + "link): the machine's verbs.topology (switch, or peach2:rings=R,nodesPerRing=N) and, after '/', the "
+          + "node of each grid position in row-major order (position = pi x J + pj on an I x J grid; node n runs rank "
+          + "n - 1), e.g. "
+          + "peach2:rings=1,nodesPerRing=4/1,2,4,3. Default: verbs.topology, position p on node p + 1."})
+  String placement;
+
+  @Option(names = "--memory", paramLabel = "KIND", defaultValue = "host",
+      description = "Where the halo buffers live: host or device (GPU memory; needs a provider with device memory: "
+          + "tca's PEACH2 GPU path; default: ${DEFAULT-VALUE}).")
+  String memory;
+
   @Option(names = "--check", description = "Rank 0 also runs the serial reference and compares the residual.")
   boolean check;
 
@@ -89,6 +107,8 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
     if (grid != null) {
       parseGrid(grid);
     }
+    placement();
+    haloMemory();
     if (connections.gamma() < 1 || connections.gamma() > 65535) {
       throw new ParameterException(spec.commandLine(), "--gamma=" + connections.gamma()
           + " must be between 1 and 65535");
@@ -99,6 +119,61 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
   MpConfig mpConfig() {
     return connections.apply(MpConfig.defaults().withEagerLimit(eagerLimit).withRendezvous(rendezvous)
         .withTimeout(timeout));
+  }
+
+  /** @return the parsed {@code --placement}, or null */
+  Placement placement() {
+    if (placement == null) {
+      return null;
+    }
+    try {
+      return Placement.parse(placement);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--placement=" + placement + ": " + e.getMessage());
+    }
+  }
+
+  /** @return the halo buffers' memory kind of {@code --memory} */
+  MemoryKind haloMemory() {
+    return switch (memory.trim().toLowerCase(Locale.ROOT)) {
+      case "host" -> MemoryKind.HOST;
+      case "device" -> MemoryKind.DEVICE;
+      default -> throw new ParameterException(spec.commandLine(), "--memory=" + memory + " must be host or device");
+    };
+  }
+
+  /**
+   * The configuration the job opens its device with: {@code --placement}'s topology, which must
+   * agree with a {@code verbs.topology} set otherwise (every rank of a job needs the same).
+   *
+   * @param config the loaded configuration
+   * @return it, with the placement's topology
+   */
+  VerbsConfig withPlacement(VerbsConfig config) {
+    Placement p = placement();
+    if (p == null) {
+      return config;
+    }
+    String set = config.explicitSettings().get(TOPOLOGY_KEY);
+    if (set != null && !TopologySpec.parse(set).equals(p.spec())) {
+      throw new ParameterException(spec.commandLine(), "--placement=" + placement + " needs " + TOPOLOGY_KEY + "="
+          + p.topology() + ", but " + TOPOLOGY_KEY + "=" + set + " is set");
+    }
+    return config.with(TOPOLOGY_KEY, p.topology());
+  }
+
+  /**
+   * Refuses {@code --memory=device} on a device without device memory.
+   *
+   * @param ctx the opened device
+   */
+  void checkMemory(Context ctx) {
+    if (haloMemory() == MemoryKind.DEVICE && !ctx.queryDevice().capabilities().contains(Capability.DEVICE_MEMORY)) {
+      throw new ParameterException(spec.commandLine(), "--memory=device: provider " + ctx.device().provider()
+          + " has no device memory (Capability.DEVICE_MEMORY). Seed 000's InfiniBand baseline moved GPU halos by "
+          + "GPUDirect RDMA, the HCA reading and writing GPU memory itself; the " + ctx.device().provider()
+          + " provider does not model that, so use --memory=host there");
+    }
   }
 
   private int[] parseGrid(String g) {
@@ -119,11 +194,15 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
   @Override
   public Integer call() {
     validateOptions();
-    VerbsConfig config = VerbsConfig.load();
+    VerbsConfig config = withPlacement(VerbsConfig.load());
     MpConfig mp = mpConfig();
-    try (Context ctx = Verbs.open(config); Communicator comm = VerbsCommunicator.open(ctx, mp)) {
-      run(comm, "modelled".equals(config.get(VerbsConfig.TIME)),
-          ctx.device().provider() + ", fabric " + config.get(VerbsConfig.FABRIC));
+    try (Context ctx = Verbs.open(config)) {
+      checkMemory(ctx);
+      try (Communicator comm = VerbsCommunicator.open(ctx, mp)) {
+        run(comm, "modelled".equals(config.get(VerbsConfig.TIME)),
+            ctx.device().provider() + ", fabric " + config.get(VerbsConfig.FABRIC) + ", topology "
+                + config.explicitSettings().getOrDefault(TOPOLOGY_KEY, "switch"));
+      }
     }
     return 0;
   }
@@ -143,7 +222,14 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
           + " ranks, the job has " + comm.size());
     }
     int iters = iterations != null ? iterations : size.defaultIterations();
-    HimenoSolver solver = new HimenoSolver(comm, size, dims[0], dims[1], modelled, flopRate);
+    Placement p = placement();
+    int[] ranks;
+    try {
+      ranks = p != null ? p.rankOfPosition(comm.size()) : null;
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--placement=" + placement + ": " + e.getMessage());
+    }
+    HimenoSolver solver = new HimenoSolver(comm, size, dims[0], dims[1], modelled, flopRate, ranks, haloMemory());
     comm.barrier();
     long start = System.nanoTime();
     HimenoResult r = solver.run(iters);
@@ -153,7 +239,7 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
         (r.calcModelNanos() + r.haloModelNanos() + r.allreduceModelNanos()) / 1e9};
     comm.allreduce(times, ReduceOp.MAX);
     if (comm.rank() == 0) {
-      report(comm.size(), dims, iters, r.gosa(), times, modelled, where);
+      report(comm.size(), dims, iters, r.gosa(), times, modelled, where + placementText(p, ranks));
       if (check) {
         float serial = new SerialHimeno(size).jacobi(iters);
         boolean same = Float.floatToRawIntBits(serial) == Float.floatToRawIntBits(r.gosa());
@@ -165,6 +251,18 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
       out.flush();
     }
     return r.gosa();
+  }
+
+  private String placementText(Placement p, int[] ranks) {
+    String mem = ", halos in " + haloMemory().name().toLowerCase(Locale.ROOT) + " memory";
+    if (p == null || p.nodes() == null) {
+      return mem;
+    }
+    StringBuilder b = new StringBuilder(mem).append(", grid position -> rank");
+    for (int pos = 0; pos < ranks.length; pos++) {
+      b.append(pos == 0 ? " " : ",").append(ranks[pos]);
+    }
+    return b.toString();
   }
 
   private void report(int ranks, int[] dims, int iters, float gosa, double[] t, boolean modelled, String where) {

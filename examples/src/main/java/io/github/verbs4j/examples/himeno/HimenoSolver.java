@@ -3,6 +3,8 @@ package io.github.verbs4j.examples.himeno;
 import io.github.verbs4j.examples.mp.Communicator;
 import io.github.verbs4j.examples.mp.ReduceOp;
 import io.github.verbs4j.examples.mp.Request;
+import io.github.verbs4j.verbs.MemoryKind;
+import io.github.verbs4j.verbs.VerbsException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
@@ -12,7 +14,8 @@ import java.nio.FloatBuffer;
  * this rank's block, exchanges halo planes with the j neighbours and then the i neighbours (the
  * i planes carry the freshly received j halos, so diagonal corners are right, as in the
  * original's {@code sendp2}/{@code sendp3}), and allreduces the residual. Halo planes are packed
- * into communicator-registered buffers. Times are kept per phase: calculation, halo exchange and
+ * into communicator-registered buffers, in host or device memory. Which rank computes which grid
+ * position is the {@link Placement}'s choice. Times are kept per phase: calculation, halo exchange and
  * allreduce.
  */
 public final class HimenoSolver {
@@ -41,16 +44,24 @@ public final class HimenoSolver {
     final FloatBuffer recvLowF;
     final FloatBuffer recvHighF;
 
-    Face(Communicator comm, int floats) {
+    Face(Communicator comm, int floats, MemoryKind kind) {
       this.floats = floats;
-      sendLow = comm.allocate(floats * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-      sendHigh = comm.allocate(floats * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-      recvLow = comm.allocate(floats * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-      recvHigh = comm.allocate(floats * Float.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+      sendLow = allocate(comm, floats, kind);
+      sendHigh = allocate(comm, floats, kind);
+      recvLow = allocate(comm, floats, kind);
+      recvHigh = allocate(comm, floats, kind);
       sendLowF = sendLow.asFloatBuffer();
       sendHighF = sendHigh.asFloatBuffer();
       recvLowF = recvLow.asFloatBuffer();
       recvHighF = recvHigh.asFloatBuffer();
+    }
+
+    private static ByteBuffer allocate(Communicator comm, int floats, MemoryKind kind) {
+      try {
+        return comm.allocate(floats * Float.BYTES, kind).order(ByteOrder.LITTLE_ENDIAN);
+      } catch (VerbsException e) {
+        throw new IllegalArgumentException("halo memory " + kind + ": " + e.getMessage(), e);
+      }
     }
   }
 
@@ -78,6 +89,25 @@ public final class HimenoSolver {
    *     rank's interior points takes {@code points × 34 / gflops} ns
    */
   public HimenoSolver(Communicator comm, HimenoSize size, int ndx, int ndy, boolean modelled, double gflops) {
+    this(comm, size, ndx, ndy, modelled, gflops, null, MemoryKind.HOST);
+  }
+
+  /**
+   * @param comm the communicator (its size must be ndx · ndy)
+   * @param size the problem size
+   * @param ndx processes along i
+   * @param ndy processes along j
+   * @param modelled also keep modelled times of the communication phases and of the computation
+   * @param gflops this rank's computation rate in modelled time, GFLOP/s
+   * @param rankOfPosition the rank computing each grid position ({@link Placement#rankOfPosition}),
+   *     or null for rank = position
+   * @param haloMemory where the halo buffers live: {@link MemoryKind#DEVICE} needs a provider with
+   *     device memory (the halos then move by its device path, as seed 000's CUDA Himeno's)
+   * @throws IllegalArgumentException naming the memory kind and the reason if the communicator
+   *     cannot allocate it
+   */
+  public HimenoSolver(Communicator comm, HimenoSize size, int ndx, int ndy, boolean modelled, double gflops,
+      int[] rankOfPosition, MemoryKind haloMemory) {
     if (!(gflops > 0) || Double.isInfinite(gflops)) {
       throw new IllegalArgumentException("flop rate=" + gflops + " GFLOP/s must be positive and finite");
     }
@@ -85,14 +115,28 @@ public final class HimenoSolver {
       throw new IllegalArgumentException("a " + ndx + " x " + ndy + " process grid needs " + ndx * ndy
           + " ranks, the job has " + comm.size());
     }
+    int[] ranks = rankOfPosition != null ? rankOfPosition.clone() : Placement.rankOfPosition(null, comm.size());
+    int position = positionOf(ranks, comm.rank());
     this.comm = comm;
-    this.d = Decomposition.of(size, ndx, ndy, comm.rank());
+    this.d = Decomposition.of(size, ndx, ndy, position).placed(ranks);
     this.grid = new HimenoGrid(d);
     this.modelled = modelled;
     long points = (long) (d.imax() - 2) * (d.jmax() - 2) * (d.kmax() - 2);
     this.calcModelNanosPerIteration = Math.round(points * HimenoGrid.FLOPS_PER_POINT / gflops);
-    this.jFace = ndy > 1 ? new Face(comm, d.imax() * d.kmax()) : null;
-    this.iFace = ndx > 1 ? new Face(comm, d.jmax() * d.kmax()) : null;
+    this.jFace = ndy > 1 ? new Face(comm, d.imax() * d.kmax(), haloMemory) : null;
+    this.iFace = ndx > 1 ? new Face(comm, d.jmax() * d.kmax(), haloMemory) : null;
+  }
+
+  private static int positionOf(int[] rankOfPosition, int rank) {
+    if (rankOfPosition.length <= rank) {
+      throw new IllegalArgumentException("rank " + rank + " has no grid position in " + rankOfPosition.length);
+    }
+    for (int p = 0; p < rankOfPosition.length; p++) {
+      if (rankOfPosition[p] == rank) {
+        return p;
+      }
+    }
+    throw new IllegalArgumentException("rank " + rank + " computes no grid position of the placement");
   }
 
   /** @return this rank's block */

@@ -40,12 +40,18 @@ final class Regions {
     }
     MemoryRegion mr = kind == MemoryKind.HOST ? pd.allocateMemory(bytes, ALL_ACCESS)
         : pd.allocateMemory(bytes, ALL_ACCESS, kind);
-    byAddress.put(mr.address(), mr);
+    byAddress.put(DirectAddress.of(mr.buffer()), mr);
     return mr.buffer();
   }
 
-  /** @return the handed-out region holding {@code len} bytes from {@code b}'s position, or null */
-  private MemoryRegion find(ByteBuffer b, int len) {
+  /**
+   * The handed-out region holding {@code len} bytes from {@code b}'s position. Keyed by the
+   * buffers' native addresses: a region's own {@link MemoryRegion#address()} may be in the
+   * provider's address space instead (tca: the global PEACH2 address of its pool or device memory).
+   *
+   * @return the region's entry (native base address → region), or null
+   */
+  private Map.Entry<Long, MemoryRegion> find(ByteBuffer b, int len) {
     if (!b.isDirect() || byAddress.isEmpty()) {
       return null;
     }
@@ -54,7 +60,7 @@ final class Regions {
     if (e == null || addr + len > e.getKey() + e.getValue().length()) {
       return null;
     }
-    return e.getValue();
+    return e;
   }
 
   /**
@@ -68,9 +74,10 @@ final class Regions {
    * @param copyIn whether a bounce buffer gets the caller's bytes (a send)
    */
   void attach(Transfer t, ByteBuffer b, int len, boolean useCaller, boolean copyIn) {
-    MemoryRegion mr = useCaller ? find(b, len) : null;
-    if (mr != null) {
-      t.localAddr = DirectAddress.of(b) + b.position();
+    Map.Entry<Long, MemoryRegion> e = useCaller ? find(b, len) : null;
+    if (e != null) {
+      MemoryRegion mr = e.getValue();
+      t.localAddr = mr.address() + (DirectAddress.of(b) + b.position() - e.getKey());
       t.lkey = mr.lkey();
       t.rkey = mr.rkey();
       return;

@@ -60,8 +60,8 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
   Path markdown;
 
   @Option(names = "--himeno-iters", paramLabel = "N", defaultValue = "3",
-      description = "Seed 000: measured Himeno iterations per size and provider, after 2 to warm up; 0 skips"
-          + " Himeno (default: ${DEFAULT-VALUE}).")
+      description = "Seed 000: measured Himeno iterations per size and provider (their median is reported), after 2 "
+          + "to warm up; 0 skips Himeno (default: ${DEFAULT-VALUE}).")
   int himenoIters;
 
   private static final Map<String, String> MODELLED = Map.of("verbs.time", "modelled");
@@ -157,7 +157,7 @@ public final class Reproduce implements Callable<Integer>, ValidatesOptions {
     String table = "001".equals(seed) ? table001(rows) : table(rows);
     if ("000".equals(seed) && himenoIters > 0
         && (only == null || "himeno".contains(only.toLowerCase(Locale.ROOT)))) {
-      err.println("reproduce 000: Himeno, 2 x 2 ranks, Small / Middle / Large, ib and tca ...");
+      err.println("reproduce 000: Himeno, 2 x 2 ranks, Small / Middle / Large, ib, tca and tca with GPU halos ...");
       err.flush();
       table += ReproduceHimeno.table(ReproduceHimeno.run(himenoIters,
           List.of(HimenoSize.SMALL, HimenoSize.MIDDLE, HimenoSize.LARGE)), himenoIters);

@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.verbs4j.examples.himeno.HimenoSize;
+import io.github.verbs4j.examples.himeno.Placement;
 import io.github.verbs4j.examples.mp.Communicator;
 import io.github.verbs4j.examples.mp.MpConfig;
 import io.github.verbs4j.examples.mp.MpException;
 import io.github.verbs4j.examples.mp.VerbsCommunicator;
+import io.github.verbs4j.verbs.MemoryKind;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +29,15 @@ class LockstepTest {
     return provider.equals("ib")
         ? Map.of("verbs.fabric.mode", "deterministic", "verbs.ib.profile", "connectx3-qdr")
         : Map.of("verbs.fabric.mode", "deterministic", "verbs.topology", ReproduceHimeno.PLACEMENT);
+  }
+
+  /** Seed 000's Himeno on 2 × 2 ranks in lockstep, as {@code reproduce 000} runs it. */
+  private static double[] himeno(String provider, HimenoSize size, int iterations) throws Exception {
+    return provider.equals("ib")
+        ? ReproduceHimeno.perIteration("ib", Map.of("verbs.ib.profile", "connectx3-qdr"),
+            Placement.parse(ReproduceHimeno.IB_PLACEMENT), MemoryKind.HOST, size, iterations)
+        : ReproduceHimeno.perIteration("tca", Map.of(), Placement.parse(ReproduceHimeno.PLACEMENT), MemoryKind.HOST,
+            size, iterations);
   }
 
   /**
@@ -75,8 +86,8 @@ class LockstepTest {
   @ParameterizedTest
   @ValueSource(strings = {"ib", "tca"})
   void himenoRepeatsExactly(String provider) throws Exception {
-    double[] a = ReproduceHimeno.perIteration(provider, settings(provider), HimenoSize.SMALL, 2);
-    double[] b = ReproduceHimeno.perIteration(provider, settings(provider), HimenoSize.SMALL, 2);
+    double[] a = himeno(provider, HimenoSize.SMALL, 2);
+    double[] b = himeno(provider, HimenoSize.SMALL, 2);
     assertArrayEquals(a, b, provider + ": total, calc, halo, allreduce");
   }
 
@@ -87,12 +98,12 @@ class LockstepTest {
    */
   @org.junit.jupiter.api.Test
   void tcaTrailsIbClearlyAtSmallAndLessAtMiddle() throws Exception {
-    double ibSmall = ReproduceHimeno.perIteration("ib", settings("ib"), HimenoSize.SMALL, 2)[0];
-    double tcaSmall = ReproduceHimeno.perIteration("tca", settings("tca"), HimenoSize.SMALL, 2)[0];
+    double ibSmall = himeno("ib", HimenoSize.SMALL, 2)[0];
+    double tcaSmall = himeno("tca", HimenoSize.SMALL, 2)[0];
     assertEquals(48.7, ibSmall, 4.9, "ib Small, µs per iteration");
     assertEquals(82.6, tcaSmall, 8.3, "tca Small, µs per iteration");
-    double ibMiddle = ReproduceHimeno.perIteration("ib", settings("ib"), HimenoSize.MIDDLE, 1)[0];
-    double tcaMiddle = ReproduceHimeno.perIteration("tca", settings("tca"), HimenoSize.MIDDLE, 1)[0];
+    double ibMiddle = himeno("ib", HimenoSize.MIDDLE, 1)[0];
+    double tcaMiddle = himeno("tca", HimenoSize.MIDDLE, 1)[0];
     double small = tcaSmall / ibSmall;
     double middle = tcaMiddle / ibMiddle;
     assertTrue(small > 1.3 && middle >= 1.0 && middle < small, "tca/ib: Small " + small + ", Middle " + middle);

@@ -1,11 +1,13 @@
 package io.github.verbs4j.examples.testing;
 
+import io.github.verbs4j.examples.mp.Lockstep;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -15,7 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A job whose ranks are threads of the test JVM, on the {@link Loopback} test double or on a real
- * provider over the in-JVM {@code local} fabric (one fabric name per job).
+ * provider over the in-JVM {@code local} fabric (one fabric name per job). With {@code
+ * verbs.fabric.mode=deterministic} the ranks run in {@link Lockstep} (message-passing programs).
  */
 public enum InJvmJob {
   /** The in-JVM test double. */
@@ -72,17 +75,27 @@ public enum InJvmJob {
   public static <T> List<T> on(String provider, int size, Map<String, String> extra, Loopback.RankBody<T> body)
       throws Exception {
     String fabric = "examples-test-" + ProcessHandle.current().pid() + "-" + JOBS.incrementAndGet();
+    // the deterministic fabric: ranks in lockstep, driven from this thread (no engine threads)
+    Lockstep lockstep = "deterministic".equals(extra.get("verbs.fabric.mode")) ? new Lockstep(fabric, size) : null;
     ExecutorService pool = Executors.newFixedThreadPool(size);
     List<Context> contexts = java.util.Collections.synchronizedList(new ArrayList<>());
     try {
       List<Future<Map.Entry<Integer, T>>> futures = new ArrayList<>();
       for (int r = 0; r < size; r++) {
         VerbsConfig cfg = config(fabric, r, size).with("verbs.provider", provider).with(extra);
-        futures.add(pool.submit(() -> {
-          Context ctx = Verbs.open(cfg);
+        if (lockstep != null) {
+          cfg = cfg.with("verbs.threading", "invoker");
+        }
+        VerbsConfig c = cfg;
+        Callable<Map.Entry<Integer, T>> rank = () -> {
+          Context ctx = Verbs.open(c);
           contexts.add(ctx);
           return new java.util.AbstractMap.SimpleEntry<>(ctx.job().rank(), body.run(ctx));
-        }));
+        };
+        futures.add(pool.submit(lockstep == null ? rank : lockstep.rank(r, rank)));
+      }
+      if (lockstep != null) {
+        lockstep.drive();
       }
       List<T> out = new ArrayList<>(java.util.Collections.nCopies(size, null));
       for (Future<Map.Entry<Integer, T>> f : futures) {
