@@ -249,9 +249,14 @@ final class PcieLink {
       frame.release(); // the board is closing: nothing more leaves it (its counters are final)
       return;
     }
-    int bytes = LinkFrame.raw(frame).readableBytes();
+    ByteBuf f = LinkFrame.raw(frame);
+    int bytes = f.readableBytes();
+    boolean dllp = LinkFrame.type(f, f.readerIndex()) == LinkFrame.TYPE_DLLP;
     if (dll.link.transmit(node, frame, unchecked, sendAt)) {
       counters.frameSent(bytes, hops);
+      if (dllp) {
+        counters.link(Link.DLLP_FRAMES, 1);
+      }
     } else {
       counters.drop("link_refused"); // lost like a frame the wire dropped: the replay recovers it
     }

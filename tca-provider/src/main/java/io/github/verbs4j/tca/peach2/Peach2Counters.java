@@ -132,6 +132,8 @@ public final class Peach2Counters implements AutoCloseable {
     NAKS_RECEIVED("naks.received", "Nak DLLPs received"),
     /** Acks sent in a frame of their own. */
     ACKS_SENT("acks.sent", "Ack DLLPs sent in a frame of their own"),
+    /** Fabric frames that carried DLLPs only (Acks, Naks, InitFC): the rest carried TLPs. */
+    DLLP_FRAMES("dllp.frames", "fabric frames carrying only DLLPs (Acks, Naks, InitFC); the others carry TLPs"),
     /** Acks sent after a TLP, in its frame. */
     ACKS_SHARED("acks.shared", "Ack DLLPs sent in the frame of a TLP"),
     /** Acks received. */
