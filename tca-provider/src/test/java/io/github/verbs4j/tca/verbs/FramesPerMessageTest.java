@@ -1,6 +1,7 @@
 package io.github.verbs4j.tca.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.verbs4j.tca.peach2.Peach2Counters;
 import io.github.verbs4j.verbs.RecvWr;
@@ -14,21 +15,24 @@ import org.junit.jupiter.api.Test;
  * quiet at the end so every frame is counted.
  *
  * <p>Counted are the frames that carry TLPs (memory writes), sent the first time: per 8 B SEND
- * round trip each side sends its packet (a DMA chain: the packet, then its send PSN, each a fabric
- * frame) and a write-back (credits and acknowledgement, one PIO write): 6 frames; per 8 B WRITE
- * the chain and the write-back, 3. The link layer's lone Acks come on top (the message reports
- * them): how many depends on whether the next frame left within the 250 µs Ack timer, which a
- * loaded host decides.
+ * round trip each side sends its packet (a DMA chain: the packet, then its send PSN) and a
+ * write-back (credits and acknowledgement, one PIO write). That was 6 frames when each TLP was a
+ * fabric frame of its own; since what a proxy duty cycle sends a peer leaves as one fabric frame
+ * ({@code DataLinkLayer#beginBatch}, the chain's two TLPs in one train) it is 4. Per 8 B WRITE the
+ * chain and the write-back: 3 before, 2 now. The link layer's lone Acks come on top (the message
+ * reports them): how many depends on whether the next frame left within the 250 µs Ack timer,
+ * which a loaded host decides. Replays are not counted (a loaded host can hold an Ack past the
+ * replay timeout).
  */
 class FramesPerMessageTest {
   private static final int ROUNDS = 200;
   /** Fabric frames with TLPs per 8 B SEND round trip (a SEND each way). */
-  private static final double SEND_ROUND_TRIP_FRAMES = 6;
+  private static final double SEND_ROUND_TRIP_FRAMES = 4;
   /** Fabric frames with TLPs per 8 B RDMA WRITE. */
-  private static final double WRITE_FRAMES = 3;
+  private static final double WRITE_FRAMES = 2;
 
   @Test
-  void an8ByteSendRoundTripTakesSixFabricFramesAndAnRdmaWriteThree() {
+  void an8ByteSendRoundTripTakesFourFabricFramesAndAnRdmaWriteTwo() {
     // timeout 20 (4.3 s): TCA Verbs' own timer never sends a message again here
     try (TwoTcaNodes n = new TwoTcaNodes(20)) {
       // warm up: the first message to a peer allocates the rings' staging memory and descriptors
@@ -51,8 +55,10 @@ class FramesPerMessageTest {
       String all = "fabric frames with TLPs (all frames) per 8 B SEND round trip " + sendTlp + " ("
           + (mid[1] - start[1]) / (double) ROUNDS + "), per 8 B WRITE " + writeTlp + " ("
           + (end[1] - mid[1]) / (double) ROUNDS + "), TLP frames replayed " + (end[2] - start[2]);
-      assertEquals(SEND_ROUND_TRIP_FRAMES, sendTlp, all);
-      assertEquals(WRITE_FRAMES, writeTlp, all);
+      // a replayed frame that shared a train is subtracted as a frame of its own, and two batches
+      // that overlap may share a train: a little under the pinned counts, never over
+      assertTrue(sendTlp <= SEND_ROUND_TRIP_FRAMES && sendTlp > SEND_ROUND_TRIP_FRAMES - 0.5, all);
+      assertTrue(writeTlp <= WRITE_FRAMES && writeTlp > WRITE_FRAMES - 0.5, all);
     }
   }
 
