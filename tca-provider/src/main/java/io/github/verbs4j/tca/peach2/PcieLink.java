@@ -43,6 +43,8 @@ final class PcieLink {
   private final long downAfter;
   private final ReplayBuffer replay;
   private final HeldFrames pending;
+  /** Where frames leave: alone, or gathered while the board has a batch open (wall clock). */
+  private final FrameTrain train;
   private final CRC32 txCrc = new CRC32();
   private final Runnable txTimer = this::onTxTimer;
   private final Runnable ackTimer = this::onAckTimer;
@@ -90,6 +92,7 @@ final class PcieLink {
     this.timeout = new ReplayTimeout(minTimeout, wall ? dl.wallMaxReplayTimeoutNs() : downAfter / 8);
     this.replay = new ReplayBuffer(dl.replayBufferTlps());
     this.pending = new HeldFrames(dll, this::releaseDue);
+    this.train = new FrameTrain(dll, node, hops);
     if (!cablesUp) {
       state = State.DOWN;
     }
@@ -127,6 +130,7 @@ final class PcieLink {
   synchronized boolean transmit(ByteBuf frame, int tlps, long sendTimeNanos) {
     if (flowing() && mustWait(tlps) && dll.scheduler.canWait() && !dll.closed()) {
       counters.link(Link.STALLS, 1);
+      train.send(Long.MIN_VALUE); // a train's TLPs hold room in the replay buffer until they are acknowledged
       waiters++;
       try {
         while (flowing() && mustWait(tlps) && !dll.closed()) {
@@ -243,17 +247,23 @@ final class PcieLink {
     }
   }
 
-  /** Hands a frame to the fabric and counts it. */
+  /** Hands a frame to the fabric, through the train ({@link FrameTrain#put}). */
   private void put(ByteBuf frame, boolean unchecked) {
     if (dll.closed()) {
       frame.release(); // the board is closing: nothing more leaves it (its counters are final)
       return;
     }
-    int bytes = LinkFrame.raw(frame).readableBytes();
-    if (dll.link.transmit(node, frame, unchecked, sendAt)) {
-      counters.frameSent(bytes, hops);
-    } else {
-      counters.drop("link_refused"); // lost like a frame the wire dropped: the replay recovers it
+    train.put(frame, unchecked, sendAt);
+  }
+
+  /** A batch of the board ended: the train leaves. */
+  void flushTrain() {
+    if (train.held()) {
+      synchronized (this) {
+        if (!dll.closed()) {
+          train.send(Long.MIN_VALUE);
+        }
+      }
     }
   }
 
@@ -621,6 +631,7 @@ final class PcieLink {
 
   private void reset() {
     replay.clear();
+    train.clear();
     pending.clear(counters);
     nextTransmitSeq = 0;
     ackdSeq = SEQ_MASK;
@@ -684,6 +695,7 @@ final class PcieLink {
   /** Releases what is held. */
   synchronized void close() {
     replay.clear();
+    train.clear();
     pending.clear(null);
     notifyAll();
   }
