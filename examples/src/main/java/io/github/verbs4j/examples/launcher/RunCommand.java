@@ -45,7 +45,8 @@ public final class RunCommand implements Callable<Integer> {
   int ranks;
 
   @Option(names = "--provider", paramLabel = "ib|tca",
-      description = "Provider for every rank (default: verbs.provider from the configuration, else ib).")
+      description = "Provider for every rank (default: -Dverbs.provider, else verbs.provider from the "
+          + "configuration, else ib).")
   String provider;
 
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10m", converter = DurationConverter.class,
@@ -76,9 +77,14 @@ public final class RunCommand implements Callable<Integer> {
     if (ranks < 1 || ranks > MAX_RANKS) {
       throw bad("--np=" + ranks + " must be between 1 and " + MAX_RANKS);
     }
-    String prov = provider != null ? provider : VerbsConfig.load().get(VerbsConfig.PROVIDER);
+    String fromD = properties.get("verbs.provider");
+    if (provider != null && fromD != null && !provider.equals(fromD)) {
+      throw bad("--provider=" + provider + " and -Dverbs.provider=" + fromD + " name different providers");
+    }
+    String prov = provider != null ? provider : fromD != null ? fromD : VerbsConfig.load().get(VerbsConfig.PROVIDER);
     if (!prov.equals("ib") && !prov.equals("tca")) {
-      throw bad("--provider=" + prov + " must be ib or tca");
+      throw bad((provider == null && fromD != null ? "-Dverbs.provider=" : "--provider=") + prov
+          + " must be ib or tca");
     }
     CommandLine root = spec.root().commandLine();
     CommandLine target = root.getSubcommands().get(program);
