@@ -5,12 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,27 +21,13 @@ class HimenoPlacementIT {
   @TempDir
   Path dir;
 
-  private record Result(int exit, String out) {}
-
-  private Result verbs4j(String... args) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(List.of(Launcher.javaExecutable(), "--enable-native-access=ALL-UNNAMED",
-        "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"), Launcher.MAIN_CLASS));
-    cmd.addAll(List.of(args));
-    Path log = Files.createTempFile(dir, "verbs4j", ".log");
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile())
-        .start();
-    try {
-      assertTrue(p.waitFor(150, TimeUnit.SECONDS), "verbs4j " + String.join(" ", args) + " did not finish");
-    } finally {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-    }
-    return new Result(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+  private VerbsCommandProcess.Result verbs4j(String... args) throws IOException, InterruptedException {
+    return VerbsCommandProcess.run(dir, Duration.ofSeconds(150), args);
   }
 
   @Test
   void fourProcessesRunThePlacementWithDeviceHalosAndMatchTheSerialResidual() throws Exception {
-    Result r = verbs4j("run", "-n", "4", "--timeout", "140s", "--provider", "tca", "-Dverbs.time=modelled", "himeno",
+    VerbsCommandProcess.Result r = verbs4j("run", "-n", "4", "--timeout", "140s", "--provider", "tca", "-Dverbs.time=modelled", "himeno",
         "--size", "small", "--iterations", "3", "--placement", "peach2:rings=1,nodesPerRing=4/1,2,4,3",
         "--memory", "device", "--check");
     assertEquals(0, r.exit(), r.out());
@@ -57,7 +39,7 @@ class HimenoPlacementIT {
 
   @Test
   void deviceHalosOnIbAreRefusedNamingTheOptionAndTheProvider() throws Exception {
-    Result r = verbs4j("run", "-n", "2", "--timeout", "140s", "--provider", "ib", "himeno", "--size", "tiny",
+    VerbsCommandProcess.Result r = verbs4j("run", "-n", "2", "--timeout", "140s", "--provider", "ib", "himeno", "--size", "tiny",
         "--iterations", "2", "--memory", "device");
     assertNotEquals(0, r.exit(), r.out());
     assertTrue(r.out().contains("--memory=device: provider ib has no device memory"), r.out());

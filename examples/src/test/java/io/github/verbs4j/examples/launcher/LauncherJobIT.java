@@ -4,12 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
@@ -27,23 +25,8 @@ class LauncherJobIT {
   @TempDir
   Path dir;
 
-  private record Result(int exit, String out) {}
-
-  /** Runs {@code verbs4j ARGS} as its own JVM, as the script does. */
-  private Result verbs4j(String... args) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(List.of(Launcher.javaExecutable(), "--enable-native-access=ALL-UNNAMED",
-        "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"), Launcher.MAIN_CLASS));
-    cmd.addAll(List.of(args));
-    Path log = Files.createTempFile(dir, "verbs4j", ".log");
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile())
-        .start();
-    try {
-      assertTrue(p.waitFor(300, TimeUnit.SECONDS), "verbs4j " + String.join(" ", args) + " did not finish");
-    } finally {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-    }
-    return new Result(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+  private VerbsCommandProcess.Result verbs4j(String... args) throws IOException, InterruptedException {
+    return VerbsCommandProcess.run(dir, Duration.ofSeconds(300), args);
   }
 
   private static String gosaBits(String out) {
@@ -54,11 +37,11 @@ class LauncherJobIT {
 
   @Test
   void himenoOnFourRanksGivesTheResidualOfOneProcessOnBothProviders() throws Exception {
-    Result one = verbs4j("himeno", "--size", "tiny", "--check");
+    VerbsCommandProcess.Result one = verbs4j("himeno", "--size", "tiny", "--check");
     assertEquals(0, one.exit(), one.out());
     assertTrue(one.out().contains("(identical)"), one.out());
     for (String provider : new String[] {"ib", "tca"}) {
-      Result four = verbs4j("run", "-n", "4", "--timeout", "240s", "--provider", provider, "himeno", "--size", "tiny");
+      VerbsCommandProcess.Result four = verbs4j("run", "-n", "4", "--timeout", "240s", "--provider", provider, "himeno", "--size", "tiny");
       assertEquals(0, four.exit(), four.out());
       assertTrue(four.out().contains("[0] Himeno benchmark: size TINY (16 x 16 x 32), 100 iterations, 4 ranks as 2 x 2"),
           four.out());
@@ -69,22 +52,22 @@ class LauncherJobIT {
 
   @Test
   void himenoWithOnDemandLinksAndSharedBuffersGivesTheSameResidualOnBothProviders() throws Exception {
-    Result serial = verbs4j("himeno", "--size", "tiny", "--iterations", "20", "--check");
+    VerbsCommandProcess.Result serial = verbs4j("himeno", "--size", "tiny", "--iterations", "20", "--check");
     assertEquals(0, serial.exit(), serial.out());
     for (String provider : new String[] {"ib", "tca"}) {
       // gamma 1: every change of neighbour closes a link and opens another, across processes (netty)
-      Result four = verbs4j("run", "-n", "4", "--timeout", "240s", "--provider", provider, "himeno", "--size", "tiny",
+      VerbsCommandProcess.Result four = verbs4j("run", "-n", "4", "--timeout", "240s", "--provider", provider, "himeno", "--size", "tiny",
           "--iterations", "20", "--connections", "on_demand", "--gamma", "1", "--shared-receive", "64");
       assertEquals(0, four.exit(), four.out());
       assertTrue(four.out().contains("Provider           : " + provider), four.out());
       assertEquals(gosaBits(serial.out()), gosaBits(four.out()), provider);
     }
-    Result dc = verbs4j("run", "-n", "4", "--timeout", "240s", "--provider", "ib", "himeno", "--size", "tiny",
+    VerbsCommandProcess.Result dc = verbs4j("run", "-n", "4", "--timeout", "240s", "--provider", "ib", "himeno", "--size", "tiny",
         "--iterations", "20", "--connections", "dc", "--shared-receive", "64");
     assertEquals(0, dc.exit(), dc.out());
     assertEquals(gosaBits(serial.out()), gosaBits(dc.out()), "ib, DC");
     // tca has no DC: refused by capability, with the reason
-    Result noDc = verbs4j("run", "-n", "2", "--timeout", "240s", "--provider", "tca", "himeno", "--size", "tiny",
+    VerbsCommandProcess.Result noDc = verbs4j("run", "-n", "2", "--timeout", "240s", "--provider", "tca", "himeno", "--size", "tiny",
         "--iterations", "2", "--connections", "dc");
     assertEquals(1, noDc.exit(), noDc.out());
     assertTrue(noDc.out().contains("strategy DC needs a device with the DC capability; tca_peach2 has none"),
@@ -93,7 +76,7 @@ class LauncherJobIT {
 
   @Test
   void sendLatencyRunsOnTwoProcessesAndWritesCsvAndChart() throws Exception {
-    Result r = verbs4j("run", "-n", "2", "--timeout", "240s", "send_lat", "-n", "100", "--csv", "lat.csv", "--plot",
+    VerbsCommandProcess.Result r = verbs4j("run", "-n", "2", "--timeout", "240s", "send_lat", "-n", "100", "--csv", "lat.csv", "--plot",
         "lat.png");
     assertEquals(0, r.exit(), r.out());
     assertTrue(r.out().contains("[0]                     Send Latency Test"), r.out());
@@ -106,7 +89,7 @@ class LauncherJobIT {
   @Test
   void theMainJobPrintsBothTablesAndWritesTheChart() throws Exception {
     // the README's main job, with short sweeps
-    Result r = verbs4j("run", "-n", "2", "--timeout", "240s", "demo", "--lat-max-size", "64", "--bw-max-size",
+    VerbsCommandProcess.Result r = verbs4j("run", "-n", "2", "--timeout", "240s", "demo", "--lat-max-size", "64", "--bw-max-size",
         "8192", "--lat-iters", "100", "--bw-iters", "200");
     assertEquals(0, r.exit(), r.out());
     assertTrue(r.out().contains("[0]                     Send Latency Test"), r.out());
@@ -122,7 +105,7 @@ class LauncherJobIT {
 
   @Test
   void compareMeasuresTheProviderBesideRawNetty() throws Exception {
-    Result r = verbs4j("run", "-n", "2", "--timeout", "240s", "compare", "--rounds", "1", "--sizes", "8,4096",
+    VerbsCommandProcess.Result r = verbs4j("run", "-n", "2", "--timeout", "240s", "compare", "--rounds", "1", "--sizes", "8,4096",
         "--lat-iters", "50", "--bw-iters", "50", "--md", "compare.md");
     assertEquals(0, r.exit(), r.out());
     List<String> md = Files.readAllLines(dir.resolve("compare.md"));
@@ -134,7 +117,7 @@ class LauncherJobIT {
   @Test
   void aRankThatFailsOnTheFabricFailsTheRun() throws Exception {
     // three ranks: send_lat refuses to run on more than two, on every rank
-    Result r = verbs4j("run", "-n", "3", "--timeout", "240s", "send_lat");
+    VerbsCommandProcess.Result r = verbs4j("run", "-n", "3", "--timeout", "240s", "send_lat");
     assertEquals(1, r.exit(), r.out());
     assertTrue(r.out().contains("send_lat runs on exactly 2 ranks, this job has 3"), r.out());
   }
