@@ -1,5 +1,6 @@
 package io.github.verbs4j.ib.engine;
 
+import io.github.verbs4j.ib.wire.Opcode.Transport;
 import io.github.verbs4j.verbs.spi.RnrTimer;
 import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.QpAttr;
@@ -616,6 +617,31 @@ public final class EngineQp {
   void fault() {
     owner.raise(AsyncEventType.QP_FATAL);
     error();
+  }
+
+  /** @return whether each WQE names its own destination (UD, DC initiator) rather than the QP */
+  private boolean addressedPerWqe() {
+    return type == QpType.UD || type == QpType.DCI;
+  }
+
+  /** @return the LID {@code w} goes to */
+  int destination(SendWqe w) {
+    return addressedPerWqe() ? w.dlid : dlid;
+  }
+
+  /** @return the service level {@code w} goes with */
+  int serviceLevel(SendWqe w) {
+    return addressedPerWqe() ? w.sl : sl;
+  }
+
+  /** @return the BTH opcode family of this QP's requests */
+  Transport transport() {
+    return switch (type) {
+      case UC -> Transport.UC;
+      case UD -> Transport.UD;
+      case DCI -> Transport.DC;
+      default -> Transport.RC;
+    };
   }
 
   /** @return an estimate of the bytes this QP holds (queues, replay cache, contexts) */

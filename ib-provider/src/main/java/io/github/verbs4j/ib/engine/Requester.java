@@ -1,7 +1,6 @@
 package io.github.verbs4j.ib.engine;
 
 import io.github.verbs4j.ib.wire.Opcode;
-import io.github.verbs4j.ib.wire.Opcode.Transport;
 import io.github.verbs4j.verbs.QpType;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WrOpcode;
@@ -243,7 +242,7 @@ final class Requester {
         moreToSend = true;
         break;
       }
-      int dlid = destination(w);
+      int dlid = qp.destination(w);
       // Back-pressure waits; a dead peer does not (its packets are dropped on the way and the
       // retransmit timer ends the WQE with RETRY_EXC_ERR, as on a wire to a vanished node).
       if (!dev.port.isWritable(dlid) && !dev.isDead(dlid)) {
@@ -302,19 +301,6 @@ final class Requester {
     return GO;
   }
 
-  private int destination(SendWqe w) {
-    return qp.type == QpType.UD || qp.type == QpType.DCI ? w.dlid : qp.dlid;
-  }
-
-  private Transport transport() {
-    return switch (qp.type) {
-      case UC -> Transport.UC;
-      case UD -> Transport.UD;
-      case DCI -> Transport.DC;
-      default -> Transport.RC;
-    };
-  }
-
   /** Builds and sends the packet with PSN {@link #psn} of WQE {@code w}; false on a local error. */
   private boolean sendPacket(SendWqe w, int dlid, long now) {
     int mtu = qp.sendMtu();
@@ -327,7 +313,7 @@ final class Requester {
     if (dev.port.modelledTime()) {
       tx.request(ready.readyAt(w, retransmit, dev.port.nowNanos()));
     }
-    if (!pkt.build(tx, transport(), w, offset, mtu, dlid, qp, dc.generation(), dc.epochPsn())) {
+    if (!pkt.build(tx, qp.transport(), w, offset, mtu, dlid, qp, dc.generation(), dc.epochPsn())) {
       tx.request(Long.MIN_VALUE);
       return false;
     }
@@ -353,7 +339,7 @@ final class Requester {
     }
     boolean se = last && w.solicited() && (wop == WrOpcode.SEND || wop == WrOpcode.SEND_WITH_IMM
         || wop == WrOpcode.RDMA_WRITE_WITH_IMM);
-    int sl = qp.type == QpType.UD || qp.type == QpType.DCI ? w.sl : qp.sl;
+    int sl = qp.serviceLevel(w);
     // Update every piece of state before the packet leaves (rxe pitfall P2).
     if (wop == WrOpcode.RDMA_READ) {
       psn = Psn.next(w.lastPsn);
