@@ -3,7 +3,6 @@ package io.github.verbs4j.tca.peach2;
 import io.github.verbs4j.fabric.topo.Peach2Topology;
 import io.github.verbs4j.tca.peach2.Peach2Counters.Link;
 import io.netty.buffer.ByteBuf;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32;
 
 /**
@@ -92,9 +91,6 @@ public final class DataLinkLayer implements AutoCloseable {
   private final Peach2Link.CableListener cables = this::onCables;
   private volatile boolean cablesUp;
   private volatile boolean closed;
-  /** Batches open ({@link #beginBatch()}); always 0 in modelled time. */
-  private final AtomicInteger batches = new AtomicInteger();
-  private final boolean modelled;
 
   /**
    * @param link the fabric underneath (this layer becomes its receiver)
@@ -112,7 +108,6 @@ public final class DataLinkLayer implements AutoCloseable {
     this.nodeId = link.nodeId();
     this.links = new PcieLink[topology.maxNodes() + 1];
     this.upper = upper;
-    this.modelled = clock.isModelled();
     this.cablesUp = link.cablesUp();
     link.addCableListener(cables);
     link.setReceiver(this::onFrame);
@@ -120,44 +115,6 @@ public final class DataLinkLayer implements AutoCloseable {
 
   boolean closed() {
     return closed;
-  }
-
-  /** @return whether a batch is open: links gather what they send into trains */
-  boolean batching() {
-    return batches.get() > 0;
-  }
-
-  /**
-   * Opens a batch: until {@link #endBatch()}, what this board sends a partner (TLP frames,
-   * replays, Acks and Naks, from any thread) is gathered into one fabric frame per partner (a
-   * {@link LinkFrame#TYPE_TRAIN}), so a DMA chain or a duty cycle of writes costs one fabric
-   * frame, not one per TLP. Batches may overlap; each end sends what is gathered.
-   *
-   * <p>Wall clock only: in modelled time a frame's arrival is timed by its own send time and size
-   * on the fabric's links, so every frame travels alone there and this does nothing (modelled
-   * figures do not depend on batches).
-   */
-  public void beginBatch() {
-    if (!modelled) {
-      batches.incrementAndGet();
-    }
-  }
-
-  /** Ends a batch ({@link #beginBatch()}): what the links gathered leaves now. */
-  public void endBatch() {
-    if (!modelled) {
-      batches.decrementAndGet();
-      flushTrains();
-    }
-  }
-
-  /** Sends what the links gathered in trains, now (before a sender waits, say). */
-  void flushTrains() {
-    for (PcieLink p : links) {
-      if (p != null) {
-        p.flushTrain();
-      }
-    }
   }
 
   int tlps(ByteBuf tlp, int offset) {
@@ -229,48 +186,6 @@ public final class DataLinkLayer implements AutoCloseable {
       received.release();
       return;
     }
-    if (n >= LinkFrame.TRAIN_HEADER && LinkFrame.version(frame, off) == LinkFrame.VERSION
-        && LinkFrame.type(frame, off) == LinkFrame.TYPE_TRAIN) {
-      try {
-        onTrain(p, srcNode, hops, unchecked, received, frame, off, n, arrival);
-      } finally {
-        received.release();
-      }
-      return;
-    }
-    onRecord(p, srcNode, hops, unchecked, received, frame, off, n, arrival);
-  }
-
-  /**
-   * A train: each record as if it had come alone, in order. A record whose length does not fit
-   * ends the train (what follows cannot be found) with a Nak, as a malformed frame.
-   */
-  private void onTrain(PcieLink p, int srcNode, int hops, boolean unchecked, ByteBuf received, ByteBuf frame,
-      int off, int n, long arrival) {
-    int count = LinkFrame.trainCount(frame, off);
-    int at = off + LinkFrame.TRAIN_HEADER;
-    int end = off + n;
-    for (int i = 0; i < count; i++) {
-      long len = end - at >= LinkFrame.RECORD_LENGTH ? frame.getUnsignedInt(at) : -1;
-      at += LinkFrame.RECORD_LENGTH;
-      if (len < LinkFrame.DLLP_FRAME_LENGTH || len > end - at) {
-        counters.link(Link.BAD_FRAMES, 1);
-        p.onBadTlp(arrival);
-        return;
-      }
-      ByteBuf r = received.retainedSlice(at, (int) len);
-      ByteBuf rr = LinkFrame.raw(r);
-      onRecord(p, srcNode, hops, unchecked, r, rr, rr.readerIndex(), (int) len, arrival);
-      at += (int) len;
-    }
-    if (count < 2 || at != end) {
-      counters.link(Link.BAD_FRAMES, 1);
-    }
-  }
-
-  /** One link frame (alone, or a record of a train); ownership of {@code received} passes. */
-  private void onRecord(PcieLink p, int srcNode, int hops, boolean unchecked, ByteBuf received, ByteBuf frame,
-      int off, int n, long arrival) {
     int lcrcAt = -1;
     boolean deliver = false;
     if (n < LinkFrame.DLLP_FRAME_LENGTH || LinkFrame.version(frame, off) != LinkFrame.VERSION) {

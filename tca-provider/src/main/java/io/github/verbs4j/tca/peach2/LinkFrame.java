@@ -30,16 +30,6 @@ import java.util.zip.CRC32;
  * +---------------+---------------+-------------------------------+
  * |    version    |   type = 2    |  Peach2Dllp (6 bytes) ...     |  0
  * +---------------+---------------+-------------------------------+
- *
- *  train (type 3): several of the frames above that left the board together, in order
- * +---------------+---------------+-------------------------------+
- * |    version    |   type = 3    |        record count           |  0
- * +---------------+---------------+-------------------------------+
- * |                 record length (bytes)                         |  4
- * +---------------------------------------------------------------+
- * |    record: a type 1 or type 2 frame, exactly as above ...     |  8
- * +---------------------------------------------------------------+
- * |    record length, record, ... (record count times)            |
  * </pre>
  *
  * <ul>
@@ -52,12 +42,6 @@ import java.util.zip.CRC32;
  *       corrupt frames, which the fabric then never does) carries 0 and is not checked.
  *   <li>DLLP: present when the frame is exactly {@link #DLLP_TRAILER} bytes longer than the TLP;
  *       a replayed frame never carries one (its acknowledgement would be stale).
- *   <li>Train: one fabric frame for what a board sends one link in one go (a DMA chain's TLPs, a
- *       proxy duty cycle's writes, the Acks sent meanwhile; {@link FrameTrain}). Only the framing
- *       on the fabric changes: each record keeps its own sequence number, LCRC and Ack, is
- *       replayed on its own and is received as if it had come alone, in record order. Record
- *       count at least 2 (one frame travels alone); record length at least {@link
- *       #DLLP_FRAME_LENGTH}.
  * </ul>
  */
 public final class LinkFrame {
@@ -67,14 +51,6 @@ public final class LinkFrame {
   public static final int TYPE_TLP = 1;
   /** A DLLP alone. */
   public static final int TYPE_DLLP = 2;
-  /** Several type 1 and type 2 frames, each prefixed by its length. */
-  public static final int TYPE_TRAIN = 3;
-  /** Offset of a train's 16-bit record count. */
-  public static final int TRAIN_COUNT_OFFSET = 2;
-  /** Bytes of a train's header (version, type, record count). */
-  public static final int TRAIN_HEADER = 4;
-  /** Bytes of the length before each record of a train. */
-  public static final int RECORD_LENGTH = 4;
   /** Offset of the version byte. */
   public static final int VERSION_OFFSET = 0;
   /** Offset of the type byte. */
@@ -163,39 +139,6 @@ public final class LinkFrame {
     buf.setByte(w + VERSION_OFFSET, VERSION);
     buf.setByte(w + TYPE_OFFSET, TYPE_DLLP);
     return w;
-  }
-
-  /**
-   * Writes a train's header (record count 0) at the writer index and advances it.
-   *
-   * @param buf a buffer with {@link #TRAIN_HEADER} writable bytes
-   */
-  public static void writeTrainHeader(ByteBuf buf) {
-    int w = buf.writerIndex();
-    buf.setByte(w + VERSION_OFFSET, VERSION);
-    buf.setByte(w + TYPE_OFFSET, TYPE_TRAIN);
-    buf.setShort(w + TRAIN_COUNT_OFFSET, 0);
-    buf.writerIndex(w + TRAIN_HEADER);
-  }
-
-  /**
-   * @param buf a train
-   * @param offset where it starts
-   * @return its record count
-   */
-  public static int trainCount(ByteBuf buf, int offset) {
-    return buf.getUnsignedShort(offset + TRAIN_COUNT_OFFSET);
-  }
-
-  /**
-   * Sets a train's record count.
-   *
-   * @param buf a train
-   * @param offset where it starts
-   * @param count records
-   */
-  public static void trainCount(ByteBuf buf, int offset, int count) {
-    buf.setShort(offset + TRAIN_COUNT_OFFSET, count);
   }
 
   /** @return where the DLLP of a type-2 frame starts, relative to the frame */

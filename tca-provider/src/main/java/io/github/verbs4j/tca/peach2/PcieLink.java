@@ -43,8 +43,6 @@ final class PcieLink {
   private final long downAfter;
   private final ReplayBuffer replay;
   private final HeldFrames pending;
-  /** Where frames leave: alone, or gathered while the board has a batch open (wall clock). */
-  private final FrameTrain train;
   private final CRC32 txCrc = new CRC32();
   private final Runnable txTimer = this::onTxTimer;
   private final Runnable ackTimer = this::onAckTimer;
@@ -92,7 +90,6 @@ final class PcieLink {
     this.timeout = new ReplayTimeout(minTimeout, wall ? dl.wallMaxReplayTimeoutNs() : downAfter / 8);
     this.replay = new ReplayBuffer(dl.replayBufferTlps());
     this.pending = new HeldFrames(dll, this::releaseDue);
-    this.train = new FrameTrain(dll, node, hops);
     if (!cablesUp) {
       state = State.DOWN;
     }
@@ -130,7 +127,6 @@ final class PcieLink {
   synchronized boolean transmit(ByteBuf frame, int tlps, long sendTimeNanos) {
     if (flowing() && mustWait(tlps) && dll.scheduler.canWait() && !dll.closed()) {
       counters.link(Link.STALLS, 1);
-      train.send(Long.MIN_VALUE); // a train's TLPs hold room in the replay buffer until they are acknowledged
       waiters++;
       try {
         while (flowing() && mustWait(tlps) && !dll.closed()) {
@@ -247,23 +243,17 @@ final class PcieLink {
     }
   }
 
-  /** Hands a frame to the fabric, through the train ({@link FrameTrain#put}). */
+  /** Hands a frame to the fabric and counts it. */
   private void put(ByteBuf frame, boolean unchecked) {
     if (dll.closed()) {
       frame.release(); // the board is closing: nothing more leaves it (its counters are final)
       return;
     }
-    train.put(frame, unchecked, sendAt);
-  }
-
-  /** A batch of the board ended: the train leaves. */
-  void flushTrain() {
-    if (train.held()) {
-      synchronized (this) {
-        if (!dll.closed()) {
-          train.send(Long.MIN_VALUE);
-        }
-      }
+    int bytes = LinkFrame.raw(frame).readableBytes();
+    if (dll.link.transmit(node, frame, unchecked, sendAt)) {
+      counters.frameSent(bytes, hops);
+    } else {
+      counters.drop("link_refused"); // lost like a frame the wire dropped: the replay recovers it
     }
   }
 
@@ -631,7 +621,6 @@ final class PcieLink {
 
   private void reset() {
     replay.clear();
-    train.clear();
     pending.clear(counters);
     nextTransmitSeq = 0;
     ackdSeq = SEQ_MASK;
@@ -695,7 +684,6 @@ final class PcieLink {
   /** Releases what is held. */
   synchronized void close() {
     replay.clear();
-    train.clear();
     pending.clear(null);
     notifyAll();
   }

@@ -297,7 +297,6 @@ public final class Peach2Board implements AutoCloseable {
     if (link.isWritable(dstNode) || link.scheduler().inLinkThread()) {
       return;
     }
-    dataLink.flushTrains(); // what a batch gathered goes before this thread waits
     long deadline = System.nanoTime() + STALL_LIMIT_NANOS;
     int spins = 0;
     while (!link.isWritable(dstNode) && !closed && !downNodes.contains(dstNode) && System.nanoTime() - deadline < 0) {

@@ -130,12 +130,8 @@ public final class Peach2Counters implements AutoCloseable {
     NAKS_SENT("naks.sent", "Nak DLLPs sent (a TLP failed its LCRC or came out of sequence)"),
     /** Naks received. */
     NAKS_RECEIVED("naks.received", "Nak DLLPs received"),
-    /** Acks sent in a frame of their own (alone on the fabric, or a record of a train). */
-    ACKS_SENT("acks.sent", "Ack DLLPs sent in a link frame of their own (alone, or a record of a train)"),
-    /** Fabric frames that carried DLLPs only (Acks, Naks, InitFC): the rest carried TLPs. */
-    DLLP_FRAMES("dllp.frames", "fabric frames carrying only DLLPs (Acks, Naks, InitFC); the others carry TLPs"),
-    /** Fabric frames that carried two or more link frames ({@link LinkFrame#TYPE_TRAIN}). */
-    TRAINS("trains", "fabric frames carrying two or more link frames (a train: what left together)"),
+    /** Acks sent in a frame of their own. */
+    ACKS_SENT("acks.sent", "Ack DLLPs sent in a frame of their own"),
     /** Acks sent after a TLP, in its frame. */
     ACKS_SHARED("acks.shared", "Ack DLLPs sent in the frame of a TLP"),
     /** Acks received. */

@@ -188,12 +188,9 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
   @Override
   public int doWork() {
     working = pending || wakeFired; // before pending is cleared: never a moment with neither set
-    // what the cycle sends a peer (DMA chains, write-backs, the link's Acks) leaves as one frame
-    board.dataLink().beginBatch();
     try {
       return dutyCycle();
     } finally {
-      board.dataLink().endBatch();
       working = false;
     }
   }
