@@ -152,27 +152,33 @@ public final class PrivateDir {
   }
 
   /**
-   * The build's check that no test left a socket or secret file behind: fails (throws, which fails
-   * {@code exec:java}) listing the files in the private directory of processes that no longer run
-   * and that were made since this JVM (the Maven build) started. Run at the end of {@code mvn
-   * verify}; nothing is deleted.
+   * The build's check that no test left a socket, ring or secret file behind: fails (throws, which
+   * fails {@code exec:java}) listing the files of processes that no longer run and that were made
+   * since this JVM (the Maven build) started, in the private directory under java.io.tmpdir
+   * (sockets, secrets) and under {@code /dev/shm} (the shm transport's mapped rings). Run at the end
+   * of {@code mvn verify}; nothing is deleted.
    *
    * @param args none
    * @throws IllegalStateException listing the leftover files
    */
   public static void main(String[] args) throws IOException {
-    Path dir = of("");
     java.time.Instant since = ProcessHandle.current().info().startInstant().orElse(java.time.Instant.EPOCH);
+    List<Path> dirs = new ArrayList<>(List.of(of("")));
+    if (Files.isDirectory(Path.of("/dev/shm"))) {
+      dirs.add(of("/dev/shm"));
+    }
     List<String> left = new ArrayList<>();
-    for (Path p : leftovers(dir)) {
-      if (!Files.getLastModifiedTime(p, LinkOption.NOFOLLOW_LINKS).toInstant().isBefore(since)) {
-        left.add(p.getFileName().toString());
+    for (Path dir : dirs) {
+      for (Path p : leftovers(dir)) {
+        if (!Files.getLastModifiedTime(p, LinkOption.NOFOLLOW_LINKS).toInstant().isBefore(since)) {
+          left.add(p.toString());
+        }
       }
     }
     if (!left.isEmpty()) {
-      throw new IllegalStateException(left.size() + " file(s) of exited processes left in " + dir + " by this build: " + left);
+      throw new IllegalStateException(left.size() + " file(s) of exited processes left by this build: " + left);
     }
-    System.out.println("verbs4j: no socket or secret file left in " + dir + " by processes of this build");
+    System.out.println("verbs4j: no socket, ring or secret file left in " + dirs + " by processes of this build");
   }
 
   private static List<Path> filesOfDead(Path dir, Pattern pattern) {
