@@ -380,6 +380,17 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
    * @param payload the payload (ownership passes)
    */
   protected final void deliver(ByteBuf payload) {
+    deliver(header, payload);
+  }
+
+  /**
+   * Delivers a received frame whose header is {@code header} (a frame the transport held back,
+   * with a copy of its header): see {@link #deliver(ByteBuf)}.
+   *
+   * @param header the frame's header
+   * @param payload the payload (ownership passes)
+   */
+  protected final void deliver(FrameHeader header, ByteBuf payload) {
     FrameReceiver r = receiver;
     if (!open || r == null) {
       drop(open ? DropReason.NO_RECEIVER : DropReason.CLOSED, payload);

@@ -258,6 +258,14 @@ public interface FabricNode extends AutoCloseable {
     return Optional.empty();
   }
 
+  /**
+   * @return the node's modelled-time steps when it runs in them (netty with {@code
+   *     verbs.fabric.mode=deterministic}), else empty
+   */
+  default Optional<ModelledSteps> steps() {
+    return Optional.empty();
+  }
+
   /** @return this node's (netty) or fabric's (local) meters */
   FabricMetrics metrics();
 

@@ -77,7 +77,7 @@ public final class FabricOptions {
   public static final Key NAME = key("verbs.fabric.name", "default", "local: name of the in-JVM fabric Fabric.open joins (nodes of one name see each other)");
   /** Local delivery mode. */
   public static final Key MODE = key("verbs.fabric.mode", "threaded",
-      "local: threaded (a delivery thread per node) or deterministic (single-threaded, events run by runUntilIdle in modelled-time order)");
+      "threaded, or deterministic: events in modelled-time order (local: one thread runs them by runUntilIdle; netty: the job's processes run them in steps, ModelledSteps)");
   /** Local inbound queue capacity. */
   public static final Key QUEUE_FRAMES = key("verbs.fabric.queue-frames", "65536", "local: frames a node's inbound queue holds; unwritable at 3/4, drops when full");
   /** Netty socket family. */
@@ -386,7 +386,7 @@ public final class FabricOptions {
     return get(FABRIC);
   }
 
-  /** @return true for the local fabric's deterministic mode */
+  /** @return true for the deterministic mode (events in modelled-time order, local or netty) */
   public boolean deterministic() {
     return "deterministic".equals(get(MODE));
   }

@@ -56,6 +56,33 @@ public interface Job {
   void barrier(String name, Duration timeout);
 
   /**
+   * In a job that runs in modelled-time steps ({@code verbs.fabric.mode=deterministic} with
+   * {@code verbs.time} modelled on the netty fabric: the processes run their events in modelled-time
+   * order, so a modelled run repeats exactly), lets the job's clock move: call it where a poll found
+   * nothing, instead of spinning. It returns once every process has nothing to do at the current
+   * modelled instant and this process has run its device's events of the next one (arrivals,
+   * timers); poll again then. In any other job it returns false at once and does nothing. A
+   * simulator extension; PMI has no counterpart.
+   *
+   * @return true if the job stepped, false if it does not run in steps
+   * @throws VerbsException EIO if every process waits and nothing is pending anywhere (the ranks
+   *     wait for each other forever), or the coordinator does not answer
+   */
+  default boolean awaitModelledStep() {
+    return false;
+  }
+
+  /**
+   * This process is done with the job's modelled-time steps ({@link #awaitModelledStep}): it keeps
+   * running its device's events (answering what peers still send) until every process is done, then
+   * returns. Call it before closing the device. Does nothing in a job that does not run in steps,
+   * or when called again.
+   *
+   * @throws VerbsException EIO if the coordinator does not answer
+   */
+  default void leaveModelledSteps() {}
+
+  /**
    * {@link #put(String, byte[])} of a UTF-8 string.
    *
    * @param key the key

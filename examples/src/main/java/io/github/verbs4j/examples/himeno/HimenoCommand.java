@@ -277,6 +277,9 @@ public final class HimenoCommand implements Callable<Integer>, ValidatesOptions 
     out.printf(Locale.ROOT, "  wall (max of ranks): %10.4f %10.4f  %10.4f %10.4f%n", t[0], t[1], t[2], t[3]);
     if (modelled) {
       out.printf(Locale.ROOT, "  modelled           : %10.4f %10.4f  %10.4f %10.4f%n", t[7], t[6], t[4], t[5]);
+      double us = 1e6 / iters;
+      out.printf(Locale.ROOT, "  modelled, us/iter  : %10.3f %10.3f  %10.3f %10.3f%n", t[7] * us, t[6] * us, t[4] * us,
+          t[5] * us);
     }
   }
 

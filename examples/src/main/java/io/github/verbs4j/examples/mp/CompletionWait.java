@@ -2,6 +2,7 @@ package io.github.verbs4j.examples.mp;
 
 import io.github.verbs4j.verbs.CompletionChannel;
 import io.github.verbs4j.verbs.CompletionQueue;
+import io.github.verbs4j.verbs.Job;
 import io.github.verbs4j.verbs.spi.runtime.HostShare;
 import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
 import java.time.Duration;
@@ -63,6 +64,7 @@ final class CompletionWait implements IdleStrategy {
 
   private final CompletionQueue cq;
   private final CompletionChannel channel;
+  private final Job job;
   private final int maxSpins;
   private final int maxYields;
   private final Duration block;
@@ -76,12 +78,14 @@ final class CompletionWait implements IdleStrategy {
   /**
    * @param cq the CQ every completion of the communicator goes to, created with {@code channel}
    * @param channel its completion channel
+   * @param job the job (its modelled-time steps, when it runs in them)
    * @param numbers spins and yields before blocking
    * @param block longest single block
    */
-  CompletionWait(CompletionQueue cq, CompletionChannel channel, IdleStrategyKey.Backoff numbers, Duration block) {
+  CompletionWait(CompletionQueue cq, CompletionChannel channel, Job job, IdleStrategyKey.Backoff numbers, Duration block) {
     this.cq = cq;
     this.channel = channel;
+    this.job = job;
     this.maxSpins = numbers.spins();
     this.maxYields = numbers.yields();
     this.block = block;
@@ -101,6 +105,9 @@ final class CompletionWait implements IdleStrategy {
     if (turn != null) {
       turn.pass(); // in lockstep nothing moves until the others and the fabric have had their turn
       return;
+    }
+    if (job.awaitModelledStep()) {
+      return; // the job runs in modelled-time steps: nothing moves until the job's next instant
     }
     switch (phase) {
       case SPIN -> {

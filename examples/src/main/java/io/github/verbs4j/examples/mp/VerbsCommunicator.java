@@ -168,7 +168,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       }
     }
     VerbsCommunicator c = new VerbsCommunicator(ctx, job, ownsContext, config, conn, cm,
-        new CompletionWait(conn.cq, conn.channel, idle, block));
+        new CompletionWait(conn.cq, conn.channel, job, idle, block));
     Lockstep.Turn turn = Lockstep.current();
     if (turn != null) {
       turn.enter(); // set up: from now on this rank runs in its turns

@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Runs the {@code verbs4j} command as its own JVM, as the script does, for the launcher's ITs. */
-final class VerbsCommandProcess {
+public final class VerbsCommandProcess {
   /** What a run left: its exit code and everything it printed. */
-  record Result(int exit, String out) {}
+  public record Result(int exit, String out) {}
 
   private VerbsCommandProcess() {}
 
@@ -24,7 +24,7 @@ final class VerbsCommandProcess {
    * @param args the command's arguments
    * @return the result
    */
-  static Result run(Path dir, Duration limit, String... args) throws IOException, InterruptedException {
+  public static Result run(Path dir, Duration limit, String... args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of(Launcher.javaExecutable(), "--enable-native-access=ALL-UNNAMED",
         "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"), Launcher.MAIN_CLASS));
     cmd.addAll(List.of(args));

@@ -423,6 +423,25 @@ public final class Coordinator implements AutoCloseable {
         }
         st.barrier(name, c.rank).thenRun(() -> c.send(OK, m.requestId(), null));
       }
+      case STEP -> {
+        long round = in.readLong();
+        CoordinatorState.StepReport r = new CoordinatorState.StepReport(in.readLong(), in.readLong(), in.readLong(), in.readBoolean());
+        CoordinatorState st = stateOrNull();
+        try {
+          if (st == null || c.rank < 0) {
+            throw new IllegalStateException("STEP before HELLO");
+          }
+          st.step(round, c.rank, r).thenAccept(res -> c.send(STEPPED, m.requestId(), o -> {
+            o.writeLong(res.next());
+            o.writeLong(res.sent());
+            o.writeLong(res.received());
+            o.writeBoolean(res.allLeft());
+          }));
+        } catch (RuntimeException e) {
+          String msg = e.getMessage();
+          c.send(ERROR, m.requestId(), o -> o.writeUTF(msg));
+        }
+      }
       case MISSING -> {
         String name = in.readUTF();
         CoordinatorState st = stateOrNull();

@@ -363,6 +363,24 @@ public final class CoordinatorClient implements AutoCloseable {
   }
 
   /**
+   * Reports for one round of modelled-time steps and waits for the round's sum.
+   *
+   * @param round the round (0, 1, ...)
+   * @param report this rank's report
+   * @param timeout how long to wait for every rank
+   * @return the round's sum
+   */
+  public CoordinatorState.StepResult step(long round, CoordinatorState.StepReport report, Duration timeout) {
+    return (CoordinatorState.StepResult) call(STEP, o -> {
+      o.writeLong(round);
+      o.writeLong(report.next());
+      o.writeLong(report.sent());
+      o.writeLong(report.received());
+      o.writeBoolean(report.left());
+    }, timeout, "modelled-time step round=" + round);
+  }
+
+  /**
    * @param name barrier name
    * @param timeout how long to wait for the answer
    * @return ranks that have not entered it
@@ -387,6 +405,7 @@ public final class CoordinatorClient implements AutoCloseable {
             }
           }
           case OK -> complete(m.requestId(), Boolean.TRUE);
+          case STEPPED -> complete(m.requestId(), new CoordinatorState.StepResult(b.readLong(), b.readLong(), b.readLong(), b.readBoolean()));
           case VALUE -> complete(m.requestId(), readBytes(b));
           case RANKS -> {
             int n = b.readInt();

@@ -74,6 +74,10 @@ public final class CoordinatorProtocol {
   public static final int PEER_DOWN = 13;
   /** Leaving. */
   public static final int BYE = 14;
+  /** A rank's report for one round of modelled-time steps (round, next event, frames sent and received, left). */
+  public static final int STEP = 15;
+  /** A round's outcome: the earliest next event, the frames sent and received, whether every rank left. */
+  public static final int STEPPED = 16;
 
   private CoordinatorProtocol() {}
 

@@ -24,6 +24,38 @@ public final class CoordinatorState {
   private final Map<String, List<CompletableFuture<byte[]>>> kvWaiters = new HashMap<>();
   private final Map<String, TreeSet<Integer>> entered = new HashMap<>();
   private final Map<String, CompletableFuture<Void>> barriers = new HashMap<>();
+  /** The modelled-time steps: the round open now and what its reports add up to. */
+  private long stepRound;
+  private final java.util.BitSet stepRanks = new java.util.BitSet();
+  private StepResult stepSum = StepResult.EMPTY;
+  private CompletableFuture<StepResult> stepDone = new CompletableFuture<>();
+
+  /**
+   * One rank's report for a round of modelled-time steps ({@code verbs.fabric.mode=deterministic}
+   * on netty).
+   *
+   * @param next the modelled time of the rank's earliest held event, {@link Long#MAX_VALUE} if none
+   * @param sent frames it has handed to its transport so far
+   * @param received frames it has taken from its transport so far
+   * @param left whether the rank has left the steps (its program is done)
+   */
+  public record StepReport(long next, long sent, long received, boolean left) {}
+
+  /**
+   * What a round's reports add up to.
+   *
+   * @param next the earliest next event of all ranks
+   * @param sent frames sent by all ranks
+   * @param received frames received by all ranks: equal to {@code sent} when none is in flight
+   * @param allLeft whether every rank has left
+   */
+  public record StepResult(long next, long sent, long received, boolean allLeft) {
+    static final StepResult EMPTY = new StepResult(Long.MAX_VALUE, 0, 0, true);
+
+    StepResult plus(StepReport r) {
+      return new StepResult(Math.min(next, r.next()), sent + r.sent(), received + r.received(), allLeft && r.left());
+    }
+  }
 
   /** @param size the number of ranks a barrier waits for */
   public CoordinatorState(int size) {
@@ -132,6 +164,45 @@ public final class CoordinatorState {
     }
     if (complete) {
       f.complete(null);
+    }
+    return f;
+  }
+
+  /**
+   * Reports for one round of modelled-time steps. Every rank reports once per round; the round
+   * completes when all have, and the next opens. Only one round is open at a time, so the state
+   * does not grow however long the job runs.
+   *
+   * @param round the round the rank reports for (0, 1, ...)
+   * @param rank the rank
+   * @param report its report
+   * @return a future completed with the round's sum once every rank has reported
+   * @throws IllegalArgumentException naming the round or rank if it is not the open round, or the
+   *     rank reported twice
+   */
+  public CompletableFuture<StepResult> step(long round, int rank, StepReport report) {
+    CompletableFuture<StepResult> f;
+    StepResult done = null;
+    synchronized (this) {
+      if (round != stepRound) {
+        throw new IllegalArgumentException("step round=" + round + " from rank " + rank + ": the open round is " + stepRound);
+      }
+      if (rank < 0 || rank >= size || stepRanks.get(rank)) {
+        throw new IllegalArgumentException("step round=" + round + ": rank=" + rank + " is not a rank that has still to report");
+      }
+      stepRanks.set(rank);
+      stepSum = stepSum.plus(report);
+      f = stepDone;
+      if (stepRanks.cardinality() >= size) {
+        done = stepSum;
+        stepRound++;
+        stepRanks.clear();
+        stepSum = StepResult.EMPTY;
+        stepDone = new CompletableFuture<>();
+      }
+    }
+    if (done != null) {
+      f.complete(done);
     }
     return f;
   }

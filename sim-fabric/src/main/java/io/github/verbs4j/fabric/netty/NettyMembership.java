@@ -114,6 +114,11 @@ final class NettyMembership implements CoordinatorClient.Events {
    * @param deadline {@link System#nanoTime()} by which the node must have joined
    * @return the coordinator's answer (this node's id, the job's topology)
    */
+  /** @return the coordinator client, once {@link #hello} has connected it */
+  CoordinatorClient client() {
+    return client;
+  }
+
   CoordinatorClient.Welcome hello(long deadline) {
     String coordSpec = options.get(FabricOptions.COORDINATOR);
     FabricOptions.CoordinatorAddress ca;

@@ -10,6 +10,7 @@ import io.github.verbs4j.fabric.FabricOptions;
 import io.github.verbs4j.fabric.FabricTimeoutException;
 import io.github.verbs4j.fabric.FrameHeader;
 import io.github.verbs4j.fabric.JobChannel;
+import io.github.verbs4j.fabric.ModelledSteps;
 import io.github.verbs4j.fabric.NodeDirectory;
 import io.github.verbs4j.fabric.coord.Coordinator;
 import io.github.verbs4j.fabric.coord.CoordinatorClient;
@@ -82,6 +83,7 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
   private final EventLoop loop;
   private final Optional<CallerProgress> callerProgress; // verbs.fabric.progress=caller: the shared loop
   private final FabricScheduler scheduler;
+  private final NodeSteps steps; // verbs.fabric.mode=deterministic, else null
   private final NettyMembership members;
   private final Outbox outbox;
   private TransitRouter router; // set by start, before open returns
@@ -96,7 +98,7 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
         new FaultInjector(options));
     this.transports = Transports.choose(options.get(FabricOptions.IO));
     String loopName = "verbs4j-fabric-rank" + options.rank();
-    if ("caller".equals(options.get(FabricOptions.PROGRESS))) {
+    if ("caller".equals(options.get(FabricOptions.PROGRESS)) && !options.deterministic()) {
       SharedIoEventLoop shared = new SharedIoEventLoop(transports.ioHandlerFactory(), loopName,
           TimeUnit.MICROSECONDS.toNanos(options.getLong(FabricOptions.PROGRESS_LEASE_US)));
       this.group = shared;
@@ -106,8 +108,10 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
       this.callerProgress = Optional.empty();
     }
     this.loop = group.next();
-    this.scheduler = loopScheduler(loop);
-    if (clock.isModelled()) {
+    this.steps = options.deterministic() ? new NodeSteps(clock, this::coordinatorClient, (h, p) -> deliver(h, p),
+        this::runTask, loopScheduler(loop)) : null;
+    this.scheduler = steps != null ? steps.scheduler() : loopScheduler(loop);
+    if (clock.isModelled() && steps == null) {
       // A netty node sees only itself (its clock, its engine, its outbox), not the peers' work in
       // hand: it waits for QUIET_LOOKS quiet looks before a timer moves its clock.
       useTimers(new ModelledTimers(clock, loop, new Quiescence() {
@@ -229,12 +233,25 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     }
     if (header.type() == FrameHeader.TYPE_TRANSIT) {
       if (router.onTransit(header, frame, r)) {
-        deliver(frame);
+        deliverOrHold(frame, true);
       }
       return;
     }
     frame.skipBytes(FrameHeader.LENGTH);
-    deliver(frame);
+    deliverOrHold(frame, true);
+  }
+
+  private CoordinatorClient coordinatorClient() {
+    return members.client();
+  }
+
+  /** Delivers a frame whose header is in {@link #header}, or holds it for its step. */
+  private void deliverOrHold(ByteBuf frame, boolean fromPeer) {
+    if (steps != null) {
+      steps.hold(header, frame, fromPeer);
+    } else {
+      deliver(frame);
+    }
   }
 
   /**
@@ -452,12 +469,24 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
       long arrival = sendTime + delay;
       int len = payload.readableBytes();
       metrics.sent(len);
+      if (steps != null) { // held now, so the step that follows this send sees it
+        steps.hold(new FrameHeader().set(flags, 0, route.dst(), route.dst(), tag, len, sendTime, arrival), payload, false);
+        return true;
+      }
       loop.execute(() -> {
         header.set(flags, 0, route.dst(), route.dst(), tag, len, sendTime, arrival);
         deliver(payload);
       });
       return true;
     }
+    boolean sent = transmitToPeer(route, tag, flags, payload, sendTime, delay);
+    if (sent && steps != null) {
+      steps.sent();
+    }
+    return sent;
+  }
+
+  private boolean transmitToPeer(Route route, int tag, int flags, ByteBuf payload, long sendTime, long delay) {
     int done = router.ownedHops(route, 0);
     int next = router.nextNode(route, done);
     ShmLinks s = shm;
@@ -619,6 +648,11 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
   }
 
   @Override
+  public Optional<ModelledSteps> steps() {
+    return Optional.ofNullable(steps);
+  }
+
+  @Override
   public JobChannel job() {
     return members.job();
   }
@@ -691,6 +725,9 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     ShmLinks s = shm;
     if (s != null) {
       s.close();
+    }
+    if (steps != null) {
+      steps.close();
     }
     failure = members.closeRest(failure);
     metrics.close();

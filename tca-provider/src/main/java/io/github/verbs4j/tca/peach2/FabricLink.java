@@ -51,8 +51,7 @@ public final class FabricLink implements Peach2Link {
     this.node = node;
     this.callerProgress = node.callerProgress().orElse(null);
     this.topology = (Peach2Topology) node.topology();
-    this.deterministic = "local".equals(node.options().get(FabricOptions.FABRIC))
-        && "deterministic".equals(node.options().get(FabricOptions.MODE));
+    this.deterministic = node.options().deterministic(); // nothing moves while a thread waits: local or netty
     NodeClock c = node.clock();
     this.clock = new HostClock() {
       @Override
@@ -150,6 +149,11 @@ public final class FabricLink implements Peach2Link {
    */
   public static FabricLink wrap(FabricNode node) {
     return new FabricLink(node);
+  }
+
+  /** @return the node's modelled-time steps when the job runs in them ({@link FabricNode#steps()}) */
+  public java.util.Optional<io.github.verbs4j.fabric.ModelledSteps> steps() {
+    return node.steps();
   }
 
   /**

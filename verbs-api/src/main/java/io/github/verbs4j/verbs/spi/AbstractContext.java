@@ -359,9 +359,18 @@ public abstract class AbstractContext implements Context {
       return;
     }
     children.checkEmpty("context " + device.name());
+    RuntimeException stepFailure = null;
+    try {
+      job().leaveModelledSteps(); // answers what peers still send until every process is done
+    } catch (RuntimeException e) {
+      stepFailure = e;
+    }
     closed = true;
     closeDevice();
     memory.release(this);
+    if (stepFailure != null) {
+      throw stepFailure;
+    }
   }
 
   /** Releases the device's resources (engine threads, fabric node). Called once. */

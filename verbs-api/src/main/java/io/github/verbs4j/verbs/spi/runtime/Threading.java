@@ -1,5 +1,6 @@
 package io.github.verbs4j.verbs.spi.runtime;
 
+import io.github.verbs4j.verbs.config.ConfigKey;
 import io.github.verbs4j.verbs.config.VerbsConfig;
 import java.util.Locale;
 
@@ -28,11 +29,18 @@ public enum Threading {
    */
   INVOKER;
 
+  /** The fabric's mode: deterministic makes {@link #INVOKER} the default. */
+  private static final ConfigKey FABRIC_MODE = ConfigKey.string("verbs.fabric.mode", "threaded",
+      "threaded, or deterministic: events in modelled-time order");
+
   /**
    * @param config the configuration
-   * @return the mode it sets
+   * @return the mode it sets ({@link #INVOKER} by default with {@code verbs.fabric.mode=deterministic})
    */
   public static Threading of(VerbsConfig config) {
+    if (!config.isSet(VerbsConfig.THREADING) && "deterministic".equals(config.get(FABRIC_MODE))) {
+      return INVOKER; // events run in modelled-time order on the caller's thread: no engine thread may race them
+    }
     return valueOf(config.get(VerbsConfig.THREADING).toUpperCase(Locale.ROOT));
   }
 

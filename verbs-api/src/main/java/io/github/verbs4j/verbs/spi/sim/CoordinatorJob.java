@@ -40,7 +40,22 @@ public final class CoordinatorJob implements Job {
     }
   }
 
+  /**
+   * The fabric's modelled-time steps, for a job that runs in them ({@link Job#awaitModelledStep}).
+   *
+   * @param step waits for and runs the node's events of the job's next instant
+   * @param leave leaves the steps once every process has
+   */
+  public record Steps(Runnable step, Runnable leave) {
+    /** Checks the functions. */
+    public Steps {
+      Objects.requireNonNull(step, "step");
+      Objects.requireNonNull(leave, "leave");
+    }
+  }
+
   private final Store store;
+  private final Steps steps; // null when the job does not run in steps
   private final String prefix;
   private final Class<? extends RuntimeException> failure;
   private final Class<? extends RuntimeException> timeout;
@@ -53,7 +68,13 @@ public final class CoordinatorJob implements Job {
    */
   public CoordinatorJob(Store store, String namespace, Class<? extends RuntimeException> failure,
       Class<? extends RuntimeException> timeout) {
+    this(store, null, namespace, failure, timeout);
+  }
+
+  private CoordinatorJob(Store store, Steps steps, String namespace, Class<? extends RuntimeException> failure,
+      Class<? extends RuntimeException> timeout) {
     this.store = Objects.requireNonNull(store, "store");
+    this.steps = steps;
     this.prefix = namespace.isEmpty() ? "" : namespace + "/";
     this.failure = failure;
     this.timeout = timeout;
@@ -94,6 +115,39 @@ public final class CoordinatorJob implements Job {
       store.barrier().accept(prefix + name, timeout);
     } catch (RuntimeException e) {
       throw translate(e, Errno.EIO, "job barrier '" + name + "': ");
+    }
+  }
+
+  /**
+   * @param s the fabric's modelled-time steps
+   * @return this job, running in them
+   */
+  public CoordinatorJob withSteps(Steps s) {
+    return new CoordinatorJob(store, Objects.requireNonNull(s, "steps"), prefix.isEmpty() ? "" : prefix.substring(0, prefix.length() - 1),
+        failure, timeout);
+  }
+
+  @Override
+  public boolean awaitModelledStep() {
+    if (steps == null) {
+      return false;
+    }
+    try {
+      steps.step().run();
+    } catch (RuntimeException e) {
+      throw translate(e, Errno.EIO, "job modelled-time step: ");
+    }
+    return true;
+  }
+
+  @Override
+  public void leaveModelledSteps() {
+    if (steps != null) {
+      try {
+        steps.leave().run();
+      } catch (RuntimeException e) {
+        throw translate(e, Errno.EIO, "job leaving the modelled-time steps: ");
+      }
     }
   }
 
