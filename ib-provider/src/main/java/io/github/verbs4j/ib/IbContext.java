@@ -150,6 +150,11 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
   }
 
   @Override
+  protected void beforeClose() {
+    job.leaveModelledSteps(); // no-op unless the job runs in modelled-time steps
+  }
+
+  @Override
   public long nowNanos() {
     return port.nowNanos();
   }

@@ -109,7 +109,7 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     }
     this.loop = group.next();
     this.steps = options.deterministic() ? new NodeSteps(clock, this::coordinatorClient, (h, p) -> deliver(h, p),
-        this::runTask, loopScheduler(loop)) : null;
+        (h, f, at) -> router.onTransit(h, f, at), this::runTask, loopScheduler(loop)) : null;
     this.scheduler = steps != null ? steps.scheduler() : loopScheduler(loop);
     if (clock.isModelled() && steps == null) {
       // A netty node sees only itself (its clock, its engine, its outbox), not the peers' work in
@@ -165,6 +165,9 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     }
     LinkModel model = new LinkModel(LinkParams.from(options), 64);
     outbox.attach(model, w.nodeId(), options.size());
+    if (steps != null) {
+      outbox.modelAtSend();
+    }
     router = new TransitRouter(topology, model, metrics, members, outbox, w.nodeId(), options.size());
     attach(w.nodeId(), topology, model, options.size());
     members.connect(deadline);
@@ -232,8 +235,10 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
       return;
     }
     if (header.type() == FrameHeader.TYPE_TRANSIT) {
-      if (router.onTransit(header, frame, r)) {
-        deliverOrHold(frame, true);
+      if (steps != null) {
+        steps.holdTransit(header, frame, r);
+      } else if (router.onTransit(header, frame, r)) {
+        deliver(frame);
       }
       return;
     }

@@ -49,15 +49,17 @@ final class NodeSteps implements ModelledSteps {
     final long seq;
     final FrameHeader header;
     final ByteBuf payload;
+    final int transitAt; // a transit frame: its header's offset in payload; else -1
     final Runnable task;
     boolean cancelled;
 
-    Event(long time, int src, FrameHeader header, ByteBuf payload, Runnable task) {
+    Event(long time, int src, FrameHeader header, ByteBuf payload, int transitAt, Runnable task) {
       this.time = time;
       this.src = src;
       this.seq = nextSeq++;
       this.header = header;
       this.payload = payload;
+      this.transitAt = transitAt;
       this.task = task;
     }
 
@@ -83,6 +85,7 @@ final class NodeSteps implements ModelledSteps {
   private final NodeClock clock;
   private final Supplier<CoordinatorClient> coordinator;
   private final BiConsumer<FrameHeader, ByteBuf> deliver;
+  private final Transit transit;
   private final Consumer<Runnable> runTask;
   private final FabricScheduler afterRelease;
   private final PriorityQueue<Event> queue = new PriorityQueue<>();
@@ -93,18 +96,31 @@ final class NodeSteps implements ModelledSteps {
   private State state = State.STEPPING;
   private volatile Thread runner;
 
+  /** Models a transit frame's hops in this process at its time, then forwards or delivers it. */
+  interface Transit {
+    /**
+     * @param h the frame's header (updated to the arrival here when it ends here)
+     * @param frame the whole frame, its header at {@code at}
+     * @param at the header's offset
+     * @return true if the frame ends here (its header skipped): it is then held until its arrival
+     */
+    boolean pass(FrameHeader h, ByteBuf frame, int at);
+  }
+
   /**
    * @param clock the node's modelled clock
    * @param coordinator the job's coordinator (connected when the node has joined)
    * @param deliver delivers a frame with its header to the node's receiver
+   * @param transit models and passes on a transit frame
    * @param runTask runs a provider's task as the node's fabric thread
    * @param afterRelease the node's own scheduler, used once every process has left
    */
   NodeSteps(NodeClock clock, Supplier<CoordinatorClient> coordinator, BiConsumer<FrameHeader, ByteBuf> deliver,
-      Consumer<Runnable> runTask, FabricScheduler afterRelease) {
+      Transit transit, Consumer<Runnable> runTask, FabricScheduler afterRelease) {
     this.clock = clock;
     this.coordinator = coordinator;
     this.deliver = deliver;
+    this.transit = transit;
     this.runTask = runTask;
     this.afterRelease = afterRelease;
   }
@@ -128,13 +144,38 @@ final class NodeSteps implements ModelledSteps {
         received++;
       }
       if (state != State.RELEASED) {
-        FrameHeader copy = new FrameHeader().set(h.flags(), h.hops(), h.src(), h.dst(), h.tag(), h.length(),
-            h.sendTimeNanos(), h.arrivalTimeNanos());
-        queue.add(new Event(h.arrivalTimeNanos(), h.src(), copy, payload, null));
+        queue.add(new Event(h.arrivalTimeNanos(), h.src(), copy(h), payload, -1, null));
         return;
       }
     }
     deliver.accept(h, payload);
+  }
+
+  /**
+   * A transit frame off a socket, whose next hops this process models: held until it reaches the
+   * first of them, so frames sharing a link here take it in modelled-time order.
+   *
+   * @param h its header (copied)
+   * @param frame the whole frame (ownership passes)
+   * @param at the header's offset in {@code frame}
+   */
+  void holdTransit(FrameHeader h, ByteBuf frame, int at) {
+    synchronized (this) {
+      received++;
+      if (state != State.RELEASED) {
+        queue.add(new Event(h.arrivalTimeNanos(), h.src(), copy(h), frame, at, null));
+        return;
+      }
+    }
+    FrameHeader c = copy(h);
+    if (transit.pass(c, frame, at)) {
+      deliver.accept(c, frame);
+    }
+  }
+
+  private static FrameHeader copy(FrameHeader h) {
+    return new FrameHeader().set(h.flags(), h.hops(), h.src(), h.dst(), h.tag(), h.length(), h.sendTimeNanos(),
+        h.arrivalTimeNanos());
   }
 
   /** @return the scheduler the provider sees: its tasks and timers are events here */
@@ -147,7 +188,7 @@ final class NodeSteps implements ModelledSteps {
         }
         synchronized (NodeSteps.this) {
           if (state != State.RELEASED) {
-            Event e = new Event(clock.nowNanos() + delayNanos, 0, null, null, task);
+            Event e = new Event(clock.nowNanos() + delayNanos, 0, null, null, -1, task);
             queue.add(e);
             return e;
           }
@@ -245,8 +286,12 @@ final class NodeSteps implements ModelledSteps {
         if (e.task != null) {
           clock.advanceTo(e.time);
           runTask.accept(e.task);
-        } else {
+        } else if (e.transitAt < 0) {
           deliver.accept(e.header, e.payload);
+        } else if (transit.pass(e.header, e.payload, e.transitAt)) {
+          hold(e.header, e.payload, false); // ends here: delivered at its arrival
+        } else {
+          sent(); // forwarded to the process of its next link, which counts it in
         }
       }
     } finally {

@@ -58,8 +58,10 @@ final class Outbox {
     long sendTime;
     long delay;
     long bytes;
+    long time; // the frame's time after the hops modelled here, when modelled at send; else -1
   }
 
+  private volatile boolean modelAtSend;
   private final EventLoop loop;
   private final FabricMetrics metrics;
   private final BooleanSupplier open;
@@ -99,6 +101,11 @@ final class Outbox {
    * @param self this node's id
    * @param ranks the number of ranks
    */
+  /** Models a frame's hops when it is sent, not when the loop drains it (modelled-time steps). */
+  void modelAtSend() {
+    this.modelAtSend = true;
+  }
+
   void attach(LinkModel model, int self, int ranks) {
     this.model = model;
     this.self = self;
@@ -132,8 +139,10 @@ final class Outbox {
    * @return false if it was dropped at once
    */
   boolean send(Peer via, Route route, int done, int tag, int flags, ByteBuf payload, long sendTime, long delay) {
+    // Modelled-time steps: the hops are modelled now, in the sender's order, not when the loop drains.
+    long time = modelAtSend ? model.advance(route, 0, done, sendTime + delay, payload.readableBytes()) : -1;
     if (loop.inEventLoop() && queue.isEmpty()) {
-      return writeOwn(via, route, done, tag, flags, payload, sendTime, delay, true);
+      return writeOwn(via, route, done, tag, flags, payload, sendTime, delay, time, true);
     }
     Channel ch = via.channel;
     if (ch == null || !via.up) {
@@ -158,6 +167,7 @@ final class Outbox {
     o.sendTime = sendTime;
     o.delay = delay;
     o.bytes = bytes;
+    o.time = time;
     if (!queue.offer(o)) {
       o.payload = null;
       spare.offer(o);
@@ -256,6 +266,7 @@ final class Outbox {
       int flags = o.flags;
       long sendTime = o.sendTime;
       long delay = o.delay;
+      long time = o.time;
       o.via = null;
       o.route = null;
       o.payload = null;
@@ -266,7 +277,7 @@ final class Outbox {
         drop(DropReason.CLOSED, payload);
         continue;
       }
-      if (writeOwn(via, route, done, tag, flags, payload, sendTime, delay, false) && !via.needsFlush) {
+      if (writeOwn(via, route, done, tag, flags, payload, sendTime, delay, time, false) && !via.needsFlush) {
         via.needsFlush = true;
         t[nTouched++] = via;
       }
@@ -291,10 +302,11 @@ final class Outbox {
    * Models hops {@code 0..done-1} of a frame and builds it: a data frame if that is the whole
    * route, else a transit frame for the next link's process. Takes ownership of {@code payload}.
    */
-  private ByteBuf encode(Route route, int done, int tag, int flags, ByteBuf payload, long sendTime, long delay) {
+  private ByteBuf encode(Route route, int done, int tag, int flags, ByteBuf payload, long sendTime, long delay,
+      long modelled) {
     int len = payload.readableBytes();
     // A delayed frame enters its first link late (the delay fault holds it at the sender).
-    long time = model.advance(route, 0, done, sendTime + delay, len);
+    long time = modelled >= 0 ? modelled : model.advance(route, 0, done, sendTime + delay, len);
     int type = done == route.hops() ? FrameHeader.TYPE_DATA : FrameHeader.TYPE_TRANSIT;
     if (len <= COPY_LIMIT) {
       ByteBuf b = alloc.directBuffer(FrameHeader.LENGTH + len);
@@ -319,10 +331,10 @@ final class Outbox {
    * @return true if the frame was written (and, with {@code flush} false, a flush is owed)
    */
   private boolean writeOwn(Peer via, Route route, int done, int tag, int flags, ByteBuf payload, long sendTime,
-      long delay, boolean flush) {
+      long delay, long modelled, boolean flush) {
     int len = payload.readableBytes();
     if (len <= COPY_LIMIT || (delay > 0 && wallDelays)) {
-      return write(via, encode(route, done, tag, flags, payload, sendTime, delay), delay, true, flush);
+      return write(via, encode(route, done, tag, flags, payload, sendTime, delay, modelled), delay, true, flush);
     }
     Channel ch = via.channel;
     if (ch == null || !via.up) {
@@ -331,7 +343,7 @@ final class Outbox {
     if (!ch.isWritable() && ch.bytesBeforeWritable() + highWater / 2 > maxPending) {
       return drop(DropReason.BACKPRESSURE, payload);
     }
-    long time = model.advance(route, 0, done, sendTime + delay, len);
+    long time = modelled >= 0 ? modelled : model.advance(route, 0, done, sendTime + delay, len);
     ByteBuf h = alloc.directBuffer(FrameHeader.LENGTH);
     FrameHeader.write(h, done == route.hops() ? FrameHeader.TYPE_DATA : FrameHeader.TYPE_TRANSIT, flags, done, self,
         route.dst(), tag, len, sendTime, time);

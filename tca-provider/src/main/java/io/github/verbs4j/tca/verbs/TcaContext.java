@@ -162,6 +162,11 @@ final class TcaContext extends AbstractContext {
   }
 
   @Override
+  protected void beforeClose() {
+    job.leaveModelledSteps(); // no-op unless the job runs in modelled-time steps
+  }
+
+  @Override
   public long nowNanos() {
     return board.clock().nowNanos();
   }

@@ -361,7 +361,7 @@ public abstract class AbstractContext implements Context {
     children.checkEmpty("context " + device.name());
     RuntimeException stepFailure = null;
     try {
-      job().leaveModelledSteps(); // answers what peers still send until every process is done
+      beforeClose();
     } catch (RuntimeException e) {
       stepFailure = e;
     }
@@ -372,6 +372,14 @@ public abstract class AbstractContext implements Context {
       throw stepFailure;
     }
   }
+
+  /**
+   * Called once by {@link #close()} after its EBUSY check, before the device closes: a provider
+   * whose job runs in modelled-time steps leaves them here ({@link
+   * io.github.verbs4j.verbs.Job#leaveModelledSteps}), answering what peers still send until every
+   * process is done. The device closes even if this throws; {@code close} then throws it.
+   */
+  protected void beforeClose() {}
 
   /** Releases the device's resources (engine threads, fabric node). Called once. */
   protected abstract void closeDevice();
