@@ -63,7 +63,7 @@ public final class IbProvider extends SimProvider {
       JobChannel ch = node.job();
       CoordinatorJob job = new CoordinatorJob(new CoordinatorJob.Store(fo.rank(), fo.size(), ch::kvPut, ch::kvGet,
           ch::barrier), config.get(IbConfig.JOB), FabricException.class, FabricTimeoutException.class);
-      CoordinatorJob stepped = node.steps().map(s -> job.withSteps(new CoordinatorJob.Steps(s::step, s::leave))).orElse(job);
+      CoordinatorJob stepped = node.steps().map(s -> job.withSteps(new CoordinatorJob.Steps(s::step, s::barrier, s::leave))).orElse(job);
       return new IbContext(device(), config, deviceAttr(params, node.nodeId()), params, port, node, null, registry,
           stepped);
     } catch (RuntimeException e) {

@@ -31,6 +31,16 @@ public interface ModelledSteps {
   void step();
 
   /**
+   * A job barrier that keeps the steps going: this process reports itself at the barrier in its
+   * rounds and runs its events meanwhile; the barrier completes for every process in the same round,
+   * the first that finds all of them at it. (A barrier on the coordinator alone would block a
+   * process that others wait for in a round.)
+   *
+   * @throws FabricException if every process waits, not all at the barrier, and nothing is pending
+   */
+  void barrier();
+
+  /**
    * This node's program is done: it keeps running its events (acknowledging what peers still
    * send) until every process has left, then the node delivers at once. Idempotent.
    */

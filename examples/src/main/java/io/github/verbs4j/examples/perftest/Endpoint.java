@@ -152,7 +152,7 @@ final class Endpoint implements AutoCloseable {
       backoff.reset();
       int idles = 0;
       while ((n = cq.poll(wcs)) == 0) {
-        backoff.idle();
+        idle(backoff);
         if ((++idles & 0xff) == 0 && System.nanoTime() - deadline > 0) {
           throw new WaitTimeoutException("no completion on the " + (cq == sendCq ? "send" : "receive") + " CQ within "
               + waitTimeout.toMillis() + " ms (scnt=" + scnt + ", ccnt=" + ccnt + ")");
@@ -165,6 +165,13 @@ final class Endpoint implements AutoCloseable {
       }
     }
     return n;
+  }
+
+  /** After an empty poll: the job's next modelled instant when it runs in steps, else the back-off. */
+  private void idle(IdleStrategy backoff) {
+    if (!ctx.job().awaitModelledStep()) {
+      backoff.idle();
+    }
   }
 
   /**
@@ -213,7 +220,7 @@ final class Endpoint implements AutoCloseable {
         return;
       }
       progress(rcnt);
-      backoff.idle();
+      idle(backoff);
       if ((++idles & 0xff) == 0 && System.nanoTime() - deadline > 0) {
         throw new WaitTimeoutException("iteration " + rcnt + ": the peer's RDMA WRITE did not arrive within "
             + waitTimeout.toMillis() + " ms (byte " + index + " is " + buf.get(index) + ", expected " + value + ")");

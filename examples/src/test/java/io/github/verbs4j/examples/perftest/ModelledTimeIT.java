@@ -32,10 +32,14 @@ class ModelledTimeIT {
   @TempDir
   Path dir;
 
-  private LatencyStats netty(String csv) throws IOException, InterruptedException {
+  private LatencyStats netty(String csv, String... settings) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--enable-native-access=ALL-UNNAMED",
         "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"), Launcher.MAIN_CLASS, "run", "-n",
-        "2", "--timeout", "240s", "-D", "verbs.time=modelled", "send_lat", "-s", "2", "-n", "500", "--csv", csv));
+        "2", "--timeout", "240s", "-D", "verbs.time=modelled"));
+    for (String s : settings) {
+      cmd.addAll(List.of("-D", s));
+    }
+    cmd.addAll(List.of("send_lat", "-s", "2", "-n", "500", "--csv", csv));
     Path log = Files.createTempFile(dir, "verbs4j", ".log");
     Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile())
         .start();
@@ -75,5 +79,18 @@ class ModelledTimeIT {
     // single iterations by ~0.1 us, so the averages agree to a few per cent, not exactly
     assertEquals(n1.tAvg(), n2.tAvg(), 0.05 * n1.tAvg(), "netty run to run: " + n1 + " / " + n2);
     assertEquals(n1.tAvg(), l.tAvg(), 0.05 * n1.tAvg(), "netty and local: " + n1 + " / " + l);
+  }
+
+  /**
+   * With {@code verbs.fabric.mode=deterministic} the two processes run their events in modelled-time
+   * steps: every iteration takes the same modelled time, and a second run repeats the first exactly.
+   */
+  @Test
+  void inModelledTimeStepsSendLatencyRepeatsExactly() throws Exception {
+    LatencyStats a = netty("s1.csv", "verbs.fabric.mode=deterministic");
+    LatencyStats b = netty("s2.csv", "verbs.fabric.mode=deterministic");
+    assertEquals(a.toString(), b.toString(), "run to run");
+    assertEquals(a.tTypical(), a.tAvg(), 0.05 * a.tTypical(), "iterations alike: " + a);
+    assertTrue(a.tMax() < 1.2 * a.tTypical(), "no iteration out of line: " + a);
   }
 }

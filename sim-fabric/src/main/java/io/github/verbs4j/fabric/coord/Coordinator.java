@@ -425,7 +425,8 @@ public final class Coordinator implements AutoCloseable {
       }
       case STEP -> {
         long round = in.readLong();
-        CoordinatorState.StepReport r = new CoordinatorState.StepReport(in.readLong(), in.readLong(), in.readLong(), in.readBoolean());
+        CoordinatorState.StepReport r = new CoordinatorState.StepReport(in.readLong(), in.readLong(), in.readLong(), in.readBoolean(),
+            in.readBoolean());
         CoordinatorState st = stateOrNull();
         try {
           if (st == null || c.rank < 0) {
@@ -436,6 +437,7 @@ public final class Coordinator implements AutoCloseable {
             o.writeLong(res.sent());
             o.writeLong(res.received());
             o.writeBoolean(res.allLeft());
+            o.writeBoolean(res.allAtBarrier());
           }));
         } catch (RuntimeException e) {
           String msg = e.getMessage();

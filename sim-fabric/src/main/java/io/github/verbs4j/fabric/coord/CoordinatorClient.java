@@ -377,6 +377,7 @@ public final class CoordinatorClient implements AutoCloseable {
       o.writeLong(report.sent());
       o.writeLong(report.received());
       o.writeBoolean(report.left());
+      o.writeBoolean(report.atBarrier());
     }, timeout, "modelled-time step round=" + round);
   }
 
@@ -405,7 +406,8 @@ public final class CoordinatorClient implements AutoCloseable {
             }
           }
           case OK -> complete(m.requestId(), Boolean.TRUE);
-          case STEPPED -> complete(m.requestId(), new CoordinatorState.StepResult(b.readLong(), b.readLong(), b.readLong(), b.readBoolean()));
+          case STEPPED -> complete(m.requestId(), new CoordinatorState.StepResult(b.readLong(), b.readLong(), b.readLong(), b.readBoolean(),
+              b.readBoolean()));
           case VALUE -> complete(m.requestId(), readBytes(b));
           case RANKS -> {
             int n = b.readInt();

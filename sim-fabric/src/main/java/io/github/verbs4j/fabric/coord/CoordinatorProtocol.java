@@ -74,9 +74,9 @@ public final class CoordinatorProtocol {
   public static final int PEER_DOWN = 13;
   /** Leaving. */
   public static final int BYE = 14;
-  /** A rank's report for one round of modelled-time steps (round, next event, frames sent and received, left). */
+  /** A rank's report for one round of modelled-time steps (round, next event, frames sent and received, left, at a barrier). */
   public static final int STEP = 15;
-  /** A round's outcome: the earliest next event, the frames sent and received, whether every rank left. */
+  /** A round's outcome: the earliest next event, the frames sent and received, whether every rank left, whether all wait in a barrier. */
   public static final int STEPPED = 16;
 
   private CoordinatorProtocol() {}

@@ -38,8 +38,9 @@ public final class CoordinatorState {
    * @param sent frames it has handed to its transport so far
    * @param received frames it has taken from its transport so far
    * @param left whether the rank has left the steps (its program is done)
+   * @param atBarrier whether the rank waits in a job barrier
    */
-  public record StepReport(long next, long sent, long received, boolean left) {}
+  public record StepReport(long next, long sent, long received, boolean left, boolean atBarrier) {}
 
   /**
    * What a round's reports add up to.
@@ -48,12 +49,14 @@ public final class CoordinatorState {
    * @param sent frames sent by all ranks
    * @param received frames received by all ranks: equal to {@code sent} when none is in flight
    * @param allLeft whether every rank has left
+   * @param allAtBarrier whether every rank waits in a job barrier: it completes for all in this round
    */
-  public record StepResult(long next, long sent, long received, boolean allLeft) {
-    static final StepResult EMPTY = new StepResult(Long.MAX_VALUE, 0, 0, true);
+  public record StepResult(long next, long sent, long received, boolean allLeft, boolean allAtBarrier) {
+    static final StepResult EMPTY = new StepResult(Long.MAX_VALUE, 0, 0, true, true);
 
     StepResult plus(StepReport r) {
-      return new StepResult(Math.min(next, r.next()), sent + r.sent(), received + r.received(), allLeft && r.left());
+      return new StepResult(Math.min(next, r.next()), sent + r.sent(), received + r.received(), allLeft && r.left(),
+          allAtBarrier && r.atBarrier());
     }
   }
 

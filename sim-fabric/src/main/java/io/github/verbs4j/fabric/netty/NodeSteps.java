@@ -210,6 +210,19 @@ final class NodeSteps implements ModelledSteps {
 
   @Override
   public void step() {
+    rounds(false);
+  }
+
+  @Override
+  public void barrier() {
+    rounds(true);
+  }
+
+  /**
+   * Rounds until this thread may go on: after running the events of the job's next instant (a
+   * step), or in the round that finds every process at the barrier.
+   */
+  private void rounds(boolean atBarrier) {
     long inFlightSince = 0;
     while (true) {
       StepReport mine;
@@ -218,11 +231,14 @@ final class NodeSteps implements ModelledSteps {
           return;
         }
         Event first = queue.peek();
-        mine = new StepReport(first == null ? Long.MAX_VALUE : first.time, sent, received, state == State.LEFT);
+        mine = new StepReport(first == null ? Long.MAX_VALUE : first.time, sent, received, state == State.LEFT, atBarrier);
       }
       StepResult all = coordinator.get().step(round++, mine, ROUND_TIMEOUT);
       if (all.allLeft()) {
         release();
+        return;
+      }
+      if (all.allAtBarrier()) {
         return;
       }
       if (all.sent() != all.received()) {
@@ -242,10 +258,13 @@ final class NodeSteps implements ModelledSteps {
           return;
         }
         throw new FabricException("modelled-time steps: every process waits and no frame, task or timer is pending "
-            + "anywhere (round " + (round - 1) + ", modelled time " + clock.nowNanos() + " ns): the ranks wait for each other forever");
+            + "anywhere (round " + (round - 1) + ", modelled time " + clock.nowNanos() + " ns" + (atBarrier
+            ? ", this process in a barrier the others have not reached" : "") + "): the ranks wait for each other forever");
       }
       runUntil(all.next());
-      return;
+      if (!atBarrier) {
+        return;
+      }
     }
   }
 
@@ -263,7 +282,7 @@ final class NodeSteps implements ModelledSteps {
           return;
         }
       }
-      step();
+      rounds(false);
     }
   }
 

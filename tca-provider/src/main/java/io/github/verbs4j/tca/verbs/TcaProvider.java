@@ -67,7 +67,7 @@ public final class TcaProvider extends SimProvider {
       ManagementPort mp = board.management();
       CoordinatorJob job = new CoordinatorJob(new CoordinatorJob.Store(mp.rank(), mp.size(), mp::put, mp::get,
           mp::barrier), config.get(TcaConfig.JOB), FabricException.class, FabricTimeoutException.class);
-      CoordinatorJob stepped = link.steps().map(st -> job.withSteps(new CoordinatorJob.Steps(st::step, st::leave))).orElse(job);
+      CoordinatorJob stepped = link.steps().map(st -> job.withSteps(new CoordinatorJob.Steps(st::step, st::barrier, st::leave))).orElse(job);
       return new TcaContext(device(), config, deviceAttr(config, board.nodeId()), board, stepped, registry);
     } catch (RuntimeException e) {
       if (board != null) {

@@ -44,12 +44,14 @@ public final class CoordinatorJob implements Job {
    * The fabric's modelled-time steps, for a job that runs in them ({@link Job#awaitModelledStep}).
    *
    * @param step waits for and runs the node's events of the job's next instant
+   * @param barrier a barrier that keeps the steps going (every process returns in the same round)
    * @param leave leaves the steps once every process has
    */
-  public record Steps(Runnable step, Runnable leave) {
+  public record Steps(Runnable step, Runnable barrier, Runnable leave) {
     /** Checks the functions. */
     public Steps {
       Objects.requireNonNull(step, "step");
+      Objects.requireNonNull(barrier, "barrier");
       Objects.requireNonNull(leave, "leave");
     }
   }
@@ -112,6 +114,10 @@ public final class CoordinatorJob implements Job {
   @Override
   public void barrier(String name, Duration timeout) {
     try {
+      if (steps != null) {
+        steps.barrier().run(); // a coordinator barrier would block a process the others wait for in a round
+        return;
+      }
       store.barrier().accept(prefix + name, timeout);
     } catch (RuntimeException e) {
       throw translate(e, Errno.EIO, "job barrier '" + name + "': ");
