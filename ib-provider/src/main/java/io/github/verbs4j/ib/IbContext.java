@@ -151,7 +151,9 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
 
   @Override
   protected void beforeClose() {
-    job.leaveModelledSteps(); // no-op unless the job runs in modelled-time steps
+    if (job != null) { // a context without a fabric (tests) has no job
+      job.leaveModelledSteps(); // no-op unless the job runs in modelled-time steps
+    }
   }
 
   @Override

@@ -163,7 +163,9 @@ final class TcaContext extends AbstractContext {
 
   @Override
   protected void beforeClose() {
-    job.leaveModelledSteps(); // no-op unless the job runs in modelled-time steps
+    if (job != null) { // a context without a fabric (tests) has no job
+      job.leaveModelledSteps(); // no-op unless the job runs in modelled-time steps
+    }
   }
 
   @Override
