@@ -29,11 +29,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.unix.DomainSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPromise;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -289,7 +286,7 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
       ch.pipeline().addLast("tls", tls.newHandler(ch.alloc()));
     }
     ch.pipeline().addLast("auth", new AuthHandlers.Client(members.secret(), options.rank() + 1, peer, authenticated));
-    ch.pipeline().addLast("outbound", new Outbound(peer));
+    ch.pipeline().addLast("outbound", new OutboundHandler(this, peer));
     return authenticated;
   }
 
@@ -394,66 +391,20 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     }
   }
 
-  /** Outgoing connection: back-pressure events and errors; counts the bytes written ({@link Peer#written}). */
-  private final class Outbound extends ChannelDuplexHandler {
-    private final int peer;
-    private Peer counted;
+  /** @return the connected process of node {@code id}, or null */
+  Peer peer(int id) {
+    return members.peer(id);
+  }
 
-    Outbound(int peer) {
-      this.peer = peer;
-    }
-
-    @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-      Peer p = counted;
-      if (p != null && msg instanceof ByteBuf b) {
-        p.written += b.readableBytes(); // event loop only
+  /**
+   * Event loop: this node's connection to {@code peer} became writable or not; frames to every
+   * destination whose next process is that peer share it.
+   */
+  void connectionWritability(int peer, boolean writable) {
+    for (int dst = 1; dst <= options.size(); dst++) {
+      if (dst != nodeId() && router.via(dst) == peer) {
+        notifyWritability(dst, writable);
       }
-      ctx.write(msg, promise);
-    }
-
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-      Peer p = members.peer(peer);
-      metrics.bindPeer(peer, ctx.channel(), c -> {
-        ChannelOutboundBuffer b = c.unsafe().outboundBuffer();
-        return b == null ? 0 : b.totalPendingWriteBytes();
-      });
-      ctx.fireChannelActive();
-      if (p != null) {
-        counted = p;
-        p.channel = ctx.channel();
-      }
-    }
-
-    @Override
-    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-      boolean w = ctx.channel().isWritable();
-      Peer p = members.peer(peer);
-      if (p != null && p.lastWritable != w) {
-        p.lastWritable = w;
-        // Frames to every destination whose next process is this peer share the connection.
-        for (int dst = 1; dst <= options.size(); dst++) {
-          if (dst != nodeId() && router.via(dst) == peer) {
-            notifyWritability(dst, w);
-          }
-        }
-      }
-      ctx.fireChannelWritabilityChanged();
-    }
-
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      // Outgoing connections carry no inbound frames; count and drop anything that arrives.
-      ByteBuf b = (ByteBuf) msg;
-      metrics.drop(DropReason.MISROUTED, b.readableBytes());
-      b.release();
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      LOG.debug("node {}: connection to peer {} failed: {}", nodeId(), peer, cause.toString());
-      ctx.close();
     }
   }
 
