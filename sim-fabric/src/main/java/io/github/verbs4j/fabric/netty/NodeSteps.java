@@ -89,6 +89,7 @@ final class NodeSteps implements ModelledSteps {
   private final Consumer<Runnable> runTask;
   private final FabricScheduler afterRelease;
   private final PriorityQueue<Event> queue = new PriorityQueue<>();
+  private final Object roundLock = new Object();
   private long nextSeq;
   private long sent;
   private long received;
@@ -223,6 +224,12 @@ final class NodeSteps implements ModelledSteps {
    * step), or in the round that finds every process at the barrier.
    */
   private void rounds(boolean atBarrier) {
+    synchronized (roundLock) { // one round at a time per process, whichever of its threads waits
+      roundsLocked(atBarrier);
+    }
+  }
+
+  private void roundsLocked(boolean atBarrier) {
     long inFlightSince = 0;
     while (true) {
       StepReport mine;
