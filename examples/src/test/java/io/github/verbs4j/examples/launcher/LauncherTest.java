@@ -94,10 +94,12 @@ class LauncherTest {
 
   @Test
   void aHangingRankIsKilledAtTheTimeout() {
-    Launcher l = launcher(Duration.ofSeconds(3), "2", "probe", "--hang-rank", "1", "--grandchild");
+    Launcher l = launcher(Duration.ofSeconds(8), "2", "probe", "--hang-rank", "1", "--grandchild");
     assertEquals(Launcher.TIMEOUT_EXIT, run(l));
     String e = err.toString(StandardCharsets.UTF_8);
-    assertTrue(e.contains("verbs4j run: timeout of 3 s reached with ranks [1] still running"), e);
+    // on a loaded machine rank 0's JVM may not have finished either: the hanging rank must be named
+    assertTrue(e.contains("verbs4j run: timeout of 8 s reached with ranks [1] still running")
+        || e.contains("verbs4j run: timeout of 8 s reached with ranks [0, 1] still running"), e);
     assertTrue(out.toString(StandardCharsets.UTF_8).contains("[1] probe: rank 1 hangs"));
   }
 
