@@ -211,10 +211,14 @@ class DataLinkLayerTest {
       assertTrue(a.write(2, i, 8));
     }
     CompletableFuture<Boolean> fifth = CompletableFuture.supplyAsync(() -> a.write(2, 4, 8));
-    Thread.sleep(100);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (a.count(Link.STALLS) == 0 && System.nanoTime() - deadline < 0) {
+      Thread.sleep(5); // the writer's thread may start late on a loaded machine
+    }
+    assertEquals(1, a.count(Link.STALLS), "the sender stalled on the full buffer");
+    Thread.sleep(50);
     assertFalse(fifth.isDone(), "the sender waits for room");
     assertEquals(4, w.onWire(s -> !s.isDllp()).size());
-    assertEquals(1, a.count(Link.STALLS));
     w.deliverAll(); // b acknowledges all four at once (4 = ackCoalesceTlps)
     assertTrue(fifth.get(10, TimeUnit.SECONDS));
     w.runUntil(w.now + 10_000);
