@@ -402,6 +402,24 @@ final class ConnectionManager {
   }
 
   /**
+   * Drains the links that are closing (their state changes on completions, which touch no peer),
+   * so that progress visits the active peers and these instead of every rank of the job.
+   *
+   * @param sender the sender
+   * @return work done
+   */
+  int drainClosing(Sender sender) {
+    int work = 0;
+    for (int i = live.size() - 1; i >= 0; i--) { // backwards: a drained peer may leave live (and only it)
+      Peer p = live.get(i);
+      if (p.state == Peer.State.DRAINING) {
+        work += sender.drain(p);
+      }
+    }
+    return work;
+  }
+
+  /**
    * Resends unanswered CONNECTs, opens links for waiting peers when there is room, starts a
    * closing when there is none, and destroys retired links.
    *
