@@ -224,16 +224,22 @@ final class ConnectionManager {
     return true;
   }
 
-  /** {@code p} has work and no link: open one now, or when there is room. */
-  void want(Peer p) {
+  /**
+   * {@code p} has work and no link: open one now, or when there is room.
+   *
+   * @return whether this did something (connected or queued {@code p}); asking again while {@code
+   *     p} waits for room is no work, so the rank's wait may block instead of spinning
+   */
+  boolean want(Peer p) {
     if (p.state != Peer.State.IDLE || waiting.contains(p)) {
-      return;
+      return false;
     }
     if (live.size() < gamma) {
       connect(p);
     } else {
       waiting.add(p);
     }
+    return true;
   }
 
   private void connect(Peer p) {

@@ -131,8 +131,7 @@ final class Sender {
           return drainOpen(p, conn.openDcLink(p)) + 1;
         }
         if (cm != null && p.hasWork()) {
-          cm.want(p);
-          return 1;
+          return cm.want(p) ? 1 : 0;
         }
         return 0;
       }
