@@ -1,5 +1,6 @@
 package io.github.verbs4j.examples.memmodel;
 
+import io.github.verbs4j.examples.common.DurationConverter;
 import io.github.verbs4j.examples.mp.ConnectionOptions;
 import io.github.verbs4j.examples.mp.HybridStats;
 import io.github.verbs4j.examples.mp.LinkStats;
@@ -109,6 +110,11 @@ public final class MpMemoryCommand implements Callable<Integer> {
           + "engine thread for all ranks: use it for hundreds of ranks) or invoker (default: ${DEFAULT-VALUE}).")
   String threading;
 
+  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10m", converter = DurationConverter.class,
+      description = "Longest wait for one message before the run fails with every rank's counters, e.g. 60s "
+          + "(default: ${DEFAULT-VALUE}).")
+  Duration timeout;
+
   @Mixin
   ConnectionOptions connections = new ConnectionOptions();
 
@@ -149,7 +155,7 @@ public final class MpMemoryCommand implements Callable<Integer> {
     MpConfig mp;
     try {
       mp = connections.apply(MpConfig.defaults().withSlots(slots).withEagerLimit(eagerLimit)
-          .withTimeout(Duration.ofMinutes(10)));
+          .withTimeout(timeout));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
