@@ -159,12 +159,16 @@ public final class MpMemoryCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
-    if (sweep != null) {
-      return sweep(mp);
-    }
     VerbsConfig env = VerbsConfig.load();
     if (env.getLong(VerbsConfig.SIZE) > 0) {
+      if (sweep != null) {
+        throw new ParameterException(spec.commandLine(), "--sweep runs its ranks in this JVM; under verbs4j run "
+            + "(verbs.size=" + env.getLong(VerbsConfig.SIZE) + ") every process is one rank: leave --sweep out");
+      }
       return jobRank(mp, env);
+    }
+    if (sweep != null) {
+      return sweep(mp);
     }
     long wall0 = System.nanoTime();
     List<RankResult> results = runRanks(mp, ranks);
