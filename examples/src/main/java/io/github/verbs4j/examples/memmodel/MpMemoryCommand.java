@@ -1,5 +1,6 @@
 package io.github.verbs4j.examples.memmodel;
 
+import io.github.verbs4j.examples.common.DurationConverter;
 import io.github.verbs4j.examples.mp.ConnectionOptions;
 import io.github.verbs4j.examples.mp.HybridStats;
 import io.github.verbs4j.examples.mp.LinkStats;
@@ -52,11 +53,14 @@ import picocli.CommandLine.Spec;
  * the local fabric with one connection strategy and one workload, reads every rank's {@code
  * verbs4j.memory.bytes{component}} meters after the workload (before the communicator closes, once
  * closed links have been destroyed), and
- * prints them per component next to {@link MpFootprint}'s prediction for the same n.
+ * prints them per component next to {@link MpFootprint}'s prediction for the same n. Started by
+ * {@code verbs4j run -n N mp-memory ...} instead, each process is one rank on the job's fabric
+ * (netty) and rank 0 prints the same table, the ranks' meters combined by allreduce.
  */
 @Command(name = "mp-memory", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Per-rank memory of the message-passing layer, measured from the verbs4j.memory.bytes meters of "
-        + "N in-JVM ranks (local fabric) after a workload, next to the prediction for the same n.",
+        + "N in-JVM ranks (local fabric) after a workload, next to the prediction for the same n. Under "
+        + "'verbs4j run -n N' each process is one rank (netty fabric) and rank 0 prints the table.",
         "Rings default to the seed-003 baseline: 16 slots of 4 KiB per peer."})
 public final class MpMemoryCommand implements Callable<Integer> {
   /** Workloads. */
@@ -70,7 +74,7 @@ public final class MpMemoryCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--ranks", paramLabel = "N", defaultValue = "16", description = "Ranks (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--ranks", paramLabel = "N", defaultValue = "16", description = "Ranks in this JVM (default: ${DEFAULT-VALUE}); under verbs4j run, the job's size.")
   int ranks;
 
   @Option(names = "--provider", paramLabel = "NAME", defaultValue = "ib",
@@ -105,6 +109,11 @@ public final class MpMemoryCommand implements Callable<Integer> {
       description = "verbs.threading of the ranks' devices: dedicated (an engine thread per rank), shared (one "
           + "engine thread for all ranks: use it for hundreds of ranks) or invoker (default: ${DEFAULT-VALUE}).")
   String threading;
+
+  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10m", converter = DurationConverter.class,
+      description = "Longest wait for one message before the run fails with every rank's counters, e.g. 60s "
+          + "(default: ${DEFAULT-VALUE}).")
+  Duration timeout;
 
   @Mixin
   ConnectionOptions connections = new ConnectionOptions();
@@ -146,9 +155,17 @@ public final class MpMemoryCommand implements Callable<Integer> {
     MpConfig mp;
     try {
       mp = connections.apply(MpConfig.defaults().withSlots(slots).withEagerLimit(eagerLimit)
-          .withTimeout(Duration.ofMinutes(10)));
+          .withTimeout(timeout));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
+    }
+    VerbsConfig env = VerbsConfig.load();
+    if (env.getLong(VerbsConfig.SIZE) > 0) {
+      if (sweep != null) {
+        throw new ParameterException(spec.commandLine(), "--sweep runs its ranks in this JVM; under verbs4j run "
+            + "(verbs.size=" + env.getLong(VerbsConfig.SIZE) + ") every process is one rank: leave --sweep out");
+      }
+      return jobRank(mp, env);
     }
     if (sweep != null) {
       return sweep(mp);
@@ -159,12 +176,62 @@ public final class MpMemoryCommand implements Callable<Integer> {
     Runtime rt = Runtime.getRuntime();
     long heap = rt.totalMemory() - rt.freeMemory();
     int peers = peers(ranks);
-    Map<MemoryComponent, Long> atLinks = new EnumMap<>(MemoryComponent.class);
+    MpMemoryTotals totals = new MpMemoryTotals();
     for (RankResult r : results) {
-      r.atLinks(ranks, peers, mp).forEach((c, v) -> atLinks.merge(c, v, Long::sum));
+      totals.add(r.bytes(), r.atLinks(ranks, peers, mp), r.links(), r.rings(), r.elapsedNanos(), heap);
     }
-    atLinks.replaceAll((c, v) -> v / results.size());
-    print(spec.commandLine().getOut(), mp, results, MpFootprint.predict(ranks, peers, mp), atLinks, wall, heap);
+    print(spec.commandLine().getOut(), mp, totals, MpFootprint.predict(ranks, peers, mp), "local fabric", wall,
+        "JVM heap in use after it");
+    return 0;
+  }
+
+  /**
+   * This process is one rank of a job started by {@code verbs4j run -n N mp-memory ...} (the
+   * launcher sets {@code verbs.rank} and {@code verbs.size}): runs the workload with the job's
+   * fabric, combines every rank's meters by allreduce and prints the table on rank 0.
+   */
+  private Integer jobRank(MpConfig mp, VerbsConfig env) {
+    int size = (int) env.getLong(VerbsConfig.SIZE);
+    if (size < 2) {
+      throw new ParameterException(spec.commandLine(), "verbs.size=" + size + ": mp-memory needs at least 2 ranks");
+    }
+    if (spec.commandLine().getParseResult().hasMatchedOption("--ranks") && ranks != size) {
+      throw new ParameterException(spec.commandLine(), "--ranks=" + ranks + " differs from the job's size "
+          + size + " (verbs.size): in a job started by verbs4j run every process is one rank");
+    }
+    // options given override the job's settings (verbs4j run --provider, -Dverbs.time=...); defaults do not
+    VerbsConfig cfg = env;
+    if (spec.commandLine().getParseResult().hasMatchedOption("--provider")) {
+      cfg = cfg.with(VerbsConfig.PROVIDER.name(), provider);
+    }
+    if (spec.commandLine().getParseResult().hasMatchedOption("--time")) {
+      cfg = cfg.with(VerbsConfig.TIME.name(), time);
+    }
+    if (spec.commandLine().getParseResult().hasMatchedOption("--threading")) {
+      cfg = cfg.with(VerbsConfig.THREADING.name(), threading);
+    }
+    ranks = size;
+    time = cfg.get(VerbsConfig.TIME);
+    steps = new AtomicIntegerArray(size);
+    long wall0 = System.nanoTime();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (Context ctx = Verbs.open(cfg, DeviceOptions.none().with(MeterRegistry.class, registry))) {
+      HostShare host = new HostShare(size, Runtime.getRuntime().availableProcessors());
+      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, mp, host)) {
+        RankResult r = measure(comm, registry);
+        Runtime rt = Runtime.getRuntime();
+        int peers = peers(size);
+        MpMemoryTotals totals = new MpMemoryTotals().add(r.bytes(), r.atLinks(size, peers, mp), r.links(),
+            r.rings(), r.elapsedNanos(), rt.totalMemory() - rt.freeMemory());
+        totals.allreduce(comm);
+        if (comm.rank() == 0) {
+          provider = ctx.device().provider();
+          print(spec.commandLine().getOut(), mp, totals, MpFootprint.predict(size, peers, mp),
+              cfg.get(VerbsConfig.FABRIC) + " fabric, one process per rank", System.nanoTime() - wall0,
+              "most JVM heap in use after it in one process");
+        }
+      }
+    }
     return 0;
   }
 
@@ -341,36 +408,41 @@ public final class MpMemoryCommand implements Callable<Integer> {
   private RankResult rank(Context ctx, MpConfig mp, MeterRegistry registry) {
     HostShare host = new HostShare(ctx.job().size(), Runtime.getRuntime().availableProcessors());
     try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, mp, host)) {
-      int me = comm.rank();
-      int n = comm.size();
-      ByteBuffer out = ByteBuffer.allocate(size);
-      ByteBuffer in = ByteBuffer.allocate(size);
-      comm.barrier();
-      long t0 = comm.nowNanos();
-      for (int round = 0; round < rounds; round++) {
-        if (pattern == Pattern.ALL_TO_ALL) {
-          for (int k = 1; k < n; k++) {
-            steps.set(me, k);
-            exchange(comm, out, in, (me + k) % n, (me - k + n) % n, k);
-          }
-        } else {
-          exchange(comm, out, in, (me + 1) % n, (me - 1 + n) % n, 1);
-          if (n > 2) {
-            exchange(comm, out, in, (me - 1 + n) % n, (me + 1) % n, 2);
-          }
+      return measure(comm, registry);
+    }
+  }
+
+  /** Runs the workload on {@code comm} and reads this rank's meters once closed links are gone. */
+  private RankResult measure(VerbsCommunicator comm, MeterRegistry registry) {
+    int me = comm.rank();
+    int n = comm.size();
+    ByteBuffer out = ByteBuffer.allocate(size);
+    ByteBuffer in = ByteBuffer.allocate(size);
+    comm.barrier();
+    long t0 = comm.nowNanos();
+    for (int round = 0; round < rounds; round++) {
+      if (pattern == Pattern.ALL_TO_ALL) {
+        for (int k = 1; k < n; k++) {
+          steps.set(me, k);
+          exchange(comm, out, in, (me + k) % n, (me - k + n) % n, k);
+        }
+      } else {
+        exchange(comm, out, in, (me + 1) % n, (me - 1 + n) % n, 1);
+        if (n > 2) {
+          exchange(comm, out, in, (me - 1 + n) % n, (me + 1) % n, 2);
         }
       }
-      comm.barrier();
-      long elapsed = comm.nowNanos() - t0;
-      comm.releaseClosedLinks(Duration.ofSeconds(10));
-      Map<MemoryComponent, Long> bytes = new EnumMap<>(MemoryComponent.class);
-      for (MemoryComponent c : MemoryComponent.values()) {
-        Gauge g = registry.find(MemoryAccount.METER).tag("component", c.tag()).gauge();
-        bytes.put(c, g == null ? 0L : (long) g.value());
-      }
-      HybridStats hs = comm.hybridStats();
-      return new RankResult(bytes, comm.linkStats(), hs == null ? 0 : hs.ringsGiven(), elapsed);
     }
+    comm.barrier();
+    long elapsed = comm.nowNanos() - t0;
+    comm.releaseClosedLinks(Duration.ofSeconds(10));
+    Map<MemoryComponent, Long> bytes = new EnumMap<>(MemoryComponent.class);
+    for (MemoryComponent c : MemoryComponent.values()) {
+      Gauge g = registry.find(MemoryAccount.METER).tag("component", c.tag()).gauge();
+      bytes.put(c, g == null ? 0L : (long) g.value());
+    }
+    HybridStats hs = comm.hybridStats();
+    return new RankResult(bytes, comm.linkStats(), hs == null ? 0 : hs.ringsGiven(), elapsed);
   }
 
   private static void exchange(VerbsCommunicator comm, ByteBuffer out, ByteBuffer in, int to, int from, int tag) {
@@ -379,10 +451,10 @@ public final class MpMemoryCommand implements Callable<Integer> {
     comm.waitAll(r, s);
   }
 
-  private void print(PrintWriter out, MpConfig mp, List<RankResult> results, Map<MemoryComponent, Long> predicted,
-      Map<MemoryComponent, Long> atLinks, long wallNanos, long heap) {
-    out.printf(Locale.ROOT, "mp-memory: %d ranks on %s (local fabric, %s time), %s%s, %s, %d round(s) of %d B%n",
-        ranks, provider, time, mp.strategy().name().toLowerCase(Locale.ROOT),
+  private void print(PrintWriter out, MpConfig mp, MpMemoryTotals t, Map<MemoryComponent, Long> predicted,
+      String where, long wallNanos, String heapLabel) {
+    out.printf(Locale.ROOT, "mp-memory: %d ranks on %s (%s, %s time), %s%s, %s, %d round(s) of %d B%n",
+        ranks, provider, where, time, mp.strategy().name().toLowerCase(Locale.ROOT),
         mp.strategy() == MpConfig.Strategy.ON_DEMAND ? " gamma " + mp.gamma()
             : mp.strategy() == MpConfig.Strategy.DC ? " (" + mp.dcInitiators() + " DCIs)"
             : mp.strategy() == MpConfig.Strategy.HYBRID ? " (" + mp.dcInitiators() + " DCIs, RC after "
@@ -397,25 +469,16 @@ public final class MpMemoryCommand implements Callable<Integer> {
     long totalPredicted = 0;
     long totalAtLinks = 0;
     for (MemoryComponent c : MemoryComponent.values()) {
-      long min = Long.MAX_VALUE;
-      long max = 0;
-      long sum = 0;
-      for (RankResult r : results) {
-        long v = r.bytes().get(c);
-        min = Math.min(min, v);
-        max = Math.max(max, v);
-        sum += v;
-      }
-      long mean = sum / results.size();
+      long mean = t.mean(c);
       long p = predicted.getOrDefault(c, 0L);
-      long q = atLinks.getOrDefault(c, 0L);
-      if (max == 0 && p == 0) {
+      long q = t.meanAtLinks(c);
+      if (t.max(c) == 0 && p == 0) {
         continue;
       }
       totalMean += mean;
       totalPredicted += p;
       totalAtLinks += q;
-      out.printf(Locale.ROOT, "%-12s %,14d %,14d %,14d %,14d %7s %,14d %7s%n", c.tag(), mean, min, max, p,
+      out.printf(Locale.ROOT, "%-12s %,14d %,14d %,14d %,14d %7s %,14d %7s%n", c.tag(), mean, t.min(c), t.max(c), p,
           ratio(mean, p), q, ratio(mean, q));
     }
     out.printf(Locale.ROOT, "%-12s %,14d %14s %14s %,14d %7s %,14d %7s%n", "total", totalMean, "", "", totalPredicted,
@@ -423,27 +486,14 @@ public final class MpMemoryCommand implements Callable<Integer> {
     out.println("(predicted: links = every other rank, or min(peers, gamma) on demand, or min(peers, rc-links) RC "
         + "links and a ring for RDMA over DC for every other peer for the hybrid; at links held: the same model at "
         + "each rank's open links (and rings) when measured)");
-    long open = 0;
-    int peak = 0;
-    long opened = 0;
-    long closings = 0;
-    long elapsed = 0;
-    for (RankResult r : results) {
-      open += r.links().open();
-      peak = Math.max(peak, r.links().peak());
-      opened += r.links().opened();
-      closings += r.links().evictions();
-      elapsed = Math.max(elapsed, r.elapsedNanos());
-    }
     out.printf(Locale.ROOT, "%s per rank after the workload: %.1f (most at once on a rank: %d); opened %d, "
         + "closings begun %d (all ranks)%n", mp.strategy() == MpConfig.Strategy.HYBRID ? "RC links" : "links",
-        (double) open / results.size(), peak, opened, closings);
+        t.meanOpen(), t.peak(), t.opened(), t.evictions());
     if (mp.strategy() == MpConfig.Strategy.HYBRID) {
-      out.printf(Locale.ROOT, "rings given for RDMA over DC per rank: %.1f%n",
-          results.stream().mapToInt(RankResult::rings).average().orElse(0));
+      out.printf(Locale.ROOT, "rings given for RDMA over DC per rank: %.1f%n", t.meanRings());
     }
     out.printf(Locale.ROOT, "workload time (slowest rank, %s clock): %.3f ms; wall for the whole run: %.0f ms; "
-        + "JVM heap in use after it: %,d B%n", time, elapsed / 1e6, wallNanos / 1e6, heap);
+        + "%s: %,d B%n", time, t.elapsedNanos() / 1e6, wallNanos / 1e6, heapLabel, t.heap());
     out.flush();
   }
 

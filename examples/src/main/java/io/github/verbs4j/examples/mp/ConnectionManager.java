@@ -224,16 +224,22 @@ final class ConnectionManager {
     return true;
   }
 
-  /** {@code p} has work and no link: open one now, or when there is room. */
-  void want(Peer p) {
+  /**
+   * {@code p} has work and no link: open one now, or when there is room.
+   *
+   * @return whether this did something (connected or queued {@code p}); asking again while {@code
+   *     p} waits for room is no work, so the rank's wait may block instead of spinning
+   */
+  boolean want(Peer p) {
     if (p.state != Peer.State.IDLE || waiting.contains(p)) {
-      return;
+      return false;
     }
     if (live.size() < gamma) {
       connect(p);
     } else {
       waiting.add(p);
     }
+    return true;
   }
 
   private void connect(Peer p) {
@@ -399,6 +405,24 @@ final class ConnectionManager {
         return;
       }
     }
+  }
+
+  /**
+   * Drains the links that are closing (their state changes on completions, which touch no peer),
+   * so that progress visits the active peers and these instead of every rank of the job.
+   *
+   * @param sender the sender
+   * @return work done
+   */
+  int drainClosing(Sender sender) {
+    int work = 0;
+    for (int i = live.size() - 1; i >= 0; i--) { // backwards: a drained peer may leave live (and only it)
+      Peer p = live.get(i);
+      if (p.state == Peer.State.DRAINING) {
+        work += sender.drain(p);
+      }
+    }
+    return work;
   }
 
   /**

@@ -33,8 +33,8 @@ final class Sender {
   /** The communicator is closing: no more credit messages. */
   boolean closing;
   /**
-   * Without a connection manager: the peers that may have something to post (work queued, or
-   * credits owed), so that progress visits these instead of every rank of the job.
+   * The peers that may have something to post (work queued, or credits owed), so that progress
+   * visits these (and, on demand, the closing links) instead of every rank of the job.
    */
   private final ArrayList<Peer> active = new ArrayList<>();
 
@@ -64,8 +64,8 @@ final class Sender {
   }
 
   /**
-   * Drains the peers that may have something to post (baseline, DC and hybrid, where a link is
-   * never closed under a peer); a peer leaves the list once it has no work and owes no credits.
+   * Drains the peers that may have something to post; a peer leaves the list once it has no work
+   * and owes no credits (a closing link is drained by the connection manager's list instead).
    *
    * @return work done
    */
@@ -131,8 +131,7 @@ final class Sender {
           return drainOpen(p, conn.openDcLink(p)) + 1;
         }
         if (cm != null && p.hasWork()) {
-          cm.want(p);
-          return 1;
+          return cm.want(p) ? 1 : 0;
         }
         return 0;
       }

@@ -383,12 +383,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     int work = 0;
     timeline.beforePost();
     if (cm != null) {
-      for (Peer p : peers) {
-        if (p != null) {
-          work += sender.drain(p);
-        }
-      }
-      work += cm.progress();
+      work += sender.drainActive() + cm.drainClosing(sender) + cm.progress();
     } else {
       work += sender.drainActive() + (hybrid != null ? hybrid.progress() : 0);
     }

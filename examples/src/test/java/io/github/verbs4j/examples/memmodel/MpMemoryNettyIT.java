@@ -1,0 +1,83 @@
+package io.github.verbs4j.examples.memmodel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.verbs4j.examples.Main;
+import io.github.verbs4j.examples.launcher.Launcher;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@code verbs4j run -n 4 mp-memory}: each JVM process one rank on the netty fabric, rank 0
+ * printing the ranks' combined meters; the bytes per rank are those of the same ranks as threads
+ * of one JVM on the local fabric (the accounting is per rank, not per fabric).
+ */
+@Tag("multiprocess")
+class MpMemoryNettyIT {
+  private static final Pattern TOTAL = Pattern.compile(
+      "(?m)^(?:\\[0\\] )?total\\s+([0-9,]+)\\s+([0-9,]+)\\s+([0-9.]+)\\s+([0-9,]+)\\s+([0-9.]+)$");
+
+  @TempDir
+  Path dir;
+
+  private String job(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
+        "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"), Launcher.MAIN_CLASS));
+    cmd.addAll(List.of(args));
+    Path log = Files.createTempFile(dir, "verbs4j", ".log");
+    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile())
+        .start();
+    try {
+      assertTrue(p.waitFor(300, TimeUnit.SECONDS), "verbs4j " + String.join(" ", args) + " did not finish");
+    } finally {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+    }
+    String out = Files.readString(log, StandardCharsets.UTF_8);
+    assertEquals(0, p.exitValue(), out);
+    return out;
+  }
+
+  private static String inJvm(String... args) {
+    picocli.CommandLine cl = Main.commandLine();
+    StringWriter out = new StringWriter();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(new StringWriter()));
+    assertEquals(0, cl.execute(args), out.toString());
+    return out.toString();
+  }
+
+  private static Matcher total(String out) {
+    Matcher m = TOTAL.matcher(out);
+    assertTrue(m.find(), out);
+    return m;
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"dc", "baseline"})
+  void fourProcessesHoldPerRankWhatFourInJvmRanksHold(String strategy) throws Exception {
+    String out = job("run", "-n", "4", "--timeout", "240s", "mp-memory", "--connections", strategy,
+        "--shared-receive", "dc".equals(strategy) ? "64" : "0");
+    assertTrue(out.contains("[0] mp-memory: 4 ranks on ib (netty fabric, one process per rank, wall time), "
+        + strategy), out);
+    Matcher job = total(out);
+    assertEquals("1.000", job.group(3), out);
+    assertEquals("1.000", job.group(5), out);
+    Matcher local = total(inJvm("mp-memory", "--ranks", "4", "--connections", strategy, "--shared-receive",
+        "dc".equals(strategy) ? "64" : "0"));
+    assertEquals(local.group(1), job.group(1), "bytes per rank, in one JVM and one process per rank\n" + out);
+  }
+}
