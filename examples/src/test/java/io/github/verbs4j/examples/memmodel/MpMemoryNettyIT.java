@@ -4,15 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.verbs4j.examples.Main;
-import io.github.verbs4j.examples.launcher.Launcher;
+import io.github.verbs4j.examples.launcher.VerbsCommandProcess;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
@@ -34,21 +30,9 @@ class MpMemoryNettyIT {
   Path dir;
 
   private String job(String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "--enable-native-access=ALL-UNNAMED",
-        "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"), Launcher.MAIN_CLASS));
-    cmd.addAll(List.of(args));
-    Path log = Files.createTempFile(dir, "verbs4j", ".log");
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile())
-        .start();
-    try {
-      assertTrue(p.waitFor(300, TimeUnit.SECONDS), "verbs4j " + String.join(" ", args) + " did not finish");
-    } finally {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-    }
-    String out = Files.readString(log, StandardCharsets.UTF_8);
-    assertEquals(0, p.exitValue(), out);
-    return out;
+    VerbsCommandProcess.Result r = VerbsCommandProcess.run(dir, Duration.ofSeconds(300), args);
+    assertEquals(0, r.exit(), r.out());
+    return r.out();
   }
 
   private static String inJvm(String... args) {
