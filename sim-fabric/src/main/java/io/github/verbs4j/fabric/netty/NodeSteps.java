@@ -237,7 +237,10 @@ final class NodeSteps implements ModelledSteps {
         if (state == State.RELEASED) {
           return;
         }
-        Event first = queue.peek();
+        Event first;
+        while ((first = queue.peek()) != null && first.cancelled) {
+          queue.poll(); // a cancelled timer (an ACK came) is no instant of the job: no round for it
+        }
         mine = new StepReport(first == null ? Long.MAX_VALUE : first.time, sent, received, state == State.LEFT, atBarrier);
       }
       StepResult all = coordinator.get().step(round++, mine, ROUND_TIMEOUT);
