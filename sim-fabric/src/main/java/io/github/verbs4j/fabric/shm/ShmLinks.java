@@ -86,7 +86,6 @@ public final class ShmLinks implements AutoCloseable {
   private final ThreadLocal<UnsafeBuffer> sendView = ThreadLocal.withInitial(() -> new UnsafeBuffer(new byte[0]));
   private final UnsafeBuffer readView = new UnsafeBuffer(new byte[0]); // whoever holds `reading`
   private final ControlledMessageHandler reader = this::onMessage;
-  private final ControlledMessageHandler inlineReader = this::onMessageInline;
   /** Held by whoever reads the ring (it has one consumer): the poller, or the fabric thread. */
   private final AtomicBoolean reading = new AtomicBoolean();
   private volatile long lastInlineNanos; // the fabric thread's last read of the ring
@@ -98,6 +97,7 @@ public final class ShmLinks implements AutoCloseable {
   private final int sleepAfter; // idle rounds before the poller sleeps until a doorbell
   private final Thread poller;
   private volatile boolean running = true;
+  private long taken; // frames taken out of the ring, by whoever holds `reading`
 
   /**
    * Creates this node's ring in the private directory and starts its poller.
@@ -360,11 +360,14 @@ public final class ShmLinks implements AutoCloseable {
   /**
    * The engine above has taken every frame it was handed (any thread): if the ring and the queue to
    * the fabric thread are empty too, peers may read that this node was caught up now ({@link
-   * #peerCaughtUp}). The time is read first, so every frame written before it has been taken.
+   * #peerCaughtUp}). The time and the count of frames taken out of the ring are read first, so
+   * every frame they cover has been taken.
    */
   public void caughtUp() {
     long t = System.nanoTime();
+    long n = ownBell.getLongVolatile(ShmRing.TAKEN);
     if (drained()) {
+      ownBell.putLongOrdered(ShmRing.CAUGHT_UP_TAKEN, n);
       ownBell.putLongOrdered(ShmRing.CAUGHT_UP, t);
     }
   }
@@ -372,11 +375,21 @@ public final class ShmLinks implements AutoCloseable {
   /**
    * @param node a peer
    * @return {@link System#nanoTime()} when its engine last had taken everything that reached it (0:
-   *     never), or {@link Long#MAX_VALUE} if it is not linked
+   *     never): now if its ring is empty and it has taken nothing since it was last caught up (an
+   *     idle peer has nothing to catch up on, and a frame lost on the way never reached it), or
+   *     {@link Long#MAX_VALUE} if it is not linked
    */
   public long peerCaughtUp(int node) {
     ShmRing.Mapped m = node > 0 && node < peers.length() ? peers.get(node) : null;
-    return m == null ? Long.MAX_VALUE : m.bell().getLongVolatile(ShmRing.CAUGHT_UP);
+    if (m == null) {
+      return Long.MAX_VALUE;
+    }
+    long now = System.nanoTime();
+    UnsafeBuffer bell = m.bell();
+    if (m.ring().size() == 0 && bell.getLongVolatile(ShmRing.TAKEN) == bell.getLongVolatile(ShmRing.CAUGHT_UP_TAKEN)) {
+      return now;
+    }
+    return bell.getLongVolatile(ShmRing.CAUGHT_UP);
   }
 
   /**
@@ -427,22 +440,32 @@ public final class ShmLinks implements AutoCloseable {
     return readInline();
   }
 
-  /** Fabric thread: what the poller queued, then the ring, to the sink. */
+  /**
+   * Fabric thread: what the poller queued, then the ring, to the sink. The ring's frames go through
+   * the queue too, so that the ring's head has moved past them before the sink runs: an engine that
+   * reports itself caught up from inside the sink must find the ring empty ({@link #caughtUp}).
+   */
   private int readInline() {
     if (!reading.compareAndSet(false, true)) {
       return 0;
     }
     try {
-      int n = 0;
-      ByteBuf f;
-      while ((f = inbox.poll()) != null) { // queued by the poller before: they go first
-        n++;
-        sink.accept(f);
-      }
-      return n + own.controlledRead(inlineReader, READ_LIMIT);
+      int n = handOn(); // queued by the poller before: they go first
+      own.controlledRead(reader, READ_LIMIT);
+      return n + handOn();
     } finally {
       reading.set(false);
     }
+  }
+
+  private int handOn() {
+    int n = 0;
+    ByteBuf f;
+    while ((f = inbox.poll()) != null) {
+      n++;
+      sink.accept(f);
+    }
+    return n;
   }
 
   /**
@@ -537,6 +560,7 @@ public final class ShmLinks implements AutoCloseable {
       return ControlledMessageHandler.Action.ABORT; // the fabric thread is behind: leave it in the ring
     }
     inbox.offer(copy(buffer, index, length));
+    tookOne();
     return ControlledMessageHandler.Action.CONTINUE;
   }
 
@@ -556,9 +580,9 @@ public final class ShmLinks implements AutoCloseable {
     return f;
   }
 
-  private ControlledMessageHandler.Action onMessageInline(int type, MutableDirectBuffer buffer, int index, int length) {
-    sink.accept(copy(buffer, index, length));
-    return ControlledMessageHandler.Action.CONTINUE;
+  /** A frame left the ring, before the ring's head moves past it (whoever holds {@link #reading}). */
+  private void tookOne() {
+    ownBell.putLongOrdered(ShmRing.TAKEN, ++taken);
   }
 
   /** Fabric thread: hands the received frames to the sink. */

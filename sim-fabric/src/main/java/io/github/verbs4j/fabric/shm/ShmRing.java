@@ -36,6 +36,13 @@ final class ShmRing {
    * taken every frame that reached it (its own cache line: senders read it only on a timeout).
    */
   static final int CAUGHT_UP = 0;
+  /** Offset in the bell of a long: frames the receiver has taken out of its ring (only grows). */
+  static final int TAKEN = 8;
+  /**
+   * Offset in the bell of a long: {@link #TAKEN} as it was when the receiver's engine last had
+   * taken everything that reached it. Equal to {@code TAKEN} with the ring empty: caught up now.
+   */
+  static final int CAUGHT_UP_TAKEN = 16;
   /** The doorbell word's offset in the bell: 1 while the receiver's poller sleeps. */
   static final int SLEEPING = 64;
 

@@ -265,6 +265,29 @@ class ShmLinksTest {
     assertEquals(0, a.unread(2));
   }
 
+  /**
+   * What a sender's ACK timer reads of a peer ({@link ShmLinks#peerCaughtUp}): an idle peer with an
+   * empty ring is caught up now (a frame lost on the way never reached it, so a timeout is real);
+   * once its reader took frames its engine has not reported taken, only its last report counts
+   * (the timer waits for a host that did not run its engine); after the report, now again.
+   */
+  @Test
+  void anIdlePeerIsCaughtUpNowAndABehindOneOnlyAtItsLastReport() throws Exception {
+    ShmLinks a = links(1, ShmRing.MIN_CAPACITY);
+    ShmLinks b = links(2, ShmRing.MIN_CAPACITY);
+    assertTrue(a.attach(2, b.address()));
+    long t0 = System.nanoTime();
+    assertTrue(a.peerCaughtUp(2) - t0 >= 0, "an idle peer that took nothing is caught up now");
+    sendAll(a, 2, 1, payload(1, 1, 100), 1);
+    assertNotNull(received.poll(10, TimeUnit.SECONDS));
+    long t1 = System.nanoTime();
+    assertTrue(a.peerCaughtUp(2) - t1 < 0, "its engine has not reported the frame taken");
+    b.caughtUp();
+    long t2 = System.nanoTime();
+    assertTrue(a.peerCaughtUp(2) - t2 >= 0, "caught up again");
+    assertEquals(Long.MAX_VALUE, a.peerCaughtUp(3), "not linked");
+  }
+
   @Test
   void ringFileIsPrivateAndRemovedOnCloseAndPeerDown() throws Exception {
     ShmLinks a = links(1, ShmRing.MIN_CAPACITY);
