@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.github.verbs4j.fabric.DropReason;
 import io.github.verbs4j.fabric.FabricNode;
+import io.github.verbs4j.fabric.testing.Async;
 import io.github.verbs4j.ib.engine.IbCounters.Counter;
 import io.github.verbs4j.ib.wire.Bth;
 import io.github.verbs4j.ib.wire.Icrc;
@@ -203,7 +204,7 @@ class MalformedFloodTest {
         FabricNode a = ((IbContext) n.a).fabricNode();
         FabricNode b = ((IbContext) n.b).fabricNode();
         AtomicBoolean flooding = new AtomicBoolean(true);
-        CompletableFuture<Integer> flood = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<Integer> flood = Async.supply(() -> {
           try {
             return flood(a, b, flooding);
           } catch (IOException e) {

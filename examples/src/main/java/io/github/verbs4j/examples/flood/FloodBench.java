@@ -1,5 +1,6 @@
 package io.github.verbs4j.examples.flood;
 
+import io.github.verbs4j.examples.common.OwnThreads;
 import io.github.verbs4j.fabric.auth.Handshake;
 import io.github.verbs4j.fabric.auth.JobSecret;
 import io.github.verbs4j.fabric.coord.Coordinator;
@@ -206,7 +207,7 @@ public final class FloodBench implements Callable<Integer> {
       m.put("verbs.fabric.port", dataPort.toString());
     }
     return CompletableFuture.supplyAsync(() -> Verbs.open(VerbsConfig.of(m), DeviceOptions.none().with(MeterRegistry.class,
-        registry)));
+        registry)), OwnThreads.INSTANCE);
   }
 
   private static int freePort() throws IOException {
@@ -254,7 +255,7 @@ public final class FloodBench implements Callable<Integer> {
             } finally {
               writing.set(false);
             }
-          });
+          }, OwnThreads.INSTANCE);
           // During: until B has counted every frame (the socket holds what it has not read yet).
           long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
           while ((writing.get() || counted(registry) < target) && System.nanoTime() < deadline) {

@@ -1,5 +1,6 @@
 package io.github.verbs4j.examples.srqfc;
 
+import io.github.verbs4j.examples.common.OwnThreads;
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AhAttr;
 import io.github.verbs4j.verbs.AsyncEventType;
@@ -125,9 +126,10 @@ final class EventCost {
     }
     String job = "srqfc-" + UUID.randomUUID();
     MeterRegistry meters = new SimpleMeterRegistry();
-    CompletableFuture<Context> r0 = CompletableFuture.supplyAsync(() -> open(job, 0, mode, pollNanos, meters));
+    CompletableFuture<Context> r0 = CompletableFuture.supplyAsync(() -> open(job, 0, mode, pollNanos, meters),
+        OwnThreads.INSTANCE);
     CompletableFuture<Context> r1 = CompletableFuture.supplyAsync(() -> open(job, 1, mode, pollNanos,
-        new SimpleMeterRegistry()));
+        new SimpleMeterRegistry()), OwnThreads.INSTANCE);
     List<AutoCloseable> qps = new ArrayList<>();
     try (Context rx = r0.get(); Context tx = r1.get();
         ProtectionDomain rpd = rx.allocPd(); ProtectionDomain tpd = tx.allocPd();

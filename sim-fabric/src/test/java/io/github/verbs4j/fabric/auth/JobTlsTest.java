@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.github.verbs4j.fabric.testing.Async;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.net.InetAddress;
@@ -41,7 +42,7 @@ class JobTlsTest {
     try (SSLServerSocket ss = (SSLServerSocket) server.getServerSocketFactory().createServerSocket(0, 1,
         InetAddress.getLoopbackAddress())) {
       ss.setSSLParameters(JobTls.parameters(server));
-      CompletableFuture<Void> serving = CompletableFuture.runAsync(() -> {
+      CompletableFuture<Void> serving = Async.run(() -> {
         try (SSLSocket c = (SSLSocket) ss.accept()) {
           c.setSoTimeout(10_000);
           DataInputStream in = new DataInputStream(c.getInputStream());

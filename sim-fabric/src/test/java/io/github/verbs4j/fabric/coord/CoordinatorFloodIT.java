@@ -8,6 +8,7 @@ import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.auth.Handshake;
 import io.github.verbs4j.fabric.auth.JobSecret;
 import io.github.verbs4j.fabric.auth.PrivateDir;
+import io.github.verbs4j.fabric.testing.Async;
 import io.github.verbs4j.fabric.testing.ChildJvm;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.DataOutputStream;
@@ -94,7 +95,7 @@ class CoordinatorFloodIT {
       for (int r = 0; r < 2; r++) {
         Map<String, String> s = Map.of("verbs.fabric", "netty", "verbs.coordinator", "127.0.0.1:" + port,
             "verbs.rank", Integer.toString(r), "verbs.size", "2");
-        fs.add(CompletableFuture.supplyAsync(() -> Fabric.open(s, new SimpleMeterRegistry())));
+        fs.add(Async.supply(() -> Fabric.open(s, new SimpleMeterRegistry())));
       }
       List<FabricNode> nodes = new ArrayList<>();
       try {
@@ -103,7 +104,7 @@ class CoordinatorFloodIT {
         }
         nodes.get(1).job().kvPut("answer", "42".getBytes(StandardCharsets.UTF_8));
         assertEquals("42", new String(nodes.get(0).job().kvGet("answer", Duration.ofSeconds(60)), StandardCharsets.UTF_8));
-        CompletableFuture<Void> b = CompletableFuture.runAsync(() -> nodes.get(1).job().barrier("flooded", Duration.ofSeconds(60)));
+        CompletableFuture<Void> b = Async.run(() -> nodes.get(1).job().barrier("flooded", Duration.ofSeconds(60)));
         nodes.get(0).job().barrier("flooded", Duration.ofSeconds(60));
         b.get(60, TimeUnit.SECONDS);
       } finally {

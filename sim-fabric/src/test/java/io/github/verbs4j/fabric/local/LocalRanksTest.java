@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 import io.github.verbs4j.fabric.Fabric;
 import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.FabricTimeoutException;
+import io.github.verbs4j.fabric.testing.Async;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -42,12 +43,12 @@ class LocalRanksTest {
     assertEquals(1, r0.nodeId());
     assertEquals(3, r0.size());
     // Two of three ranks in the barrier: it must wait for rank 1.
-    CompletableFuture<Void> b2 = CompletableFuture.runAsync(() -> r2.job().barrier("all", Duration.ofSeconds(60)));
+    CompletableFuture<Void> b2 = Async.run(() -> r2.job().barrier("all", Duration.ofSeconds(60)));
     assertThrows(FabricTimeoutException.class, () -> r0.job().barrier("all", Duration.ofMillis(300)));
     assertFalse(b2.isDone());
     FabricNode r1 = open(1, 3);
     assertEquals(2, r1.nodeId());
-    CompletableFuture<Void> b1 = CompletableFuture.runAsync(() -> r1.job().barrier("all", Duration.ofSeconds(60)));
+    CompletableFuture<Void> b1 = Async.run(() -> r1.job().barrier("all", Duration.ofSeconds(60)));
     b1.get(60, TimeUnit.SECONDS);
     b2.get(60, TimeUnit.SECONDS);
     r1.job().kvPut("k", "v".getBytes(StandardCharsets.UTF_8));

@@ -10,6 +10,7 @@ import io.github.verbs4j.fabric.FabricTimeoutException;
 import io.github.verbs4j.fabric.FrameHeader;
 import io.github.verbs4j.fabric.auth.Handshake;
 import io.github.verbs4j.fabric.auth.JobSecret;
+import io.github.verbs4j.fabric.testing.Async;
 import io.github.verbs4j.fabric.testing.ChildJvm;
 import io.github.verbs4j.fabric.testing.EmbeddedCoordinator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -85,7 +86,7 @@ class JobAuthIT {
   @Test
   void aProcessWithoutTheSecretCannotJoinGetOrPut(@TempDir Path elsewhere) throws Exception {
     try (EmbeddedCoordinator c = EmbeddedCoordinator.start(Duration.ofSeconds(15))) {
-      CompletableFuture<FabricNode> rank0 = CompletableFuture.supplyAsync(() -> Fabric.open(c.settings(0, 2), new SimpleMeterRegistry()));
+      CompletableFuture<FabricNode> rank0 = Async.supply(() -> Fabric.open(c.settings(0, 2), new SimpleMeterRegistry()));
       // PUT and GET written straight onto the coordinator's socket: closed, never answered.
       byte[] put = message(5, utf("intruder", "published by a stranger".getBytes(StandardCharsets.UTF_8)));
       byte[] get = message(7, utf("joined/0-and-some-padding-to-a-hello", null));
@@ -148,7 +149,7 @@ class JobAuthIT {
       for (int r = 0; r < 3; r++) {
         Map<String, String> s = c.settings(r, 3);
         s.put("verbs.fabric.transport", transport);
-        fs.add(CompletableFuture.supplyAsync(() -> Fabric.open(s, new SimpleMeterRegistry())));
+        fs.add(Async.supply(() -> Fabric.open(s, new SimpleMeterRegistry())));
       }
       for (CompletableFuture<FabricNode> f : fs) {
         nodes.add(f.get(120, TimeUnit.SECONDS));

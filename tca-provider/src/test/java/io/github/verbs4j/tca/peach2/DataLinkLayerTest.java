@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.verbs4j.fabric.testing.Async;
 import io.github.verbs4j.tca.peach2.Peach2Counters.Link;
 import java.util.ArrayList;
 import java.util.List;
@@ -210,7 +211,7 @@ class DataLinkLayerTest {
     for (int i = 0; i < 4; i++) {
       assertTrue(a.write(2, i, 8));
     }
-    CompletableFuture<Boolean> fifth = CompletableFuture.supplyAsync(() -> a.write(2, 4, 8));
+    CompletableFuture<Boolean> fifth = Async.supply(() -> a.write(2, 4, 8));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (a.count(Link.STALLS) == 0 && System.nanoTime() - deadline < 0) {
       Thread.sleep(5); // the writer's thread may start late on a loaded machine

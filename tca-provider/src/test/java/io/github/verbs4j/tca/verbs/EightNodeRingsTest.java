@@ -3,6 +3,7 @@ package io.github.verbs4j.tca.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.verbs4j.fabric.testing.Async;
 import io.github.verbs4j.tca.peach2.Peach2Counters;
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AddressHandle;
@@ -52,7 +53,7 @@ class EightNodeRingsTest {
       VerbsConfig c = VerbsConfig.of(Map.of("verbs.provider", "tca", "verbs.fabric", "local", "verbs.fabric.name",
           "eight-" + job, "verbs.topology", "peach2:rings=2,nodesPerRing=4", "verbs.rank", Integer.toString(r),
           "verbs.size", Integer.toString(N), "verbs.tca.job", job, "verbs.tca.pool-mb", "64"));
-      opening.add(CompletableFuture.supplyAsync(() -> Verbs.open(c)));
+      opening.add(Async.supply(() -> Verbs.open(c)));
     }
     List<Context> ctx = new ArrayList<>();
     opening.forEach(f -> ctx.add(f.join()));

@@ -1,5 +1,6 @@
 package io.github.verbs4j.tca.verbs;
 
+import io.github.verbs4j.fabric.testing.Async;
 import io.github.verbs4j.tca.peach2.Peach2Counters;
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AhAttr;
@@ -109,8 +110,8 @@ final class TwoTcaNodes implements AutoCloseable {
    */
   TwoTcaNodes(int timeout, Map<String, String> extra) {
     String job = UUID.randomUUID().toString();
-    CompletableFuture<Void> fa = CompletableFuture.runAsync(() -> a.open(config(job, 0, extra), registry));
-    CompletableFuture<Void> fb = CompletableFuture.runAsync(() -> b.open(config(job, 1, extra), registry));
+    CompletableFuture<Void> fa = Async.run(() -> a.open(config(job, 0, extra), registry));
+    CompletableFuture<Void> fb = Async.run(() -> b.open(config(job, 1, extra), registry));
     fa.join();
     fb.join();
     connect(a, b, timeout);
