@@ -9,6 +9,7 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -240,10 +241,17 @@ public final class Launcher {
     });
   }
 
-  /** A rank that was killed cannot delete its socket files; the launcher does, as a Slurm epilog would. */
+  /**
+   * A rank that was killed cannot delete its socket and ring files; the launcher does, as a Slurm
+   * epilog would: in the private directory of the sockets and in the one of the shared-memory rings
+   * ({@code /dev/shm/verbs4j-<user>}, where {@code /dev/shm} exists).
+   */
   private static void removeFilesOf(long pid) {
     try {
       PrivateDir.removeFilesOf(PrivateDir.of(""), pid);
+      if (Files.isDirectory(Path.of("/dev/shm"))) {
+        PrivateDir.removeFilesOf(PrivateDir.of("/dev/shm"), pid);
+      }
     } catch (RuntimeException e) {
       LOG.debug("cannot clean the files of pid {}: {}", pid, e.toString());
     }

@@ -128,7 +128,12 @@ public final class RunCommand implements Callable<Integer> {
           Path.of("").toAbsolutePath());
       Launcher launcher = new Launcher(job, System.out, System.err);
       coord.secret().ifPresent(k -> launcher.environment(JobSecret.ENV, k.toHex()));
-      Thread hook = new Thread(() -> launcher.stop("interrupted"), "verbs4j-run-shutdown");
+      // On SIGTERM the JVM halts after its hooks, before this method's finally: the hook also
+      // closes the embedded coordinator, which deletes its secret file (close is idempotent).
+      Thread hook = new Thread(() -> {
+        launcher.stop("interrupted");
+        coord.close();
+      }, "verbs4j-run-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       try {
         return launcher.run();

@@ -3,6 +3,7 @@ package io.github.verbs4j.examples.perftest;
 import io.github.verbs4j.examples.common.JobChannel;
 import io.github.verbs4j.examples.common.ValidatesOptions;
 import io.github.verbs4j.fabric.FabricOptions;
+import io.github.verbs4j.fabric.auth.PrivateDir;
 import io.github.verbs4j.fabric.coord.Coordinator;
 import io.github.verbs4j.fabric.netty.Transports;
 import io.github.verbs4j.verbs.Context;
@@ -32,18 +33,20 @@ import picocli.CommandLine.Spec;
 
 /**
  * The providers against raw Netty <b>in the same run</b>: for each round and each size, a raw Netty
- * ping-pong and stream between the same two processes ({@link RawNettyPeer}), then {@code
+ * ping-pong and stream between the same two processes ({@link RawNettyPeer}) and the same over
+ * shared-memory rings ({@link RawShmPeer}: the physical floor on one host), then {@code
  * send_lat}, {@code write_lat}, {@code write_bw} and {@code send_bw} of that size on each provider
  * of {@code --providers} (their own code, output suppressed), interleaved so all see the same
  * machine state. The configured provider runs on the launcher's coordinator; every other one on a
  * coordinator rank 0 starts for it (a coordinator fixes one topology per job, and tca needs PEACH2
  * rings). Prints, per provider and size, the median over rounds of t_typical (latency, RTT/2), of
- * BW average and of the SEND message rate, the ratios provider / raw, and each provider against the
- * first. This is the harness behind the provider figures in {@code docs/benchmarks.md}.
+ * BW average and of the SEND message rate, the ratios provider / raw, the ratios of issue #24
+ * (against raw shm), and each provider against the first. This is the harness behind the provider figures in {@code docs/benchmarks.md}.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"The provider against raw Netty in the same run: RC send/write latency and write bandwidth "
-        + "beside a raw Netty ping-pong and stream of the same payloads between the same 2 processes, "
+        + "beside a raw Netty and a raw shared-memory ping-pong and stream of the same payloads between the same "
+        + "2 processes, "
         + "interleaved by round.", "Start it with: ./verbs4j run -n 2 compare"})
 public final class Compare implements Callable<Integer>, ValidatesOptions {
   @Spec
@@ -143,7 +146,9 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
     String sbValue = config.get(ConfigKey.string(sb.name(), sb.defaultValue(), sb.description()));
     socketBuffer = (int) FabricOptions.from(Map.of(sb.name(), sbValue), Map.of()).getLong(sb);
     List<AutoCloseable> opened = new ArrayList<>();
-    try (Context ctx = Verbs.open(config); RawNettyPeer raw = new RawNettyPeer(transport, socketBuffer)) {
+    int maxSize = (int) Arrays.stream(sizes).max().getAsLong();
+    try (Context ctx = Verbs.open(config); RawNettyPeer raw = new RawNettyPeer(transport, socketBuffer);
+        RawShmPeer shm = new RawShmPeer(shmDir(config), ctx.job().rank(), maxSize)) {
       JobChannel ch = new JobChannel(ctx.job(), "compare", Duration.ofSeconds(120));
       if (ch.size() != 2) {
         throw new IllegalStateException("compare runs on exactly 2 ranks, this job has " + ch.size()
@@ -174,12 +179,18 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
       } else {
         ch.publish("raw", raw.serve());
       }
+      ch.publish("shm", shm.address());
+      shm.connect(ch.lookup("shm", 1 - ch.rank()));
       ch.barrier();
       int n = sizes.length;
       double[][] rawLat = new double[n][rounds];
       double[][] pollLat = new double[n][rounds];
       boolean poll = Transports.choose("auto").epoll();
       double[][] rawBw = new double[n][rounds];
+      double[][] rawRate = new double[n][rounds];
+      double[][] shmLat = new double[n][rounds];
+      double[][] shmBw = new double[n][rounds];
+      double[][] shmRate = new double[n][rounds];
       Figures[] fig = new Figures[np];
       for (int k = 0; k < np; k++) {
         fig[k] = new Figures(n, rounds);
@@ -190,12 +201,21 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
           int bw = bwIters(size);
           if (client) {
             rawLat[i][r] = LatencyStats.of(size, raw.pingPong((int) size, latIters), 2).tTypical();
-            long[] s = raw.stream((int) size, bw);
-            long[] posted = Arrays.copyOf(s, bw);
-            long[] completed = new long[bw];
-            completed[bw - 1] = s[bw];
-            rawBw[i][r] = BandwidthStats.of(size, posted, completed, bw, false).bwAverage();
+            BandwidthStats rs = streamStats(size, raw.stream((int) size, bw));
+            rawBw[i][r] = rs.bwAverage();
+            rawRate[i][r] = rs.msgRateMpps();
           }
+          ch.barrier(); // the shm server spins only between these two barriers
+          if (client) {
+            shmLat[i][r] = LatencyStats.of(size, shm.pingPong((int) size, latIters), 2).tTypical();
+            BandwidthStats ss = streamStats(size, shm.stream((int) size, bw));
+            shmBw[i][r] = ss.bwAverage();
+            shmRate[i][r] = ss.msgRateMpps();
+            shm.stop();
+          } else {
+            shm.serve();
+          }
+          ch.barrier();
           String tag = "/compare/" + r + "/" + size;
           if (poll) {
             pollLat[i][r] = busyPollPingPong(ch, client, tag, (int) size);
@@ -214,17 +234,21 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
               f.writeBw[i][r] = wb.bandwidth().bwAverage();
               f.sendRate[i][r] = sbw.bandwidth().msgRateMpps();
               System.err.printf(Locale.ROOT, "# round %d/%d, %d B, %s: raw %.2f us, raw poll %.2f us, send %.2f us, "
-                  + "write %.2f us, raw %.1f MiB/s, write_bw %.1f MiB/s, send_bw %.3f Mmsg/s%n", r + 1, rounds, size,
-                  providers.get(k), rawLat[i][r], pollLat[i][r], f.sendLat[i][r], f.writeLat[i][r], rawBw[i][r],
-                  f.writeBw[i][r], f.sendRate[i][r]);
+                  + "write %.2f us, raw %.1f MiB/s, write_bw %.1f MiB/s, send_bw %.3f Mmsg/s; raw shm %.3f us, "
+                  + "%.1f MiB/s, %.3f Mmsg/s%n", r + 1, rounds, size, providers.get(k), rawLat[i][r], pollLat[i][r],
+                  f.sendLat[i][r], f.writeLat[i][r], rawBw[i][r], f.writeBw[i][r], f.sendRate[i][r], shmLat[i][r],
+                  shmBw[i][r], shmRate[i][r]);
             }
           }
         }
       }
       if (client) {
         StringBuilder table = new StringBuilder();
+        Baselines base = new Baselines(raw.describe(), rawLat, rawBw, rawRate, shm.describe(), shmLat, shmBw, shmRate);
+        table.append(baselines(base));
         for (int k = 0; k < np; k++) {
           table.append(table(ctxs[k], configs[k], raw.describe(), rawLat, poll ? pollLat : null, rawBw, fig[k]));
+          table.append(targets(providers.get(k), base, fig[k]));
         }
         if (np > 1) {
           table.append(versus(fig));
@@ -253,6 +277,64 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
       }
     }
     return 0;
+  }
+
+  /**
+   * @return like the fabric's rings: {@code /dev/shm/verbs4j-<user>} where {@code /dev/shm}
+   *     exists, else the socket directory ({@code verbs.fabric.uds-dir})
+   */
+  private static Path shmDir(VerbsConfig config) {
+    FabricOptions.Key d = FabricOptions.UDS_DIR;
+    String udsDir = config.get(ConfigKey.string(d.name(), d.defaultValue(), d.description()));
+    Path dir = PrivateDir.of(Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm" : udsDir);
+    PrivateDir.cleanStale(dir);
+    return dir;
+  }
+
+  /** A stream's {tposted..., time the count arrived} as perftest's bandwidth row (one completion). */
+  private static BandwidthStats streamStats(long size, long[] s) {
+    int bw = s.length - 1;
+    long[] posted = Arrays.copyOf(s, bw);
+    long[] completed = new long[bw];
+    completed[bw - 1] = s[bw];
+    return BandwidthStats.of(size, posted, completed, bw, false);
+  }
+
+  /** The two raw baselines' figures: [size][round]. */
+  private record Baselines(String netty, double[][] nettyLat, double[][] nettyBw, double[][] nettyRate, String shm,
+      double[][] shmLat, double[][] shmBw, double[][] shmRate) {}
+
+  private String baselines(Baselines b) {
+    StringBuilder t = new StringBuilder();
+    t.append(String.format(Locale.ROOT, "%nraw baselines between the same 2 processes, median of %d rounds; latency "
+        + "t_typical RTT/2 in usec, stream BW average in MiB/sec and M msg/sec%n%n", rounds));
+    t.append("| path | size | lat | stream MiB/s | stream Mmsg/s |\n|---|---:|---:|---:|---:|\n");
+    for (int i = 0; i < sizes.length; i++) {
+      t.append(String.format(Locale.ROOT, "| raw Netty %s | %d | %.3f | %.1f | %.3f |%n", b.netty(), sizes[i],
+          median(b.nettyLat()[i]), median(b.nettyBw()[i]), median(b.nettyRate()[i])));
+      t.append(String.format(Locale.ROOT, "| raw %s | %d | %.3f | %.1f | %.3f |%n", b.shm(), sizes[i],
+          median(b.shmLat()[i]), median(b.shmBw()[i]), median(b.shmRate()[i])));
+    }
+    t.append("\nraw shm: an Agrona one-to-one ring per direction over a mapped file in the private directory, "
+        + "copy in and out, spin-then-yield waits.\n");
+    return t.toString();
+  }
+
+  /** Issue #24's ratios: latency against raw shm, write_bw against both raw streams, the 8 B message rate. */
+  private String targets(String provider, Baselines b, Figures f) {
+    StringBuilder t = new StringBuilder();
+    t.append(String.format(Locale.ROOT, "%n%s against the raw baselines (medians; targets of issue #24: send_lat "
+        + "<= 1.5 us and <= 3x raw shm at 8 B, write_bw >= 2x raw Netty and >= 0.4x raw shm at 1 MiB, "
+        + "send_bw >= 2 M msg/s at 8 B)%n%n", provider));
+    t.append("| size | send_lat / raw shm lat | write_lat / raw shm lat | write_bw / raw Netty stream "
+        + "| write_bw / raw shm stream | send_bw Mmsg/s / raw shm Mmsg/s |\n|---:|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < sizes.length; i++) {
+      double sl = median(b.shmLat()[i]);
+      t.append(String.format(Locale.ROOT, "| %d | %.2f | %.2f | %.2f | %.2f | %.3f |%n", sizes[i],
+          median(f.sendLat[i]) / sl, median(f.writeLat[i]) / sl, median(f.writeBw[i]) / median(b.nettyBw()[i]),
+          median(f.writeBw[i]) / median(b.shmBw()[i]), median(f.sendRate[i]) / median(b.shmRate()[i])));
+    }
+    return t.toString();
   }
 
   /** One provider's figures: [size][round]. */

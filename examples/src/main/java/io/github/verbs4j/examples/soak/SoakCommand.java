@@ -51,6 +51,11 @@ public final class SoakCommand implements Callable<Integer>, ValidatesOptions {
       description = "How long to run, e.g. 10m or 90s (default: ${DEFAULT-VALUE}).")
   String duration;
 
+  @Option(names = "--messages", paramLabel = "N", defaultValue = "0",
+      description = "Stop after N messages per ordered pair of ranks instead of after --duration; 0 = run "
+          + "for --duration (default: ${DEFAULT-VALUE}).")
+  long messages;
+
   @Option(names = "--sample", paramLabel = "DURATION", defaultValue = "1m",
       description = "Interval between samples of heap and file descriptors (default: ${DEFAULT-VALUE}).")
   String sample;
@@ -78,6 +83,9 @@ public final class SoakCommand implements Callable<Integer>, ValidatesOptions {
     }
     if (size < 8 || size > (64 << 20)) {
       throw bad("--size=" + size + " must be between 8 and 67108864");
+    }
+    if (messages < 0) {
+      throw bad("--messages=" + messages + " must be 0 (run for --duration) or more");
     }
     if (!(drop >= 0 && drop < 1)) {
       throw bad("--drop=" + drop + " must be at least 0 and below 1");
@@ -109,7 +117,7 @@ public final class SoakCommand implements Callable<Integer>, ValidatesOptions {
     validateOptions();
     VerbsConfig config = VerbsConfig.load().with("verbs.fault.drop", Double.toString(drop));
     try (Context ctx = Verbs.open(config); Communicator comm = VerbsCommunicator.open(ctx, MpConfig.defaults())) {
-      Result r = run(comm, parse("--duration", duration), parse("--sample", sample), size);
+      Result r = run(comm, parse("--duration", duration), messages, parse("--sample", sample), size);
       if (comm.rank() == 0) {
         report(spec.commandLine().getOut(), r);
         if (plot != null) {
@@ -135,9 +143,10 @@ public final class SoakCommand implements Callable<Integer>, ValidatesOptions {
 
   /**
    * The soak on {@code comm}: rounds of one checked message to and from every other rank until
-   * {@code duration} has passed on rank 0's clock, a sample every {@code sample}.
+   * {@code duration} has passed on rank 0's clock, or for {@code rounds} rounds if that is positive
+   * (one message per ordered pair each), a sample every {@code sample} and one at the end.
    */
-  static Result run(Communicator comm, Duration duration, Duration sample, int size) {
+  static Result run(Communicator comm, Duration duration, long rounds, Duration sample, int size) {
     int n = comm.size();
     int me = comm.rank();
     int maxSamples = (int) Math.min(10_000, duration.toNanos() / sample.toNanos() + 2);
@@ -172,11 +181,12 @@ public final class SoakCommand implements Callable<Integer>, ValidatesOptions {
           errors++;
         }
       }
-      if (round % 64 != 0) {
+      boolean last = rounds > 0 && round + 1 >= rounds; // the same round on every rank
+      if (round % 64 != 0 && !last) {
         continue;
       }
       long now = System.nanoTime();
-      control[0] = me == 0 && now - start >= duration.toNanos() ? 1 : 0;
+      control[0] = me == 0 && (rounds > 0 ? last : now - start >= duration.toNanos()) ? 1 : 0;
       control[1] = me == 0 && now - nextSample >= 0 ? 1 : 0;
       comm.allreduce(control, ReduceOp.SUM);
       if (control[1] == 1 || control[0] == 1) {

@@ -104,7 +104,7 @@ class LauncherJobIT {
   }
 
   @Test
-  void compareMeasuresTheProviderBesideRawNetty() throws Exception {
+  void compareMeasuresTheProviderBesideRawNettyAndRawShm() throws Exception {
     VerbsCommandProcess.Result r = verbs4j("run", "-n", "2", "--timeout", "240s", "compare", "--rounds", "1", "--sizes", "8,4096",
         "--lat-iters", "50", "--bw-iters", "50", "--md", "compare.md");
     assertEquals(0, r.exit(), r.out());
@@ -112,6 +112,8 @@ class LauncherJobIT {
     assertTrue(md.stream().anyMatch(l -> l.matches("\\| 8 \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\|.*")), String.join("\n", md));
     assertTrue(md.stream().anyMatch(l -> l.startsWith("| 4096 | ")), String.join("\n", md));
     assertTrue(r.out().contains("[0] ib (netty fabric, "), r.out());
+    assertTrue(md.stream().anyMatch(l -> l.matches("\\| raw shm/agrona \\| 4096 \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\|")),
+        String.join("\n", md));
   }
 
   @Test

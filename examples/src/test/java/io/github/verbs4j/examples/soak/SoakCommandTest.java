@@ -27,7 +27,7 @@ class SoakCommandTest {
   void aShortSoakOverALossyFabricHasNoErrorsAndReportsItsSamples() throws Exception {
     List<SoakCommand.Result> rs = InJvmJob.IB.run(3, Map.of("verbs.fault.drop", "0.01"), ctx -> {
       try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, MpConfig.defaults())) {
-        return SoakCommand.run(comm, Duration.ofMillis(1500), Duration.ofMillis(500), 1024);
+        return SoakCommand.run(comm, Duration.ofMillis(1500), 0, Duration.ofMillis(500), 1024);
       }
     });
     SoakCommand.Result r = rs.get(0);
@@ -43,6 +43,29 @@ class SoakCommandTest {
     SoakCommand.report(new PrintWriter(out), r);
     assertTrue(out.toString().contains("0 errors"), out.toString());
     assertEquals(4 + 3, out.toString().lines().count(), out.toString());
+  }
+
+  @Test
+  void aSoakOfNMessagesPerPairSendsExactlyThatManyAndIgnoresTheDuration() throws Exception {
+    List<SoakCommand.Result> rs = InJvmJob.IB.run(3, Map.of(), ctx -> {
+      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, MpConfig.defaults())) {
+        return SoakCommand.run(comm, Duration.ofHours(1), 100, Duration.ofHours(1), 256);
+      }
+    });
+    for (SoakCommand.Result r : rs) {
+      assertEquals(3 * 2 * 100, r.messages(), "100 messages per ordered pair of 3 ranks");
+      assertEquals(0, r.errors());
+      assertTrue(r.samples() >= 1, "the last round is sampled: " + r.samples());
+    }
+  }
+
+  @Test
+  void aNegativeMessageCountIsRefusedByName() {
+    CommandLine cl = Main.commandLine();
+    StringWriter err = new StringWriter();
+    cl.setErr(new PrintWriter(err));
+    assertNotEquals(0, cl.execute("soak", "--messages", "-1"));
+    assertTrue(err.toString().contains("--messages=-1"), err.toString());
   }
 
   @Test
