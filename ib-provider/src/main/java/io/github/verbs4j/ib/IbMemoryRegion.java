@@ -23,11 +23,12 @@ final class IbMemoryRegion extends SoftMemoryRegion {
 
   @Override
   public void close() {
-    boolean wasValid = isValid();
-    super.close();
-    if (wasValid) {
+    if (isValid()) {
+      // before the close frees allocated memory: a new region at the same address registers its
+      // own gauge then, not finds this one's (both removals are idempotent)
       ctx.regionClosed(this);
       ctx.metrics().remove(gauge);
     }
+    super.close();
   }
 }

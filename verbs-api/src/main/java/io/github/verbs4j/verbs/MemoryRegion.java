@@ -20,7 +20,10 @@ import java.util.Set;
  * last, so polling the last byte of an RDMA WRITE target works as in perftest. {@link #close()}
  * deregisters: the keys become invalid immediately and later accesses fail (LOC_PROT_ERR or
  * REM_ACCESS_ERR); memory allocated by {@link ProtectionDomain#allocateMemory} is released to the
- * provider. Closing is idempotent. Thread-safe.
+ * provider, which may free it at once (as {@code free} after {@code ibv_dereg_mr}): views taken
+ * with {@link #buffer()} must not be used after close, and {@link #buffer()} then fails. Closing
+ * waits for the device to finish any copy already inside the memory. Closing is idempotent.
+ * Thread-safe.
  */
 public interface MemoryRegion extends AutoCloseable {
   /** @return the local key */
@@ -53,7 +56,8 @@ public interface MemoryRegion extends AutoCloseable {
    * A view of the region's memory for the application.
    *
    * @return a direct buffer (position 0, limit = length) sharing the region's memory
-   * @throws VerbsException EINVAL if the region is longer than 2^31-1 bytes
+   * @throws VerbsException EINVAL if the region is longer than 2^31-1 bytes; EBADF after close if
+   *     the memory came from {@link ProtectionDomain#allocateMemory} (freed)
    */
   ByteBuffer buffer();
 

@@ -137,14 +137,15 @@ public abstract class AbstractCommunicator implements Communicator {
     if (!request.isDone()) {
       long deadline = System.nanoTime() + timeout.toNanos();
       idle.reset();
-      int idles = 0;
+      int rounds = 0;
       while (true) {
         int work = progress();
         if (request.isDone()) {
           break;
         }
         idle.idle(work);
-        if (work == 0 && (++idles & 0x3f) == 0 && System.nanoTime() - deadline > 0) {
+        // every 64th round, busy or not: work that never finishes the request must still time out
+        if ((++rounds & 0x3f) == 0 && System.nanoTime() - deadline > 0) {
           throw new MpException("rank " + rank + ": " + request + " did not finish within " + timeout.toMillis()
               + " ms" + diagnostics());
         }

@@ -441,7 +441,9 @@ final class Completer {
         return false;
       }
       int n = Math.min(left, x.length[sge] - sgeOff);
-      mr.copyIn(x.addr[sge] + sgeOff, src, pos, n);
+      if (!mr.copyIn(x.addr[sge] + sgeOff, src, pos, n)) {
+        return false;
+      }
       pos += n;
       sgeOff += n;
       left -= n;

@@ -144,7 +144,9 @@ final class ReceiveConsumer {
       if (m == null || m.softPd() != pd || !m.allows(Access.LOCAL_WRITE) || !m.contains(addr, chunk)) {
         return false;
       }
-      m.copyIn(addr, src, pos, chunk);
+      if (!m.copyIn(addr, src, pos, chunk)) {
+        return false;
+      }
       pos += chunk;
       off += chunk;
       left -= chunk;

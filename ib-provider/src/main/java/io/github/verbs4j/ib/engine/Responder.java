@@ -11,6 +11,7 @@ import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.QpState;
 import io.github.verbs4j.verbs.QpType;
+import io.github.verbs4j.verbs.VerbsException;
 import io.github.verbs4j.verbs.WcOpcode;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
@@ -428,7 +429,9 @@ final class Responder {
       }
       if (len > 0) {
         ByteBuffer src = frames.payload(p, len);
-        mr.copyIn(writeVa, src, src.position(), len);
+        if (!mr.copyIn(writeVa, src, src.position(), len)) {
+          return Step.ERR_RKEY_VIOLATION; // deregistered since CHK_RKEY: its memory is freed
+        }
       }
       writeVa += len;
       writeResid -= len;
@@ -497,8 +500,13 @@ final class Responder {
   }
 
   private Step atomicReply(Packet p) {
-    long orig = p.opcode.op() == Op.COMPARE_SWAP ? mr.compareSwap(rVa, p.atomicCompare(), p.atomicSwapAdd())
-        : mr.fetchAdd(rVa, p.atomicSwapAdd());
+    long orig;
+    try {
+      orig = p.opcode.op() == Op.COMPARE_SWAP ? mr.compareSwap(rVa, p.atomicCompare(), p.atomicSwapAdd())
+          : mr.fetchAdd(rVa, p.atomicSwapAdd());
+    } catch (VerbsException freed) {
+      return Step.ERR_RKEY_VIOLATION; // deregistered since CHK_RKEY: its memory is freed
+    }
     ReplayEntry e = cache.claim();
     e.type = ReplayEntry.ATOMIC;
     e.firstPsn = p.psn;

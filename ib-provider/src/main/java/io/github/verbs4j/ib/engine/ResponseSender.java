@@ -278,7 +278,12 @@ final class ResponseSender {
       }
       if (len > 0) {
         ByteBuffer dst = b.internalNioBuffer(base + op.headerLength(), len);
-        m.copyOut(replyVa, dst, dst.position(), len);
+        if (!m.copyOut(replyVa, dst, dst.position(), len)) { // deregistered since the check: freed
+          tx.abort(b);
+          replying = false;
+          r.fatal(Aeth.NAK_REMOTE_ACCESS_ERROR, replyPsn, AsyncEventType.QP_ACCESS_ERR);
+          return n;
+        }
       }
       tx.commit(b, base, op, lid, qp.sl, responseQpn(), replyPsn, false, false, len);
       replyPsn = Psn.next(replyPsn);

@@ -203,7 +203,9 @@ final class SendWqe {
         return false; // deregistered after the post: the key no longer resolves
       }
       int n = Math.min(left, length[sge] - sgeOff);
-      mr.copyOut(addr[sge] + sgeOff, dst, pos, n);
+      if (!mr.copyOut(addr[sge] + sgeOff, dst, pos, n)) {
+        return false; // deregistered during the copy's check: its memory is freed
+      }
       pos += n;
       sgeOff += n;
       left -= n;

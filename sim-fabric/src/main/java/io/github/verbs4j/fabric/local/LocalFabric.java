@@ -80,6 +80,7 @@ public final class LocalFabric implements AutoCloseable {
   private volatile LocalNode[] nodes = new LocalNode[1];
   private boolean[] linkBound = new boolean[0];
   private int count; // the largest node id added
+  private int open; // nodes added and not yet closed
   private int declaredSize; // verbs.size of the ranked nodes; 0 until one joins
   private volatile boolean closed;
   /** Threaded mode: the delivery threads and how many open nodes use each. */
@@ -288,6 +289,7 @@ public final class LocalFabric implements AutoCloseable {
       a[id] = n;
       nodes = a;
       count = Math.max(count, id);
+      open++;
       bindLinks();
       others = a;
     }
@@ -319,6 +321,11 @@ public final class LocalFabric implements AutoCloseable {
   public LocalNode node(int nodeId) {
     LocalNode[] a = nodes;
     return nodeId > 0 && nodeId < a.length ? a[nodeId] : null;
+  }
+
+  /** @return the node array (index = node id; null where none was added): do not modify */
+  LocalNode[] nodeArray() {
+    return nodes;
   }
 
   /** @return the nodes added so far, in id order (closed ones included) */
@@ -390,16 +397,17 @@ public final class LocalFabric implements AutoCloseable {
   }
 
   void nodeClosed(LocalNode n) {
-    for (LocalNode o : nodes()) {
-      if (o != n && o.isOpen()) {
+    // the array, not nodes(): a copy per close made closing n nodes O(n^2) in allocations alone
+    for (LocalNode o : nodes) {
+      if (o != null && o != n && o.isOpen()) {
         o.firePeer(n.nodeId(), false);
       }
     }
+    boolean last;
+    synchronized (this) {
+      last = --open == 0;
+    }
     if (sharedName != null) {
-      boolean last;
-      synchronized (this) {
-        last = nodes().stream().noneMatch(LocalNode::isOpen);
-      }
       if (last) {
         synchronized (SHARED) {
           if (SHARED.get(sharedName) == this) {

@@ -188,14 +188,22 @@ public final class LocalNode extends AbstractFabricNode<LocalNode> {
   private void enqueued() {
     if (queued.incrementAndGet() >= highWater && !congested) {
       congested = true;
-      fabric.nodes().forEach(n -> n.fireWritability(nodeId(), false));
+      for (LocalNode n : fabric.nodeArray()) {
+        if (n != null) {
+          n.fireWritability(nodeId(), false);
+        }
+      }
     }
   }
 
   private void dequeued() {
     if (queued.decrementAndGet() <= lowWater && congested) {
       congested = false;
-      fabric.nodes().forEach(n -> n.fireWritability(nodeId(), true));
+      for (LocalNode n : fabric.nodeArray()) {
+        if (n != null) {
+          n.fireWritability(nodeId(), true);
+        }
+      }
     }
   }
 

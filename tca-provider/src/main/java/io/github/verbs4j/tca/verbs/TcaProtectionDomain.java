@@ -56,6 +56,12 @@ final class TcaProtectionDomain extends AbstractProtectionDomain {
     return m;
   }
 
+  /** Pool memory: {@link TcaMemoryRegion} returns it to the pool when no transfer holds it. */
+  @Override
+  protected boolean freeAtClose(MemoryKind kind) {
+    return false;
+  }
+
   @Override
   protected synchronized long addressOf(ByteBuffer memory) {
     TcaMallocPool.Block block = allocated.get(memory);

@@ -132,7 +132,11 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
     } catch (OutOfMemoryError e) { // last resort: a provider's pool could not grow
       throw DirectMemory.noMemory(length, e.getMessage());
     }
-    return track(newMr(memory, addressOf(memory), mask, kind));
+    SoftMemoryRegion mr = newMr(memory, addressOf(memory), mask, kind);
+    if (freeAtClose(kind)) {
+      mr.freeAtClose(memory);
+    }
+    return track(mr);
   }
 
   /**
@@ -164,6 +168,19 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
    */
   protected ByteBuffer allocate(int length, MemoryKind kind) {
     return DirectMemory.allocate(length);
+  }
+
+  /**
+   * Whether memory from {@link #allocate} is freed when its region closes ({@link
+   * DirectMemory#free}, after any access already inside it), rather than when a GC collects it.
+   * Default: true. A provider whose {@link #allocate} takes memory from elsewhere returns false and
+   * gives the memory back itself.
+   *
+   * @param kind host or device
+   * @return whether {@link SoftMemoryRegion#close()} frees it
+   */
+  protected boolean freeAtClose(MemoryKind kind) {
+    return true;
   }
 
   /**

@@ -6,13 +6,16 @@ import io.github.verbs4j.verbs.VerbsException;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import org.agrona.BufferUtil;
 
 /**
  * Direct buffers whose size a caller chose ({@code allocateMemory}): the size is checked against
  * what the JVM's direct memory limit still allows before anything is reserved, so an oversized
  * request fails with ENOMEM instead of an {@link OutOfMemoryError} that reaches the application
  * (and, on the way, makes the JDK run a full GC and sleep). The limit is {@code
- * -XX:MaxDirectMemorySize}, by default the heap's maximum.
+ * -XX:MaxDirectMemorySize}, by default the heap's maximum. {@link #free} gives a buffer back at
+ * once, so memory released by the application counts against the limit only until it is released,
+ * not until a GC collects the buffer.
  */
 public final class DirectMemory {
   private static final long LIMIT = maxDirectMemory();
@@ -41,6 +44,32 @@ public final class DirectMemory {
       return ByteBuffer.allocateDirect(length);
     } catch (OutOfMemoryError e) {
       throw noMemory(length, e.getMessage());
+    }
+  }
+
+  /** @return the JVM's direct memory limit, bytes */
+  static long limit() {
+    return LIMIT;
+  }
+
+  /** @return direct memory in use, bytes (the JDK's "direct" buffer pool) */
+  static long used() {
+    return POOL == null ? 0 : POOL.getMemoryUsed();
+  }
+
+  /**
+   * Frees a buffer from {@link #allocate} now, through its cleaner (Agrona {@link
+   * BufferUtil#free(ByteBuffer)}); the cleaner then does nothing when a GC collects it. The caller
+   * guarantees that nothing reads or writes the buffer or any view of it afterwards: that would
+   * touch freed native memory.
+   *
+   * @param buffer the buffer {@link #allocate} returned (not a slice or duplicate of it)
+   */
+  public static void free(ByteBuffer buffer) {
+    try {
+      BufferUtil.free(buffer);
+    } catch (LinkageError e) {
+      // a JVM without --add-exports java.base/jdk.internal.misc: the GC frees it, as before
     }
   }
 

@@ -108,7 +108,9 @@ public final class InlineData {
         if (mr == null) {
           return false;
         }
-        mr.copyOut(s.addr(), into, pos, len);
+        if (!mr.copyOut(s.addr(), into, pos, len)) {
+          return false;
+        }
       }
       pos += len;
     }

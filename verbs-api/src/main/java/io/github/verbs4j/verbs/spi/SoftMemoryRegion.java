@@ -1,6 +1,7 @@
 package io.github.verbs4j.verbs.spi;
 
 import io.github.verbs4j.verbs.Access;
+import io.github.verbs4j.verbs.Errno;
 import io.github.verbs4j.verbs.MemoryKind;
 import io.github.verbs4j.verbs.MemoryRegion;
 import io.github.verbs4j.verbs.ProtectionDomain;
@@ -24,9 +25,26 @@ import java.util.Set;
  *
  * <p>The caller must check key, PD, access and bounds before calling a copy or atomic; the copy
  * methods re-check bounds and throw rather than touch memory outside the region.
+ *
+ * <p>Memory the PD allocated for the region ({@code allocateMemory}) is freed when the region
+ * closes, not when a GC finds it (issue #20). {@link #close()} waits for a copy or atomic already
+ * inside it and frees it after; later copies return false and atomics throw, so the memory is never
+ * touched after dereg returns (issue #23). A caller's registered buffer is the caller's: it is
+ * never freed here.
  */
 public class SoftMemoryRegion implements MemoryRegion {
   private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle USERS;
+  /** Set in {@link #users} once closing has begun: no access may start. */
+  private static final int FREED = Integer.MIN_VALUE;
+
+  static {
+    try {
+      USERS = MethodHandles.lookup().findVarHandle(SoftMemoryRegion.class, "users", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
 
   private final AbstractProtectionDomain pd;
   private final ByteBuffer memory;
@@ -37,6 +55,11 @@ public class SoftMemoryRegion implements MemoryRegion {
   private final MemoryKind kind;
   private KeyTable.Keys keys;
   private volatile boolean valid = true;
+  /** The PD's allocation, freed at close; null for a caller's buffer (set before publication). */
+  private volatile ByteBuffer owned;
+  /** Accesses inside owned memory, plus {@link #FREED} once closing has begun. */
+  @SuppressWarnings("unused") // through USERS
+  private volatile int users;
 
   /**
    * @param pd the owning PD
@@ -59,6 +82,37 @@ public class SoftMemoryRegion implements MemoryRegion {
 
   void keys(KeyTable.Keys k) {
     this.keys = k;
+  }
+
+  /** The region frees {@code allocation} (the PD's own buffer, not a view) when it closes. */
+  void freeAtClose(ByteBuffer allocation) {
+    this.owned = allocation;
+  }
+
+  /** @return whether an access may touch the memory now; if so {@link #exit()} must follow */
+  private boolean enter() {
+    if (owned == null) {
+      return true; // the caller's memory: never freed here
+    }
+    int u;
+    do {
+      u = users;
+      if (u < 0) {
+        return false;
+      }
+    } while (!USERS.compareAndSet(this, u, u + 1));
+    return true;
+  }
+
+  private void exit() {
+    if (owned != null) {
+      USERS.getAndAdd(this, -1);
+    }
+  }
+
+  private VerbsException freed() {
+    return new VerbsException(Errno.EBADF, "MR lkey=0x" + Integer.toHexString(keys.lkey())
+        + " is deregistered: its memory is freed");
   }
 
   @Override
@@ -86,8 +140,17 @@ public class SoftMemoryRegion implements MemoryRegion {
     return length;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * @throws VerbsException EBADF once the region is closed if its memory came from {@code
+   *     allocateMemory} (freed)
+   */
   @Override
   public ByteBuffer buffer() {
+    if (owned != null && !valid) {
+      throw freed();
+    }
     return memory.duplicate().order(ByteOrder.nativeOrder()).clear();
   }
 
@@ -159,10 +222,19 @@ public class SoftMemoryRegion implements MemoryRegion {
    * @param dst destination buffer
    * @param dstPos absolute position in dst
    * @param len bytes
+   * @return false if the region's memory is freed (closed): nothing was copied
    */
-  public void copyOut(long addr, ByteBuffer dst, int dstPos, int len) {
+  public boolean copyOut(long addr, ByteBuffer dst, int dstPos, int len) {
     int off = offsetOf(addr, len);
-    dst.put(dstPos, memory, off, len);
+    if (!enter()) {
+      return false;
+    }
+    try {
+      dst.put(dstPos, memory, off, len);
+    } finally {
+      exit();
+    }
+    return true;
   }
 
   /**
@@ -174,17 +246,26 @@ public class SoftMemoryRegion implements MemoryRegion {
    * @param src source buffer
    * @param srcPos absolute position in src
    * @param len bytes
+   * @return false if the region's memory is freed (closed): nothing was copied
    */
-  public void copyIn(long addr, ByteBuffer src, int srcPos, int len) {
+  public boolean copyIn(long addr, ByteBuffer src, int srcPos, int len) {
     int off = offsetOf(addr, len);
     if (len == 0) {
-      return;
+      return true;
     }
-    if (len > 1) {
-      memory.put(off, src, srcPos, len - 1);
+    if (!enter()) {
+      return false;
     }
-    VarHandle.releaseFence();
-    memory.put(off + len - 1, src.get(srcPos + len - 1));
+    try {
+      if (len > 1) {
+        memory.put(off, src, srcPos, len - 1);
+      }
+      VarHandle.releaseFence();
+      memory.put(off + len - 1, src.get(srcPos + len - 1));
+    } finally {
+      exit();
+    }
+    return true;
   }
 
   /**
@@ -193,9 +274,18 @@ public class SoftMemoryRegion implements MemoryRegion {
    * @param addr an 8-byte aligned address in this region
    * @param add the addend
    * @return the original value
+   * @throws VerbsException EBADF if the region's memory is freed (closed)
    */
   public long fetchAdd(long addr, long add) {
-    return (long) LONGS.getAndAdd(memory, offsetOf(addr, 8), add);
+    int off = offsetOf(addr, 8);
+    if (!enter()) {
+      throw freed();
+    }
+    try {
+      return (long) LONGS.getAndAdd(memory, off, add);
+    } finally {
+      exit();
+    }
   }
 
   /**
@@ -205,9 +295,18 @@ public class SoftMemoryRegion implements MemoryRegion {
    * @param compare the expected value
    * @param swap the new value
    * @return the original value
+   * @throws VerbsException EBADF if the region's memory is freed (closed)
    */
   public long compareSwap(long addr, long compare, long swap) {
-    return (long) LONGS.compareAndExchange(memory, offsetOf(addr, 8), compare, swap);
+    int off = offsetOf(addr, 8);
+    if (!enter()) {
+      throw freed();
+    }
+    try {
+      return (long) LONGS.compareAndExchange(memory, off, compare, swap);
+    } finally {
+      exit();
+    }
   }
 
   /**
@@ -215,17 +314,30 @@ public class SoftMemoryRegion implements MemoryRegion {
    *
    * @param addr an 8-byte aligned address
    * @return its value
+   * @throws VerbsException EBADF if the region's memory is freed (closed)
    */
   public long getLongVolatile(long addr) {
-    return (long) LONGS.getVolatile(memory, offsetOf(addr, 8));
+    int off = offsetOf(addr, 8);
+    if (!enter()) {
+      throw freed();
+    }
+    try {
+      return (long) LONGS.getVolatile(memory, off);
+    } finally {
+      exit();
+    }
   }
 
   /**
    * The memory itself for provider-internal transfers (position 0, limit = length, little-endian).
    *
    * @return a duplicate view
+   * @throws VerbsException EBADF once closed if the memory is freed at close
    */
   public ByteBuffer memory() {
+    if (owned != null && !valid) {
+      throw freed();
+    }
     return memory.duplicate().order(ByteOrder.LITTLE_ENDIAN);
   }
 
@@ -238,6 +350,14 @@ public class SoftMemoryRegion implements MemoryRegion {
       valid = false;
     }
     pd.mrClosed(this, keys);
+    ByteBuffer allocation = owned;
+    if (allocation != null) {
+      USERS.getAndBitwiseOr(this, FREED);
+      while ((users & ~FREED) != 0) {
+        Thread.yield(); // a copy of at most a packet is inside the memory; it may be descheduled
+      }
+      DirectMemory.free(allocation);
+    }
   }
 
   @Override
