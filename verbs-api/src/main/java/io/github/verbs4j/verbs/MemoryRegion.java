@@ -20,9 +20,10 @@ import java.util.Set;
  * last, so polling the last byte of an RDMA WRITE target works as in perftest. {@link #close()}
  * deregisters: the keys become invalid immediately and later accesses fail (LOC_PROT_ERR or
  * REM_ACCESS_ERR); memory allocated by {@link ProtectionDomain#allocateMemory} is released to the
- * provider, which may free it at once (as {@code free} after {@code ibv_dereg_mr}): views taken
- * with {@link #buffer()} must not be used after close, and {@link #buffer()} then fails. Closing
- * waits for the device to finish any copy already inside the memory. Closing is idempotent.
+ * provider, which frees it at once (as {@code free} after {@code ibv_dereg_mr}) unless the
+ * application took a view of it with {@link #buffer()} (a view stays valid Java memory, freed when a
+ * GC collects it); {@link #buffer()} fails after close. Closing waits for the device to finish any
+ * copy already inside the memory. Closing is idempotent.
  * Thread-safe.
  */
 public interface MemoryRegion extends AutoCloseable {

@@ -9,13 +9,14 @@ import java.nio.ByteBuffer;
 import org.agrona.BufferUtil;
 
 /**
- * Direct buffers whose size a caller chose ({@code allocateMemory}): the size is checked against
- * what the JVM's direct memory limit still allows before anything is reserved, so an oversized
- * request fails with ENOMEM instead of an {@link OutOfMemoryError} that reaches the application
- * (and, on the way, makes the JDK run a full GC and sleep). The limit is {@code
- * -XX:MaxDirectMemorySize}, by default the heap's maximum. {@link #free} gives a buffer back at
- * once, so memory released by the application counts against the limit only until it is released,
- * not until a GC collects the buffer.
+ * Direct buffers whose size a caller chose ({@code allocateMemory}): a size beyond the JVM's direct
+ * memory limit fails with ENOMEM before anything is reserved, instead of an {@link
+ * OutOfMemoryError} that reaches the application (and, on the way, makes the JDK run a full GC and
+ * sleep); a size within the limit that what is in use leaves no room for lets the JDK collect
+ * garbage first (buffers of closed regions), and fails with ENOMEM if that does not free enough.
+ * The limit is {@code -XX:MaxDirectMemorySize}, by default the heap's maximum. {@link #free} gives
+ * a buffer back at once, so memory released by the application counts against the limit only until
+ * it is released, not until a GC collects the buffer.
  */
 public final class DirectMemory {
   private static final long LIMIT = maxDirectMemory();
@@ -32,7 +33,13 @@ public final class DirectMemory {
    *     give it
    */
   public static ByteBuffer allocate(int length) {
-    return allocate(length, LIMIT - (POOL == null ? 0 : POOL.getMemoryUsed()));
+    long free = LIMIT - used();
+    if (length > free && length <= LIMIT) {
+      // Garbage may hold the rest (buffers of closed regions that a GC frees): the JDK's own
+      // reservation collects and retries before it gives up.
+      free = LIMIT;
+    }
+    return allocate(length, free);
   }
 
   /** {@link #allocate(int)} with {@code free} bytes left under the limit. */

@@ -27,10 +27,11 @@ import java.util.Set;
  * methods re-check bounds and throw rather than touch memory outside the region.
  *
  * <p>Memory the PD allocated for the region ({@code allocateMemory}) is freed when the region
- * closes, not when a GC finds it (issue #20). {@link #close()} waits for a copy or atomic already
- * inside it and frees it after; later copies return false and atomics throw, so the memory is never
- * touched after dereg returns (issue #23). A caller's registered buffer is the caller's: it is
- * never freed here.
+ * closes, not when a GC finds it (issue #20), unless the application took a view of it with {@link
+ * #buffer()}: a view is Java memory that must stay valid, so that memory waits for the GC. {@link
+ * #close()} waits for a copy or atomic already inside it; later copies return false and atomics
+ * throw, so the memory is never touched after dereg returns (issue #23). A caller's registered
+ * buffer is the caller's: it is never freed here.
  */
 public class SoftMemoryRegion implements MemoryRegion {
   private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -57,6 +58,8 @@ public class SoftMemoryRegion implements MemoryRegion {
   private volatile boolean valid = true;
   /** The PD's allocation, freed at close; null for a caller's buffer (set before publication). */
   private volatile ByteBuffer owned;
+  /** Whether the application has a view of owned memory: then a GC frees it, not the close. */
+  private volatile boolean viewTaken;
   /** Accesses inside owned memory, plus {@link #FREED} once closing has begun. */
   @SuppressWarnings("unused") // through USERS
   private volatile int users;
@@ -144,12 +147,16 @@ public class SoftMemoryRegion implements MemoryRegion {
    * {@inheritDoc}
    *
    * @throws VerbsException EBADF once the region is closed if its memory came from {@code
-   *     allocateMemory} (freed)
+   *     allocateMemory}
    */
   @Override
   public ByteBuffer buffer() {
-    if (owned != null && !valid) {
-      throw freed();
+    if (owned != null) {
+      if (!enter()) { // closing has begun: the memory may be freed
+        throw freed();
+      }
+      viewTaken = true; // inside: a close that began meanwhile sees it and leaves the memory alone
+      exit();
     }
     return memory.duplicate().order(ByteOrder.nativeOrder()).clear();
   }
@@ -356,7 +363,9 @@ public class SoftMemoryRegion implements MemoryRegion {
       while ((users & ~FREED) != 0) {
         Thread.yield(); // a copy of at most a packet is inside the memory; it may be descheduled
       }
-      DirectMemory.free(allocation);
+      if (!viewTaken) {
+        DirectMemory.free(allocation);
+      }
     }
   }
 
