@@ -82,9 +82,6 @@ public final class TcaConfig {
    * @return explicit fabric settings (the PEACH2 defaults are added by {@code FabricLink.open})
    */
   public static Map<String, String> fabricSettings(VerbsConfig c) {
-    // The PEACH2 link layer's ACK and replay timers need the sockets read promptly: only invoker
-    // threading (no engine thread at all) hands the fabric's I/O to the application's calls.
-    String progress = Threading.of(c) == Threading.INVOKER ? "caller" : "thread";
-    return KEYS.fabricSettings(c, Map.of(FabricOptions.PROGRESS.name(), progress));
+    return KEYS.fabricSettings(c, Map.of(FabricOptions.PROGRESS.name(), Threading.of(c).fabricProgress()));
   }
 }
