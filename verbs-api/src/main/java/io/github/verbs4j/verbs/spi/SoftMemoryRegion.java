@@ -28,9 +28,10 @@ import java.util.Set;
  *
  * <p>Memory the PD allocated for the region ({@code allocateMemory}) is freed when the region
  * closes, not when a GC finds it (issue #20), unless the application took a view of it with {@link
- * #buffer()}: a view is Java memory that must stay valid, so that memory waits for the GC. {@link
- * #close()} waits for a copy or atomic already inside it; later copies return false and atomics
- * throw, so the memory is never touched after dereg returns (issue #23). A caller's registered
+ * #buffer()}: a view is Java memory that must stay valid, so that memory waits for the GC (and its
+ * copies skip the count below: nothing will free it). For memory it frees, {@link #close()} waits
+ * for a copy or atomic already inside it; later copies return false and atomics throw, so the memory
+ * is never touched after dereg returns (issue #23). A caller's registered
  * buffer is the caller's: it is never freed here.
  */
 public class SoftMemoryRegion implements MemoryRegion {
@@ -38,6 +39,12 @@ public class SoftMemoryRegion implements MemoryRegion {
   private static final VarHandle USERS;
   /** Set in {@link #users} once closing has begun: no access may start. */
   private static final int FREED = Integer.MIN_VALUE;
+  /** {@link #enter}: closing has begun, the memory may be freed. */
+  private static final int DENIED = -1;
+  /** {@link #enter}: memory this region never frees (a caller's, or one with a view): not counted. */
+  private static final int UNCOUNTED = 0;
+  /** {@link #enter}: counted in {@link #users}; close waits for it. */
+  private static final int COUNTED = 1;
 
   static {
     try {
@@ -92,23 +99,26 @@ public class SoftMemoryRegion implements MemoryRegion {
     this.owned = allocation;
   }
 
-  /** @return whether an access may touch the memory now; if so {@link #exit()} must follow */
-  private boolean enter() {
-    if (owned == null) {
-      return true; // the caller's memory: never freed here
+  /**
+   * @return whether an access may touch the memory now ({@link #DENIED} once closing has begun); any
+   *     other value must be handed to {@link #exit} after the access
+   */
+  private int enter() {
+    if (owned == null || viewTaken) {
+      return UNCOUNTED; // never freed here: no count on the copy path
     }
     int u;
     do {
       u = users;
       if (u < 0) {
-        return false;
+        return DENIED;
       }
     } while (!USERS.compareAndSet(this, u, u + 1));
-    return true;
+    return COUNTED;
   }
 
-  private void exit() {
-    if (owned != null) {
+  private void exit(int token) {
+    if (token == COUNTED) {
       USERS.getAndAdd(this, -1);
     }
   }
@@ -152,11 +162,13 @@ public class SoftMemoryRegion implements MemoryRegion {
   @Override
   public ByteBuffer buffer() {
     if (owned != null) {
-      if (!enter()) { // closing has begun: the memory may be freed
+      int token = enter();
+      if (token == DENIED || !valid) { // closing has begun: the memory may be freed
+        exit(token);
         throw freed();
       }
       viewTaken = true; // inside: a close that began meanwhile sees it and leaves the memory alone
-      exit();
+      exit(token);
     }
     return memory.duplicate().order(ByteOrder.nativeOrder()).clear();
   }
@@ -233,13 +245,14 @@ public class SoftMemoryRegion implements MemoryRegion {
    */
   public boolean copyOut(long addr, ByteBuffer dst, int dstPos, int len) {
     int off = offsetOf(addr, len);
-    if (!enter()) {
+    int token = enter();
+    if (token == DENIED) {
       return false;
     }
     try {
       dst.put(dstPos, memory, off, len);
     } finally {
-      exit();
+      exit(token);
     }
     return true;
   }
@@ -260,7 +273,8 @@ public class SoftMemoryRegion implements MemoryRegion {
     if (len == 0) {
       return true;
     }
-    if (!enter()) {
+    int token = enter();
+    if (token == DENIED) {
       return false;
     }
     try {
@@ -270,7 +284,7 @@ public class SoftMemoryRegion implements MemoryRegion {
       VarHandle.releaseFence();
       memory.put(off + len - 1, src.get(srcPos + len - 1));
     } finally {
-      exit();
+      exit(token);
     }
     return true;
   }
@@ -285,13 +299,14 @@ public class SoftMemoryRegion implements MemoryRegion {
    */
   public long fetchAdd(long addr, long add) {
     int off = offsetOf(addr, 8);
-    if (!enter()) {
+    int token = enter();
+    if (token == DENIED) {
       throw freed();
     }
     try {
       return (long) LONGS.getAndAdd(memory, off, add);
     } finally {
-      exit();
+      exit(token);
     }
   }
 
@@ -306,13 +321,14 @@ public class SoftMemoryRegion implements MemoryRegion {
    */
   public long compareSwap(long addr, long compare, long swap) {
     int off = offsetOf(addr, 8);
-    if (!enter()) {
+    int token = enter();
+    if (token == DENIED) {
       throw freed();
     }
     try {
       return (long) LONGS.compareAndExchange(memory, off, compare, swap);
     } finally {
-      exit();
+      exit(token);
     }
   }
 
@@ -325,13 +341,14 @@ public class SoftMemoryRegion implements MemoryRegion {
    */
   public long getLongVolatile(long addr) {
     int off = offsetOf(addr, 8);
-    if (!enter()) {
+    int token = enter();
+    if (token == DENIED) {
       throw freed();
     }
     try {
       return (long) LONGS.getVolatile(memory, off);
     } finally {
-      exit();
+      exit(token);
     }
   }
 
