@@ -25,7 +25,7 @@ final class IbCompletionQueue extends SoftCompletionQueue {
     super(ctx, cqe, channel);
     this.ctx = ctx;
     this.drives = ctx.engine().callsDrive();
-    this.gauge = ctx.metrics().memoryGauge("cq", "0x" + Integer.toHexString(System.identityHashCode(this)), this,
+    this.gauge = ctx.metrics().memoryGauge("cq", ctx.metrics().uniqueId("cq"), this,
         q -> 64.0 + (double) q.cqe() * SLOT_BYTES);
   }
 

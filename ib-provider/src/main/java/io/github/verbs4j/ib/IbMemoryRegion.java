@@ -8,7 +8,8 @@ import java.nio.ByteBuffer;
 /**
  * A memory region of {@code sim_ib0}: the SPI region, listed in the context's region directory
  * (for inline sends found by address) and reported by the memory gauge (tag {@code id} = its
- * address, since keys are assigned after construction).
+ * address and a serial: keys are assigned after construction, and one buffer may back several
+ * regions).
  */
 final class IbMemoryRegion extends SoftMemoryRegion {
   private final IbContext ctx;
@@ -18,14 +19,14 @@ final class IbMemoryRegion extends SoftMemoryRegion {
     super(pd, memory, address, accessMask, kind);
     this.ctx = pd.ib();
     ctx.regionOpened(this);
-    this.gauge = ctx.metrics().memoryGauge("mr", "0x" + Long.toHexString(address), this, IbMemoryRegion::length);
+    String id = ctx.metrics().uniqueId("0x" + Long.toHexString(address));
+    this.gauge = ctx.metrics().memoryGauge("mr", id, this, IbMemoryRegion::length);
   }
 
   @Override
   public void close() {
     if (isValid()) {
-      // before the close frees allocated memory: a new region at the same address registers its
-      // own gauge then, not finds this one's (both removals are idempotent)
+      // before the close frees allocated memory (both removals are idempotent)
       ctx.regionClosed(this);
       ctx.metrics().remove(gauge);
     }

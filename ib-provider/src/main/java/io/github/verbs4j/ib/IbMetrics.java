@@ -9,7 +9,11 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -26,7 +30,8 @@ final class IbMetrics implements AutoCloseable {
 
   private final MeterRegistry registry;
   private final Tags tags;
-  private final List<Meter> meters = new ArrayList<>();
+  private final Set<Meter> meters = Collections.newSetFromMap(new IdentityHashMap<>());
+  private final AtomicLong serial = new AtomicLong();
 
   IbMetrics(MeterRegistry registry, IbCounters counters, String device, int lid) {
     this.registry = registry;
@@ -40,6 +45,17 @@ final class IbMetrics implements AutoCloseable {
         meters.add(b.register(registry));
       }
     }
+  }
+
+  /**
+   * A tag value no other gauge of this device has: CQs have no number, and one buffer may be
+   * registered as several regions, so their gauges add a serial to what names them.
+   *
+   * @param name what names the object, e.g. its address
+   * @return {@code name#serial}
+   */
+  String uniqueId(String name) {
+    return name + "#" + serial.incrementAndGet();
   }
 
   /**

@@ -217,6 +217,23 @@ class HcaEngineTest {
   }
 
   @Test
+  void regionsOfOneBufferEachHaveTheirOwnGaugeAndKeepItWhenAnotherCloses() {
+    start(IbParams.builder());
+    ByteBuffer buf = ByteBuffer.allocateDirect(512);
+    MemoryRegion a = pd.registerMemory(buf, TwoNodes.ALL);
+    MemoryRegion b = pd.registerMemory(buf, TwoNodes.ALL);
+    MemoryRegion c = pd.registerMemory(buf.slice(0, 128), TwoNodes.ALL);
+    assertEquals(3, registry.find(IbMetrics.MEMORY).tag("object", "mr").gauges().size(), "one gauge per region");
+    a.close();
+    var left = registry.find(IbMetrics.MEMORY).tag("object", "mr").gauges();
+    assertEquals(2, left.size(), "only the closed region's gauge goes");
+    assertEquals(640.0, left.stream().mapToDouble(g -> g.value()).sum(), "512 + 128 bytes still registered");
+    b.close();
+    c.close();
+    assertTrue(registry.find(IbMetrics.MEMORY).tag("object", "mr").gauges().isEmpty());
+  }
+
+  @Test
   void retransmitTimerResendsAfterTheLocalAckTimeoutAndGivesUpAfterRetryCount() {
     start(IbParams.builder());
     QueuePair qp = rc(10, 100, 10, 2, 1, 14, 4); // 4.096 us * 2^10 = 4.194 ms, two retries

@@ -2,6 +2,7 @@ package io.github.verbs4j.verbs.spi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -16,7 +17,9 @@ import io.github.verbs4j.verbs.Sge;
 import io.github.verbs4j.verbs.VerbsException;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -173,6 +176,34 @@ class InlineDataTest {
       f.ctx.regions().remove(f.mr);
       f.ctx.regions().remove(f.mr);
       assertEquals(0, f.ctx.regions().size());
+    }
+  }
+
+  @Test
+  void regionDirectoryFindsARegionHoldingTheRangeAmongOverlappingOnes() {
+    try (Fixture f = new Fixture()) {
+      ByteBuffer big = ByteBuffer.allocateDirect(4096);
+      SoftMemoryRegion whole = (SoftMemoryRegion) f.pd.registerMemory(big, LOCAL);
+      List<SoftMemoryRegion> small = new ArrayList<>();
+      for (int i = 0; i < 1000; i++) { // regions of 16 bytes inside it, two per start
+        small.add((SoftMemoryRegion) f.pd.registerMemory(big.slice(i % 500 * 8, 16), LOCAL));
+      }
+      small.forEach(f.ctx.regions()::add);
+      f.ctx.regions().add(whole);
+      long base = whole.address();
+      assertNotNull(f.ctx.regions().containing(base + 100, 16), "a small region holds it");
+      assertSame(whole, f.ctx.regions().containing(base + 100, 17), "only the whole buffer holds 17 bytes");
+      assertSame(whole, f.ctx.regions().containing(base + 4000, 96));
+      assertNull(f.ctx.regions().containing(base + 4000, 97), "past the end");
+      f.ctx.regions().remove(whole);
+      whole.close();
+      assertNull(f.ctx.regions().containing(base + 100, 17), "removed");
+      SoftMemoryRegion hit = f.ctx.regions().containing(base + 3990, 8);
+      assertTrue(hit.contains(base + 3990, 8));
+      small.forEach(f.ctx.regions()::remove);
+      small.forEach(SoftMemoryRegion::close);
+      assertNull(f.ctx.regions().containing(base + 3990, 8));
+      assertEquals(1, f.ctx.regions().size(), "the fixture's region");
     }
   }
 
