@@ -30,8 +30,9 @@ public interface CompletionQueue extends AutoCloseable {
    * Removes up to {@code max} completions into the first entries of {@code wcs}.
    *
    * @param wcs caller-owned completions
-   * @param max at most this many ({@code <= wcs.length})
+   * @param max at most this many; more than {@code wcs.length} counts as {@code wcs.length}
    * @return the number filled
+   * @throws VerbsException EINVAL if max is negative; EIO if the CQ overran; EBADF if closed
    */
   int poll(WorkCompletion[] wcs, int max);
 

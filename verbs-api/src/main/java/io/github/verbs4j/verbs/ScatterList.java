@@ -8,6 +8,13 @@ package io.github.verbs4j.verbs;
  * is reused with the same shape allocates nothing after its first use.
  */
 public final class ScatterList {
+  /**
+   * The most SGEs a list holds: far above any device's {@code max_sge} (32 here, 30 on mlx5), so a
+   * WR over a device's limit still reaches {@code postSend} and fails there with EINVAL, while a
+   * count nobody could post does not allocate an array of that size.
+   */
+  public static final int MAX_SGE = 1 << 16;
+
   private Sge[] sges;
   private int numSge;
 
@@ -27,11 +34,14 @@ public final class ScatterList {
    * Sets the number of SGEs in use, growing the backing array if needed.
    *
    * @param n the count (0 is legal: a zero-length message)
-   * @throws IllegalArgumentException if n is negative
+   * @throws IllegalArgumentException if n is negative or above {@link #MAX_SGE}
    */
   public void numSge(int n) {
     if (n < 0) {
       throw new IllegalArgumentException("num_sge=" + n + " is negative");
+    }
+    if (n > MAX_SGE) {
+      throw new IllegalArgumentException("num_sge=" + n + " exceeds " + MAX_SGE + ", far above any device's max_sge");
     }
     if (n > sges.length) {
       Sge[] grown = new Sge[n];
@@ -49,8 +59,12 @@ public final class ScatterList {
    *
    * @param i the index
    * @return the reusable SGE
+   * @throws IllegalArgumentException if i is negative or not below {@link #MAX_SGE}
    */
   public Sge sge(int i) {
+    if (i < 0 || i >= MAX_SGE) {
+      throw new IllegalArgumentException("sge index=" + i + " is outside [0, " + MAX_SGE + ")");
+    }
     if (i >= sges.length) {
       int n = numSge;
       numSge(i + 1);

@@ -281,6 +281,27 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
     }
   }
 
+  /**
+   * The checks of an address vector ({@code ibv_create_ah}, and a QP's {@code ah_attr}).
+   *
+   * @param prefix what to put before each field's name, e.g. {@code "ah_attr."}
+   * @param attr the attributes
+   * @param context the context whose device and port they must fit
+   * @throws VerbsException EINVAL naming the first field out of range
+   */
+  static void checkAh(String prefix, AhAttr attr, AbstractContext context) {
+    checkRange(prefix + "port_num", attr.portNum(), 1, context.queryDevice().physPortCnt(), "phys_port_cnt");
+    checkRange(prefix + "dlid", attr.dlid(), 1, 0xBFFF, "unicast LID");
+    checkRange(prefix + "sl", attr.sl(), 0, 15, "sl");
+    if (attr.isGlobal()) {
+      if (attr.dgid() == null || attr.dgid().length != 16) {
+        throw VerbsException.invalid(prefix + "is_global=true needs a 16-byte dgid");
+      }
+      int gids = context.queryPort(attr.portNum()).gidTblLen();
+      checkRange(prefix + "grh.sgid_index", attr.sgidIndex(), 0, gids - 1, "gid_tbl_len-1");
+    }
+  }
+
   static void checkRange(String field, long value, long min, long max, String limitName) {
     if (value < min || value > max) {
       throw VerbsException.invalid(field + "=" + value + " is outside [" + min + ", " + limitName + "=" + max + "]");
@@ -331,12 +352,7 @@ public abstract class AbstractProtectionDomain implements io.github.verbs4j.verb
     if (attr == null) {
       throw VerbsException.invalid("ah_attr is null");
     }
-    checkRange("port_num", attr.portNum(), 1, context.queryDevice().physPortCnt(), "phys_port_cnt");
-    checkRange("dlid", attr.dlid(), 1, 0xBFFF, "unicast LID");
-    checkRange("sl", attr.sl(), 0, 15, "sl");
-    if (attr.isGlobal() && (attr.dgid() == null || attr.dgid().length != 16)) {
-      throw VerbsException.invalid("is_global=true needs a 16-byte dgid");
-    }
+    checkAh("", attr, context);
     SoftAddressHandle ah = new SoftAddressHandle(this, attr);
     children.add(ah, "AH dlid=" + attr.dlid());
     context.memoryAccount().add(ah, MemoryComponent.AH, HcaFootprint.ah());

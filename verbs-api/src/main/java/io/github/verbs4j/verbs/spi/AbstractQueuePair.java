@@ -236,9 +236,7 @@ public abstract class AbstractQueuePair implements QueuePair {
       if (a.ahAttr() == null) {
         throw VerbsException.invalid("ah_attr is null");
       }
-      AbstractProtectionDomain.checkRange("ah_attr.dlid", a.ahAttr().dlid(), 1, 0xBFFF, "unicast LID");
-      AbstractProtectionDomain.checkRange("ah_attr.port_num", a.ahAttr().portNum(), 1, dev.physPortCnt(),
-          "phys_port_cnt");
+      AbstractProtectionDomain.checkAh("ah_attr.", a.ahAttr(), pd.context);
     }
     if (a.has(QpAttrMask.CAP) && !dev.has(DeviceCap.RESIZE_MAX_WR)) {
       throw VerbsException.invalid("cap: resizing a QP needs IBV_DEVICE_RESIZE_MAX_WR, which this device lacks");

@@ -100,6 +100,9 @@ public class SoftCompletionQueue implements io.github.verbs4j.verbs.CompletionQu
 
   @Override
   public synchronized int poll(WorkCompletion[] wcs, int max) {
+    if (max < 0) {
+      throw new VerbsException(Errno.EINVAL, "num_entries=" + max + " is negative (ibv_poll_cq)");
+    }
     if (closed) {
       throw new VerbsException(Errno.EBADF, "CQ is closed");
     }

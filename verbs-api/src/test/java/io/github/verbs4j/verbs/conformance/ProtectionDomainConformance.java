@@ -121,4 +121,18 @@ public abstract class ProtectionDomainConformance extends AbstractConformance {
       }
     });
   }
+
+  /** §4.7: a global AH whose sgid_index is past the port's GID table fails with EINVAL naming it (rdma_create_ah). */
+  @Test
+  public void addressHandleWithAnSgidIndexPastTheGidTableFailsWithEinval() {
+    oneSided(p -> {
+      int gids = p.ctx().queryPort(1).gidTblLen();
+      try (ProtectionDomain pd = p.ctx().allocPd()) {
+        KitAssertions.assertEinvalNaming("sgid_index",
+            () -> pd.createAh(AhAttr.builder().dlid(1).grh(new byte[16], gids).build()));
+        KitAssertions.assertEinvalNaming("sgid_index",
+            () -> pd.createAh(AhAttr.builder().dlid(1).grh(new byte[16], -1).build()));
+      }
+    });
+  }
 }

@@ -56,6 +56,22 @@ class SoftCompletionQueueTest {
   }
 
   @Test
+  void pollTakesAtMostTheArraysLengthAndRefusesANegativeCountLosingNothing() {
+    SoftCompletionQueue cq = cq(8, null);
+    for (int i = 0; i < 3; i++) {
+      assertTrue(push(cq, i, WcStatus.SUCCESS, false));
+    }
+    VerbsException e = assertThrows(VerbsException.class, () -> cq.poll(out, -1));
+    assertEquals(Errno.EINVAL, e.errno());
+    assertTrue(e.getMessage().contains("num_entries=-1"), e.getMessage());
+    WorkCompletion[] two = WorkCompletion.array(2);
+    assertEquals(2, cq.poll(two, 5), "max above the array's length takes the length");
+    assertEquals(1, cq.poll(out, 16));
+    assertEquals(2, out[0].wrId(), "nothing lost to the refused poll");
+    cq.close();
+  }
+
+  @Test
   void completionsArePolledInFifoOrderAndCarryTheirFields() {
     SoftCompletionQueue cq = cq(4, null);
     for (long i = 1; i <= 3; i++) {
