@@ -474,6 +474,75 @@ final class ConnectionManager {
     return work;
   }
 
+  /**
+   * Appends the handshake states for a timed-out wait: the counts, the peers waiting for room, each
+   * link (peer rank, state, epoch, work queued, credits, send slots free), and {@code focus} (the
+   * peer the wait names) when it has no link.
+   *
+   * @param b where to append
+   * @param focus a peer to describe even without a link, or null
+   */
+  void describe(StringBuilder b, Peer focus) {
+    long now = System.nanoTime();
+    int[] byState = new int[Peer.State.values().length];
+    int unconfirmed = 0;
+    for (Peer p : live) {
+      byState[p.state.ordinal()]++;
+      if (p.state == Peer.State.OPEN && !p.link.confirmed) {
+        unconfirmed++;
+      }
+    }
+    b.append("links ").append(live.size()).append(" (gamma ").append(gamma).append(", accepting below ")
+        .append(conn.maxLinks);
+    for (Peer.State s : Peer.State.values()) {
+      if (byState[s.ordinal()] > 0) {
+        b.append(", ").append(s).append(' ').append(byState[s.ordinal()]);
+      }
+    }
+    int closeInFlight = 0;
+    long oldest = now;
+    for (Link l : retiring) {
+      if (!l.closeCompleted) {
+        closeInFlight++;
+        oldest = Math.min(oldest, l.retiredAt);
+      }
+    }
+    b.append(", of them OPEN unconfirmed ").append(unconfirmed).append("), retiring ").append(retiring.size())
+        .append(" (CLOSE not completed ").append(closeInFlight).append(", the oldest for ")
+        .append((now - oldest) / 1_000_000).append(" ms), control send slots free ").append(freeControlSlots.size()).append(", waiting for room:");
+    for (Peer p : waiting) {
+      b.append(' ').append(p.rank);
+    }
+    for (Peer p : live) {
+      describe(b.append("; "), p, now);
+    }
+    if (focus != null && !live.contains(focus)) {
+      describe(b.append("; "), focus, now);
+    }
+  }
+
+  private void describe(StringBuilder b, Peer p, long now) {
+    Link l = p.link;
+    b.append("rank ").append(p.rank).append(' ').append(p.state);
+    if (p.state == Peer.State.OPEN && l != null && !l.confirmed) {
+      b.append(" unconfirmed");
+    }
+    b.append(" epoch ").append(p.epoch).append(", queued ").append(p.pending.size() + p.pendingRdma.size());
+    if (p.peerClosed) {
+      b.append(", peer's CLOSE in");
+    }
+    if (waiting.contains(p)) {
+      b.append(", waits for room");
+    }
+    if (l != null) {
+      b.append(", credits ").append(l.credits).append(", send slots free ").append(l.freeSendSlots.size()).append('/')
+          .append(l.sendSlots).append(", RDMA ").append(l.rdmaInFlight);
+      if (p.state == Peer.State.CONNECTING || p.state == Peer.State.OPEN && !l.confirmed) {
+        b.append(", CONNECT sent ").append((now - p.connectSentAt) / 1_000_000).append(" ms ago");
+      }
+    }
+  }
+
   /** The open, confirmed link used furthest in the future (by the schedule) or least recently. */
   private Peer victim() {
     Peer best = null;
