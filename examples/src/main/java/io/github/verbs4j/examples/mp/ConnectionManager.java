@@ -53,7 +53,11 @@ import org.slf4j.LoggerFactory;
  * its CLOSE and received the peer's, everything either side sent on the link has been received;
  * both move to the next epoch and anything still waiting goes on the next link. The old QP lingers
  * until its CLOSE has completed and {@link #LINGER_NANOS} more (so an ACK the device holds still
- * leaves), then it is destroyed with its ring.
+ * leaves), then it is destroyed with its ring. However long the CLOSE takes: a side may have
+ * received the peer's CLOSE before its own one reached the peer (both closed at once), and until it
+ * does the peer cannot leave the epoch, and drops this side's CONNECTs of the next one. The CLOSE
+ * completes, at the latest with an error once the device's retries are spent (the peer destroyed
+ * its QP after it had the CLOSE and our ACK was lost).
  */
 final class ConnectionManager {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionManager.class);
@@ -69,8 +73,6 @@ final class ConnectionManager {
   static final long RESEND_NANOS = 100_000_000L;
   /** How long a closed link's QP stays after its CLOSE completed. */
   static final long LINGER_NANOS = 20_000_000L;
-  /** The longest a closed link waits for its CLOSE to complete. */
-  static final long RETIRE_LIMIT_NANOS = 5_000_000_000L;
 
   private final Connections conn;
   private final int rank;
@@ -371,6 +373,7 @@ final class ConnectionManager {
   private void finish(Peer p) {
     Link l = p.link;
     l.retiredAt = System.nanoTime();
+    l.closeCompletedAt = l.retiredAt;
     l.closeCompleted = l.rdmaInFlight == 0 && l.sendsDone(); // our CLOSE may be done
     retiring.add(l);
     live.remove(p);
@@ -401,7 +404,10 @@ final class ConnectionManager {
         } else if (isRdma) {
           l.rdmaInFlight--;
         }
-        l.closeCompleted = l.rdmaInFlight == 0 && l.sendsDone();
+        if (!l.closeCompleted && l.rdmaInFlight == 0 && l.sendsDone()) {
+          l.closeCompleted = true;
+          l.closeCompletedAt = System.nanoTime();
+        }
         return;
       }
     }
@@ -465,7 +471,7 @@ final class ConnectionManager {
     }
     for (Iterator<Link> it = retiring.iterator(); it.hasNext(); ) {
       Link l = it.next();
-      if (l.closeCompleted && now - l.retiredAt > LINGER_NANOS || now - l.retiredAt > RETIRE_LIMIT_NANOS) {
+      if (l.closeCompleted && now - l.closeCompletedAt > LINGER_NANOS) { // never before: the peer may still need it
         it.remove();
         conn.closeLink(l, null);
         work++;
