@@ -567,7 +567,11 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       return "";
     }
     StringBuilder b = new StringBuilder();
-    cm.describe(b, peer >= 0 && peer < peers.length ? peers[peer] : null);
+    Peer focus = peer >= 0 && peer < peers.length ? peers[peer] : null;
+    cm.describe(b, focus);
+    if (focus == null && peer >= 0 && peer < peers.length) {
+      b.append("; rank ").append(peer).append(": no contact yet");
+    }
     return b.toString();
   }
 
