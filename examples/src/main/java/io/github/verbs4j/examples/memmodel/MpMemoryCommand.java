@@ -5,6 +5,7 @@ import io.github.verbs4j.examples.mp.ConnectionOptions;
 import io.github.verbs4j.examples.mp.HybridStats;
 import io.github.verbs4j.examples.mp.LinkStats;
 import io.github.verbs4j.examples.mp.MpConfig;
+import io.github.verbs4j.examples.mp.MpException;
 import io.github.verbs4j.examples.mp.MpFootprint;
 import io.github.verbs4j.examples.mp.Request;
 import io.github.verbs4j.examples.mp.VerbsCommunicator;
@@ -40,7 +41,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -218,7 +221,13 @@ public final class MpMemoryCommand implements Callable<Integer> {
     try (Context ctx = Verbs.open(cfg, DeviceOptions.none().with(MeterRegistry.class, registry))) {
       HostShare host = new HostShare(size, Runtime.getRuntime().availableProcessors());
       try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, mp, host)) {
-        RankResult r = measure(comm, registry);
+        RankResult r;
+        try {
+          r = measure(comm, registry);
+        } catch (MpException e) {
+          reportStall(comm, e); // this rank's side only: the peer is another process
+          throw e;
+        }
         Runtime rt = Runtime.getRuntime();
         int peers = peers(size);
         MpMemoryTotals totals = new MpMemoryTotals().add(r.bytes(), r.atLinks(size, peers, mp), r.links(),
@@ -318,6 +327,7 @@ public final class MpMemoryCommand implements Callable<Integer> {
     List<Context> contexts = Collections.synchronizedList(new ArrayList<>());
     List<MeterRegistry> registries = Collections.synchronizedList(new ArrayList<>());
     steps = new AtomicIntegerArray(ranks);
+    comms = new AtomicReferenceArray<>(ranks);
     Exception failure = null;
     List<RankResult> out = new ArrayList<>(Collections.nCopies(ranks, null));
     try {
@@ -408,8 +418,51 @@ public final class MpMemoryCommand implements Callable<Integer> {
   private RankResult rank(Context ctx, MpConfig mp, MeterRegistry registry) {
     HostShare host = new HostShare(ctx.job().size(), Runtime.getRuntime().availableProcessors());
     try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, mp, host)) {
-      return measure(comm, registry);
+      int me = comm.rank();
+      if (me < comms.length()) {
+        comms.set(me, comm);
+      }
+      try {
+        return measure(comm, registry);
+      } catch (MpException e) {
+        reportStall(comm, e);
+        throw e;
+      } finally {
+        if (me < comms.length()) {
+          comms.set(me, null);
+        }
+      }
     }
+  }
+
+  /** The ranks' communicators while they run (in this JVM), for {@link #reportStall}. */
+  private AtomicReferenceArray<VerbsCommunicator> comms = new AtomicReferenceArray<>(0);
+  private final AtomicBoolean stallReported = new AtomicBoolean();
+
+  /**
+   * After the first failure of a rank: the on-demand handshake states of that rank and, when a wait
+   * timed out, of the peer it waited for (read from the peer's thread's objects while it waits: a
+   * snapshot, not atomic).
+   */
+  private void reportStall(VerbsCommunicator comm, MpException e) {
+    String states = comm.connectionStates(e.peer());
+    if (states.isEmpty() || !stallReported.compareAndSet(false, true)) {
+      return;
+    }
+    PrintWriter err = spec.commandLine().getErr();
+    err.println("mp-memory: rank " + comm.rank() + " failed: " + e.getMessage().lines().findFirst().orElse(""));
+    err.println("mp-memory: rank " + comm.rank() + "'s connections: " + states);
+    int peer = e.peer();
+    VerbsCommunicator other = peer >= 0 && peer < comms.length() ? comms.get(peer) : null;
+    if (other != null) {
+      try {
+        err.println("mp-memory: rank " + peer + "'s connections (the peer it waited for): "
+            + other.connectionStates(comm.rank()));
+      } catch (RuntimeException x) { // the peer's thread changed them while they were read
+        err.println("mp-memory: rank " + peer + "'s connections could not be read: " + x);
+      }
+    }
+    err.flush();
   }
 
   /** Runs the workload on {@code comm} and reads this rank's meters once closed links are gone. */

@@ -147,7 +147,7 @@ public abstract class AbstractCommunicator implements Communicator {
         // every 64th round, busy or not: work that never finishes the request must still time out
         if ((++rounds & 0x3f) == 0 && System.nanoTime() - deadline > 0) {
           throw new MpException("rank " + rank + ": " + request + " did not finish within " + timeout.toMillis()
-              + " ms" + diagnostics());
+              + " ms" + diagnostics(), request.peer);
         }
       }
     }

@@ -53,7 +53,11 @@ import org.slf4j.LoggerFactory;
  * its CLOSE and received the peer's, everything either side sent on the link has been received;
  * both move to the next epoch and anything still waiting goes on the next link. The old QP lingers
  * until its CLOSE has completed and {@link #LINGER_NANOS} more (so an ACK the device holds still
- * leaves), then it is destroyed with its ring.
+ * leaves), then it is destroyed with its ring. However long the CLOSE takes: a side may have
+ * received the peer's CLOSE before its own one reached the peer (both closed at once), and until it
+ * does the peer cannot leave the epoch, and drops this side's CONNECTs of the next one. The CLOSE
+ * completes, at the latest with an error once the device's retries are spent (the peer destroyed
+ * its QP after it had the CLOSE and our ACK was lost).
  */
 final class ConnectionManager {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionManager.class);
@@ -69,8 +73,6 @@ final class ConnectionManager {
   static final long RESEND_NANOS = 100_000_000L;
   /** How long a closed link's QP stays after its CLOSE completed. */
   static final long LINGER_NANOS = 20_000_000L;
-  /** The longest a closed link waits for its CLOSE to complete. */
-  static final long RETIRE_LIMIT_NANOS = 5_000_000_000L;
 
   private final Connections conn;
   private final int rank;
@@ -371,6 +373,7 @@ final class ConnectionManager {
   private void finish(Peer p) {
     Link l = p.link;
     l.retiredAt = System.nanoTime();
+    l.closeCompletedAt = l.retiredAt;
     l.closeCompleted = l.rdmaInFlight == 0 && l.sendsDone(); // our CLOSE may be done
     retiring.add(l);
     live.remove(p);
@@ -401,7 +404,10 @@ final class ConnectionManager {
         } else if (isRdma) {
           l.rdmaInFlight--;
         }
-        l.closeCompleted = l.rdmaInFlight == 0 && l.sendsDone();
+        if (!l.closeCompleted && l.rdmaInFlight == 0 && l.sendsDone()) {
+          l.closeCompleted = true;
+          l.closeCompletedAt = System.nanoTime();
+        }
         return;
       }
     }
@@ -465,13 +471,82 @@ final class ConnectionManager {
     }
     for (Iterator<Link> it = retiring.iterator(); it.hasNext(); ) {
       Link l = it.next();
-      if (l.closeCompleted && now - l.retiredAt > LINGER_NANOS || now - l.retiredAt > RETIRE_LIMIT_NANOS) {
+      if (l.closeCompleted && now - l.closeCompletedAt > LINGER_NANOS) { // never before: the peer may still need it
         it.remove();
         conn.closeLink(l, null);
         work++;
       }
     }
     return work;
+  }
+
+  /**
+   * Appends the handshake states for a timed-out wait: the counts, the peers waiting for room, each
+   * link (peer rank, state, epoch, work queued, credits, send slots free), and {@code focus} (the
+   * peer the wait names) when it has no link.
+   *
+   * @param b where to append
+   * @param focus a peer to describe even without a link, or null
+   */
+  void describe(StringBuilder b, Peer focus) {
+    long now = System.nanoTime();
+    int[] byState = new int[Peer.State.values().length];
+    int unconfirmed = 0;
+    for (Peer p : live) {
+      byState[p.state.ordinal()]++;
+      if (p.state == Peer.State.OPEN && !p.link.confirmed) {
+        unconfirmed++;
+      }
+    }
+    b.append("links ").append(live.size()).append(" (gamma ").append(gamma).append(", accepting below ")
+        .append(conn.maxLinks);
+    for (Peer.State s : Peer.State.values()) {
+      if (byState[s.ordinal()] > 0) {
+        b.append(", ").append(s).append(' ').append(byState[s.ordinal()]);
+      }
+    }
+    int closeInFlight = 0;
+    long oldest = now;
+    for (Link l : retiring) {
+      if (!l.closeCompleted) {
+        closeInFlight++;
+        oldest = Math.min(oldest, l.retiredAt);
+      }
+    }
+    b.append(", of them OPEN unconfirmed ").append(unconfirmed).append("), retiring ").append(retiring.size())
+        .append(" (CLOSE not completed ").append(closeInFlight).append(", the oldest for ")
+        .append((now - oldest) / 1_000_000).append(" ms), control send slots free ").append(freeControlSlots.size()).append(", waiting for room:");
+    for (Peer p : waiting) {
+      b.append(' ').append(p.rank);
+    }
+    for (Peer p : live) {
+      describe(b.append("; "), p, now);
+    }
+    if (focus != null && !live.contains(focus)) {
+      describe(b.append("; "), focus, now);
+    }
+  }
+
+  private void describe(StringBuilder b, Peer p, long now) {
+    Link l = p.link;
+    b.append("rank ").append(p.rank).append(' ').append(p.state);
+    if (p.state == Peer.State.OPEN && l != null && !l.confirmed) {
+      b.append(" unconfirmed");
+    }
+    b.append(" epoch ").append(p.epoch).append(", queued ").append(p.pending.size() + p.pendingRdma.size());
+    if (p.peerClosed) {
+      b.append(", peer's CLOSE in");
+    }
+    if (waiting.contains(p)) {
+      b.append(", waits for room");
+    }
+    if (l != null) {
+      b.append(", credits ").append(l.credits).append(", send slots free ").append(l.freeSendSlots.size()).append('/')
+          .append(l.sendSlots).append(", RDMA ").append(l.rdmaInFlight);
+      if (p.state == Peer.State.CONNECTING || p.state == Peer.State.OPEN && !l.confirmed) {
+        b.append(", CONNECT sent ").append((now - p.connectSentAt) / 1_000_000).append(" ms ago");
+      }
+    }
   }
 
   /** The open, confirmed link used furthest in the future (by the schedule) or least recently. */

@@ -41,9 +41,10 @@ final class Link {
   int nextRemoteSlot;
   /** Whether the peer's QP is known to be at RTS (before that nothing is posted on this link). */
   boolean confirmed;
-  /** Retiring: whether our CLOSE has completed, and when the handshake ended (nanoTime). */
+  /** Retiring: whether our CLOSE has completed, when the handshake ended and when the CLOSE completed (nanoTime). */
   boolean closeCompleted;
   long retiredAt;
+  long closeCompletedAt;
 
   Link(int peer, int epoch, QueuePair qp, MemoryRegion ringMr, ByteBuffer ring, int sendBase,
       ArrayDeque<Integer> freeSendSlots, int sendSlots) {

@@ -6,10 +6,21 @@ package io.github.verbs4j.examples.mp;
  */
 public class MpException extends RuntimeException {
   private static final long serialVersionUID = 1L;
+  /** The peer a timed-out request names, else -1. */
+  private final int peer;
 
   /** @param message what failed */
   public MpException(String message) {
+    this(message, -1);
+  }
+
+  /**
+   * @param message what failed
+   * @param peer the peer of the request that timed out (-1 for none or any)
+   */
+  public MpException(String message, int peer) {
     super(message);
+    this.peer = peer;
   }
 
   /**
@@ -18,5 +29,11 @@ public class MpException extends RuntimeException {
    */
   public MpException(String message, Throwable cause) {
     super(message, cause);
+    this.peer = -1;
+  }
+
+  /** @return the peer of the request that timed out, else -1 (any source, or not a timeout) */
+  public int peer() {
+    return peer;
   }
 }

@@ -549,7 +549,28 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       }
     }
     if (cm != null) {
-      b.append("; links ").append(cm.links()).append(", retiring ").append(cm.retiring());
+      cm.describe(b.append("; on-demand "), null);
+    }
+    return b.toString();
+  }
+
+  /**
+   * The on-demand connection manager's handshake states (for a report after a timeout: another
+   * thread may read them once the ranks have stopped; a rank still running may change them
+   * meanwhile).
+   *
+   * @param peer a peer to describe even when it has no link (the one a timed-out wait names), or -1
+   * @return the states, or "" without on-demand connections
+   */
+  public String connectionStates(int peer) {
+    if (cm == null) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder();
+    Peer focus = peer >= 0 && peer < peers.length ? peers[peer] : null;
+    cm.describe(b, focus);
+    if (focus == null && peer >= 0 && peer < peers.length) {
+      b.append("; rank ").append(peer).append(": no contact yet");
     }
     return b.toString();
   }

@@ -1,12 +1,14 @@
 package io.github.verbs4j.examples.mp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -73,6 +75,31 @@ class OnDemandConnectionsTest {
     for (long[] g : got) {
       assertEquals(perRank, g[0]);
     }
+  }
+
+  @Test
+  void aTimedOutWaitReportsTheHandshakeStatesOfItsPeer() throws Exception {
+    List<String> got = MpJob.IB_ON_DEMAND.run(2, ctx -> {
+      int me = ctx.job().rank();
+      try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, CONFIG.withGamma(1)
+          .withTimeout(Duration.ofSeconds(me == 0 ? 1 : 60)))) {
+        ByteBuffer b = ByteBuffer.allocate(8);
+        int other = 1 - me;
+        comm.waitAll(comm.irecv(ByteBuffer.allocate(8), other, 1), comm.isend(b, other, 1));
+        if (me == 1) {
+          comm.wait(comm.irecv(ByteBuffer.allocate(8), 0, 3)); // once rank 0's wait has timed out
+          return "";
+        }
+        MpException e = assertThrows(MpException.class, () -> comm.wait(comm.irecv(ByteBuffer.allocate(8), 1, 2)));
+        comm.wait(comm.isend(b, 1, 3));
+        return e.peer() + "|" + e.getMessage() + "|" + comm.connectionStates(1);
+      }
+    });
+    String[] f = got.get(0).split("\\|");
+    assertEquals("1", f[0]);
+    assertTrue(f[1].contains("on-demand links 1 (gamma 1, accepting below 1, OPEN 1,"), f[1]);
+    assertTrue(f[1].contains("rank 1 OPEN epoch 0, queued 0"), f[1]);
+    assertTrue(f[2].startsWith("links 1 ") && f[2].contains("waiting for room:; rank 1 OPEN epoch 0"), f[2]);
   }
 
   @ParameterizedTest
