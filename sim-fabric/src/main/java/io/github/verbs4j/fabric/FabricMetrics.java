@@ -30,7 +30,10 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code verbs4j.fabric.faults} tagged {@code kind} ({@link FaultAction#word()}),
  *   <li>{@code verbs4j.fabric.link.queue.depth}, {@code verbs4j.fabric.link.queueing.ns} tagged
  *       {@code link} (modelled, registered per link as links are used), and for netty {@code
- *       verbs4j.fabric.peer.pending.bytes} tagged {@code peer}.
+ *       verbs4j.fabric.peer.pending.bytes} tagged {@code peer},
+ *   <li>{@code verbs4j.fabric.progress} tagged {@code kind} (netty, caller progress): {@code
+ *       takeover} — the background thread took the event loop over from callers gone quiet; {@code
+ *       caller_missed} — a caller's progress found another thread driving the loop and did no I/O.
  * </ul>
  *
  * Counting allocates nothing. Thread-safe.
@@ -124,6 +127,17 @@ public final class FabricMetrics {
         .tag("link", l).register(registry));
     meters.add(Gauge.builder("verbs4j.fabric.link.queueing.ns", model, m -> m.queueingNanos(linkId)).tags(tags)
         .tag("link", l).register(registry));
+  }
+
+  /**
+   * Registers the caller-progress counters of a shared event loop.
+   *
+   * @param takeovers takeovers by the background thread
+   * @param callerMisses caller progress calls that found another driver
+   */
+  public void bindProgress(LongAdder takeovers, LongAdder callerMisses) {
+    counter("verbs4j.fabric.progress", null, takeovers, tags.and("kind", "takeover"));
+    counter("verbs4j.fabric.progress", null, callerMisses, tags.and("kind", "caller_missed"));
   }
 
   /**

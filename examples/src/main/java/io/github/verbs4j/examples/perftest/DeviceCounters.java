@@ -14,7 +14,8 @@ import java.util.Locale;
  * written to other nodes, TLPs, hops and bounce copies, and TCA Verbs' packets and rendezvous — the
  * hardware work behind one verbs operation (seed 000 §3); for the {@code ib} provider the packets
  * and ACKs the HCA sent, held ACKs that shared a frame with another packet, retransmits and the
- * fabric frames (socket writes) behind them. Providers without these meters print nothing. The
+ * fabric frames (socket writes) behind them, and with caller progress how often the fabric's
+ * background thread took the event loop over and how often a call found it taken (no I/O in it). Providers without these meters print nothing. The
  * counts are this rank's (rank 0, the requester); the target's side is on rank 1.
  */
 final class DeviceCounters {
@@ -49,7 +50,9 @@ final class DeviceCounters {
       new Column("ack.bndl", "verbs4j.ib.acks", "kind", "bundled"),
       new Column("ack.late", "verbs4j.ib.acks", "kind", "hold_expired"),
       new Column("retrans", "verbs4j.ib.retransmitted.packets", null, null),
-      new Column("frames", "verbs4j.fabric.frames.sent", null, null, false)));
+      new Column("frames", "verbs4j.fabric.frames.sent", null, null, false),
+      new Column("takeover", "verbs4j.fabric.progress", "kind", "takeover", false),
+      new Column("missed", "verbs4j.fabric.progress", "kind", "caller_missed", false)));
 
   private final MeterRegistry registry;
   private final Layout layout;

@@ -71,7 +71,8 @@ final class RawShmPeer implements AutoCloseable {
         + Integer.toHexString(ThreadLocalRandom.current().nextInt()) + ".ring");
     this.in = new OneToOneRingBuffer(map(file, true, capacityFor(maxSize)));
     this.src = new UnsafeBuffer(ByteBuffer.allocateDirect(maxSize));
-    this.dst = new UnsafeBuffer(ByteBuffer.allocateDirect(maxSize));
+    // also holds the receiver's 16-byte count reply when every message is smaller
+    this.dst = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(maxSize, 2 * Long.BYTES)));
   }
 
   /**

@@ -64,6 +64,8 @@ class DeviceCountersTest {
     assertEquals("1.00", cells[3]);
     assertEquals("frames", header[6]);
     assertEquals("2.00", cells[6]);
+    assertEquals("takeover", header[7]);
+    assertEquals("missed", header[8]);
   }
 
   private static AtomicLong ibCounter(SimpleMeterRegistry r, String name, String lid, String... tags) {

@@ -100,6 +100,7 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
           TimeUnit.MICROSECONDS.toNanos(options.getLong(FabricOptions.PROGRESS_LEASE_US)));
       this.group = shared;
       this.callerProgress = Optional.of(shared);
+      metrics().bindProgress(shared.takeovers(), shared.callerMisses());
     } else {
       this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(loopName, true), transports.ioHandlerFactory());
       this.callerProgress = Optional.empty();

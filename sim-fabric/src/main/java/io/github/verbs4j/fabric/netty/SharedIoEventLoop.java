@@ -26,6 +26,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntSupplier;
 import org.slf4j.Logger;
@@ -82,6 +83,10 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   /** Runs when the background thread takes over from callers ({@link #onCallersIdle}). */
   private volatile Runnable takeoverHook;
   private long takeoverSeen; // the lastCallerNanos the hook last ran for (background thread only)
+  // How often the background thread took the loop from quiet callers, and how often a caller found
+  // another thread driving it (its call then ran its work without the I/O): fabric metrics.
+  private final LongAdder takeovers = new LongAdder();
+  private final LongAdder callerMisses = new LongAdder();
 
   /**
    * @param factory the I/O handler (epoll or NIO)
@@ -129,6 +134,7 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
       return work == null ? 0 : work.getAsInt();
     }
     if (d != null || !driver.compareAndSet(null, me)) {
+      callerMisses.increment();
       if (!callerWaiting) {
         callerWaiting = true;
         handler.wakeup();
@@ -169,6 +175,16 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   public void yieldProgress() {
     lastCallerNanos = System.nanoTime() - leaseNanos;
     LockSupport.unpark(background);
+  }
+
+  /** @return passes in which the background thread took the loop over from callers gone quiet */
+  LongAdder takeovers() {
+    return takeovers;
+  }
+
+  /** @return caller progress calls that found another thread driving the loop (no I/O in them) */
+  LongAdder callerMisses() {
+    return callerMisses;
   }
 
   /**
@@ -240,6 +256,7 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
         long last = lastCallerNanos;
         if (last != takeoverSeen) {
           takeoverSeen = last;
+          takeovers.increment();
           Runnable hook = takeoverHook;
           if (hook != null) {
             safeExecute(hook);

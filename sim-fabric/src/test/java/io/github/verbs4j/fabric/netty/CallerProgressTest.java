@@ -282,6 +282,26 @@ class CallerProgressTest {
   }
 
   @Test
+  void eachTakeoverByTheBackgroundThreadIsCountedInTheFabricMetrics() throws Exception {
+    List<FabricNode> ns = open("auto", "60000000"); // a one-minute lease
+    FabricNode a = ns.get(0);
+    AtomicInteger runs = new AtomicInteger();
+    cp(a).onCallersIdle(runs::incrementAndGet);
+    takeLoop(a);
+    io.micrometer.core.instrument.FunctionCounter takeovers = a.metrics().registry().find("verbs4j.fabric.progress")
+        .tag("kind", "takeover").functionCounter();
+    assertNotNull(takeovers);
+    assertNotNull(a.metrics().registry().find("verbs4j.fabric.progress").tag("kind", "caller_missed").functionCounter());
+    double before = takeovers.count();
+    int hooks = runs.get();
+    Thread.sleep(100);
+    assertEquals(before, takeovers.count(), "no takeover within the lease");
+    cp(a).yieldProgress();
+    await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == hooks + 1);
+    assertEquals(before + 1, takeovers.count(), "one per takeover, with its hook");
+  }
+
+  @Test
   void aNodeWithoutCallerProgressDoesNotOfferIt() throws Exception {
     coordinator = EmbeddedCoordinator.start(Duration.ofSeconds(3));
     Map<String, String> s = new HashMap<>(coordinator.settings(0, 1));
