@@ -15,8 +15,9 @@ import java.util.Locale;
  * hardware work behind one verbs operation (seed 000 §3); for the {@code ib} provider the packets
  * and ACKs the HCA sent, held ACKs that shared a frame with another packet, retransmits and the
  * fabric frames (socket writes) behind them, and with caller progress how often the fabric's
- * background thread took the event loop over and how often a call found it taken (no I/O in it). Providers without these meters print nothing. The
- * counts are this rank's (rank 0, the requester); the target's side is on rank 1.
+ * background thread took the event loop over and how often a call found it taken (no I/O in it).
+ * Providers without these meters print nothing. The counts are this rank's (rank 0, the
+ * requester); the target's side is on rank 1.
  */
 final class DeviceCounters {
   /**
