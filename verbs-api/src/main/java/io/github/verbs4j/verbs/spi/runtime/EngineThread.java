@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * never sleeps past a member's next deadline (it yields instead while one is near) and never while
  * a member has work queued: it announces that it sleeps, then checks, so a producer either sees the
  * announcement and unparks it ({@link #wake}) or its work is seen. On an oversubscribed host
- * ({@link HostShare#oversubscribed()}) it parks until a near deadline instead of yielding towards it.
+ * ({@link HostShare#oversubscribed()}) it parks until its next deadline (at most 50 ms) instead of
+ * yielding towards a near one or backing off in parks of a millisecond.
  */
 public final class EngineThread implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EngineThread.class);
@@ -211,6 +212,9 @@ public final class EngineThread implements AutoCloseable {
 
   /** The idle strategy with the sleep announcement and the deadline bound. */
   private final class Gate implements IdleStrategy {
+    /** Longest single park of an idle engine on an oversubscribed host (a safety net only). */
+    private static final long OVERSUBSCRIBED_PARK_NANOS = 50_000_000L;
+
     private final IdleStrategy idle;
     private final long maxSleepNanos;
     /** Yield towards a near deadline (cores to spare) or park until it (the host is oversubscribed). */
@@ -240,8 +244,11 @@ public final class EngineThread implements AutoCloseable {
       sleeping = true;
       try {
         if (!closing && !members.anyPending()) {
-          if (until < maxSleepNanos) {
-            LockSupport.parkNanos(until); // oversubscribed: a near deadline is slept towards, not yielded to
+          if (!yieldNearDeadline) {
+            // oversubscribed: sleep until the next deadline, woken early by work (wake/unpark); a
+            // back-off that parks at most a millisecond at a time would wake every idle engine of
+            // the host a thousand times a second, taking the cores from the ranks with work
+            LockSupport.parkNanos(Math.min(until, OVERSUBSCRIBED_PARK_NANOS));
           } else {
             idle.idle(0);
           }
