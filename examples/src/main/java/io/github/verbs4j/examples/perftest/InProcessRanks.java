@@ -4,17 +4,21 @@ import io.github.verbs4j.examples.mp.Lockstep;
 import io.github.verbs4j.verbs.Context;
 import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.config.VerbsConfig;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionService;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A job whose ranks are threads of this JVM on a private in-JVM ({@code local}) fabric: what
@@ -30,6 +34,11 @@ final class InProcessRanks {
     T run(Context ctx, VerbsConfig config) throws Exception;
   }
 
+  /** How long a job may run. */
+  static final Duration LIMIT = Duration.ofMinutes(10);
+  /** How long the ranks of an ended job get to stop once interrupted. */
+  private static final Duration STOP = Duration.ofSeconds(30);
+
   private InProcessRanks() {}
 
   /**
@@ -41,7 +50,7 @@ final class InProcessRanks {
    * @param body what each rank does
    * @param <T> the result type
    * @return rank 0's result
-   * @throws Exception the first rank's failure
+   * @throws Exception the failure of the rank that failed first; {@link TimeoutException} after {@link #LIMIT}
    */
   static <T> T run(String provider, int size, Map<String, String> settings, RankBody<T> body) throws Exception {
     String job = "reproduce-" + UUID.randomUUID();
@@ -49,7 +58,10 @@ final class InProcessRanks {
     ExecutorService pool = Executors.newFixedThreadPool(size);
     List<Context> contexts = java.util.Collections.synchronizedList(new ArrayList<>());
     try {
-      List<Future<T>> futures = new ArrayList<>();
+      // results in the order ranks finish: a rank that fails while the others wait for it is
+      // reported at once, not after rank 0's wait for it has timed out
+      CompletionService<T> done = new ExecutorCompletionService<>(pool);
+      Map<Future<T>, Integer> ranks = new HashMap<>();
       for (int r = 0; r < size; r++) {
         Map<String, String> m = new HashMap<>(settings);
         m.put("verbs.provider", provider);
@@ -67,16 +79,21 @@ final class InProcessRanks {
           contexts.add(ctx);
           return body.run(ctx, cfg);
         };
-        futures.add(pool.submit(lockstep == null ? rank : lockstep.rank(r, rank)));
+        ranks.put(done.submit(lockstep == null ? rank : lockstep.rank(r, rank)), r);
       }
       if (lockstep != null) {
         lockstep.drive();
       }
       T first = null;
-      for (int r = 0; r < size; r++) {
+      long deadline = System.nanoTime() + LIMIT.toNanos();
+      for (int finished = 0; finished < size; finished++) {
+        Future<T> f = done.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (f == null) {
+          throw new TimeoutException((size - finished) + " of " + size + " ranks did not finish within " + LIMIT);
+        }
         try {
-          T t = futures.get(r).get(10, TimeUnit.MINUTES);
-          if (r == 0) {
+          T t = f.get();
+          if (ranks.get(f) == 0) {
             first = t;
           }
         } catch (ExecutionException e) {
@@ -89,7 +106,13 @@ final class InProcessRanks {
       return first;
     } finally {
       pool.shutdownNow();
-      for (Context c : contexts) { // one after another: the local fabric's nodes close in turn
+      // a failed run leaves ranks that still open or use their contexts: let them stop first
+      pool.awaitTermination(STOP.toNanos(), TimeUnit.NANOSECONDS);
+      List<Context> opened;
+      synchronized (contexts) {
+        opened = new ArrayList<>(contexts);
+      }
+      for (Context c : opened) { // one after another: the local fabric's nodes close in turn
         c.close();
       }
     }
