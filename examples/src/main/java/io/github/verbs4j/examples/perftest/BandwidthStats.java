@@ -48,23 +48,11 @@ public record BandwidthStats(long bytes, int iterations, double bwPeak, double b
       throw new IllegalArgumentException("cqMod=" + cqMod + " must be at least 1");
     }
     double divisor = gbits ? GBIT : MIB;
-    long optDelta = Long.MAX_VALUE;
-    for (int i = 0; i < iters; i++) {
-      for (int j = roundUp(i + 1, cqMod) - 1; j < iters; j += cqMod) {
-        long t = (tcompleted[j] - tposted[i]) / (j - i + 1);
-        if (t < optDelta) {
-          optDelta = t;
-        }
-      }
-    }
+    long optDelta = PeakDelta.of(tposted, tcompleted, cqMod);
     double total = tcompleted[iters - 1] - tposted[0];
     double bwAvg = bytes * (double) iters * NANOS_PER_SECOND / (total * divisor);
     double msgRate = iters * NANOS_PER_SECOND / (total * 1_000_000);
     double peak = optDelta == Long.MAX_VALUE || optDelta <= 0 ? 0 : bytes * NANOS_PER_SECOND / (optDelta * divisor);
     return new BandwidthStats(bytes, iters, peak, bwAvg, msgRate, gbits);
-  }
-
-  private static int roundUp(int value, int multiple) {
-    return ((value + multiple - 1) / multiple) * multiple;
   }
 }
