@@ -36,11 +36,14 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionService;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -331,21 +334,28 @@ public final class MpMemoryCommand implements Callable<Integer> {
     Exception failure = null;
     List<RankResult> out = new ArrayList<>(Collections.nCopies(ranks, null));
     try {
-      List<Future<Map.Entry<Integer, RankResult>>> futures = new ArrayList<>();
+      // results in the order ranks finish: a rank that fails while others wait for it is reported at once
+      CompletionService<Map.Entry<Integer, RankResult>> done = new ExecutorCompletionService<>(pool);
       for (int r = 0; r < ranks; r++) {
         VerbsConfig cfg = VerbsConfig.of(Map.of("verbs.provider", provider, "verbs.fabric", "local",
             "verbs.fabric.name", fabric, "verbs.rank", Integer.toString(r), "verbs.size", Integer.toString(ranks),
             "verbs.time", time, "verbs.threading", threading));
-        futures.add(pool.submit(() -> {
+        done.submit(() -> {
           SimpleMeterRegistry registry = new SimpleMeterRegistry();
           registries.add(registry);
           Context ctx = Verbs.open(cfg, DeviceOptions.none().with(MeterRegistry.class, registry));
           contexts.add(ctx);
           return Map.entry(ctx.job().rank(), rank(ctx, mp, registry));
-        }));
+        });
       }
-      for (Future<Map.Entry<Integer, RankResult>> f : futures) {
-        Map.Entry<Integer, RankResult> e = f.get(30, TimeUnit.MINUTES);
+      long deadline = System.nanoTime() + RUN_LIMIT.toNanos();
+      for (int finished = 0; finished < ranks; finished++) {
+        Future<Map.Entry<Integer, RankResult>> f = done.poll(Math.max(0, deadline - System.nanoTime()),
+            TimeUnit.NANOSECONDS);
+        if (f == null) {
+          throw new TimeoutException((ranks - finished) + " of " + ranks + " ranks did not finish within " + RUN_LIMIT);
+        }
+        Map.Entry<Integer, RankResult> e = f.get();
         out.set(e.getKey(), e.getValue());
       }
     } catch (ExecutionException e) {
@@ -357,7 +367,13 @@ public final class MpMemoryCommand implements Callable<Integer> {
       printCounters(registries);
     }
     pool.shutdownNow();
-    for (Context c : contexts) { // one after another, as the local transport needs
+    // after a failure other ranks may still open or use their contexts: let them stop first
+    pool.awaitTermination(30, TimeUnit.SECONDS);
+    List<Context> opened;
+    synchronized (contexts) {
+      opened = new ArrayList<>(contexts);
+    }
+    for (Context c : opened) { // one after another, as the local transport needs
       try {
         c.close();
       } catch (RuntimeException e) {
@@ -373,6 +389,9 @@ public final class MpMemoryCommand implements Callable<Integer> {
     }
     return out;
   }
+
+  /** How long the ranks of one run may take together. */
+  private static final Duration RUN_LIMIT = Duration.ofMinutes(30);
 
   private static final Set<String> COUNTED_TAGS = Set.of("kind", "direction", "reason");
 
