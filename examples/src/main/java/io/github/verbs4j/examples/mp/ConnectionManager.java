@@ -173,7 +173,8 @@ final class ConnectionManager {
 
   /** @return the counts of links */
   LinkStats stats() {
-    return new LinkStats(live.size(), peakLinks, opened, evictions, retiring.size());
+    return new LinkStats(live.size(), peakLinks, opened, evictions, retiring.size(), conn.rings.spares(),
+        conn.rings.allocated());
   }
 
   /** @return links open now (CONNECTING to CLOSE_SENT) */
