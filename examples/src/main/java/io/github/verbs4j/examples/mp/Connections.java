@@ -402,7 +402,6 @@ final class Connections {
     l.dctn = Integer.parseInt(f[1]);
     memory.link(l, slots);
     l.credits = slots - MpConfig.RESERVED_SLOTS;
-    l.confirmed = true;
     p.link = l;
     p.dcLink = l;
     p.state = Peer.State.OPEN;
@@ -426,8 +425,7 @@ final class Connections {
       int[] theirQpns = Arrays.stream(f[4].split(":")).mapToInt(Integer::parseInt).toArray();
       connectLink(p.link, Integer.parseInt(f[0]), theirQpns[rank], Integer.parseInt(f[1]), Integer.parseInt(f[3]),
           Integer.parseInt(f[2]));
-      p.state = Peer.State.OPEN;
-      p.link.confirmed = true; // nothing arrives before every QP is at RTS: the barrier below
+      p.state = Peer.State.OPEN; // nothing arrives before every QP is at RTS: the barrier below
     }
     channelKvs.barrier();
   }

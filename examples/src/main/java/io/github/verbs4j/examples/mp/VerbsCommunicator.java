@@ -471,7 +471,9 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   /** A message in receive slot or shared buffer {@code slot} of {@code slab}, from {@code p} on {@code l}. */
   private void received(Peer p, Link l, ByteBuffer slab, int slot) {
     int at = slot * slotSize;
-    l.confirmed = true;
+    if (p.state == Peer.State.RTS && l == p.link) {
+      p.state = Peer.State.OPEN; // the peer posted on the link: its QP is at RTS
+    }
     if (Wire.version(slab, at) != Wire.VERSION) {
       broken = new MpException("rank " + rank() + ": message from rank " + p.rank + " has header version "
           + Wire.version(slab, at) + ", expected " + Wire.VERSION);
