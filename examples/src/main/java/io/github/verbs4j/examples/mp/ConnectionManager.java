@@ -26,7 +26,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.function.IntFunction;
 import org.slf4j.Logger;
@@ -406,7 +405,8 @@ final class ConnectionManager {
    * @param isRdma an RDMA operation
    */
   void retiredCompletion(Peer p, int epoch, boolean isSend, int slot, boolean isRdma) {
-    for (Link l : retiring) {
+    for (int i = 0; i < retiring.size(); i++) { // indexed, here and in progress: no iterator per call
+      Link l = retiring.get(i);
       if (l.peer == p.rank && (l.epoch & 0xff) == epoch) {
         if (isSend) {
           l.freeSendSlots.addLast(slot);
@@ -449,7 +449,8 @@ final class ConnectionManager {
   int progress() {
     int work = 0;
     long now = System.nanoTime();
-    for (Peer p : live) {
+    for (int i = 0; i < live.size(); i++) {
+      Peer p = live.get(i);
       if ((p.state == Peer.State.CONNECTING || p.state == Peer.State.RTS) && now - p.connectSentAt > RESEND_NANOS) {
         sendConnect(p);
         work++;
@@ -463,8 +464,9 @@ final class ConnectionManager {
       }
     }
     int closing = 0;
-    for (Peer p : live) {
-      if (p.state == Peer.State.DRAINING || p.state == Peer.State.CLOSE_SENT) {
+    for (int i = 0; i < live.size(); i++) {
+      Peer.State s = live.get(i).state;
+      if (s == Peer.State.DRAINING || s == Peer.State.CLOSE_SENT) {
         closing++;
       }
     }
@@ -477,10 +479,10 @@ final class ConnectionManager {
         work++;
       }
     }
-    for (Iterator<Link> it = retiring.iterator(); it.hasNext(); ) {
-      Link l = it.next();
+    for (int i = 0; i < retiring.size(); i++) {
+      Link l = retiring.get(i);
       if (l.closeCompleted && now - l.closeCompletedAt > LINGER_NANOS) { // never before: the peer may still need it
-        it.remove();
+        retiring.remove(i--);
         conn.closeLink(l, null);
         work++;
       }
@@ -554,7 +556,8 @@ final class ConnectionManager {
   private Peer victim() {
     Peer best = null;
     long bestScore = Long.MIN_VALUE;
-    for (Peer p : live) {
+    for (int i = 0; i < live.size(); i++) {
+      Peer p = live.get(i);
       if (p.state != Peer.State.OPEN) {
         continue;
       }
