@@ -56,11 +56,11 @@ import org.slf4j.LoggerFactory;
  * its CLOSE and received the peer's, everything either side sent on the link has been received;
  * both move to the next epoch and anything still waiting goes on the next link. The old QP lingers
  * until its CLOSE has completed and {@link #LINGER_NANOS} more (so an ACK the device holds still
- * leaves), then it is destroyed with its ring. However long the CLOSE takes: a side may have
- * received the peer's CLOSE before its own one reached the peer (both closed at once), and until it
- * does the peer cannot leave the epoch, and drops this side's CONNECTs of the next one. The CLOSE
- * completes, at the latest with an error once the device's retries are spent (the peer destroyed
- * its QP after it had the CLOSE and our ACK was lost).
+ * leaves), then it is destroyed and its ring goes to the {@link RingPool}. However long the CLOSE
+ * takes: a side may have received the peer's CLOSE before its own one reached the peer (both
+ * closed at once), and until it does the peer cannot leave the epoch, and drops this side's
+ * CONNECTs of the next one. The CLOSE completes, at the latest with an error once the device's
+ * retries are spent (the peer destroyed its QP after it had the CLOSE and our ACK was lost).
  */
 final class ConnectionManager {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionManager.class);

@@ -7,7 +7,7 @@ package io.github.verbs4j.examples.mp;
  * @param peak the most open at once
  * @param opened links opened so far
  * @param evictions closings this rank began so far
- * @param retiring closed links whose QP and ring are not destroyed yet
+ * @param retiring closed links whose QP is not destroyed yet (nor its ring given back)
  * @param spares rings of closed links kept for the next links ({@link RingPool})
  * @param ringsAllocated rings registered so far (the rest of the links reused a spare)
  */

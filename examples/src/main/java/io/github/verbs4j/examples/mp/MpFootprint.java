@@ -13,8 +13,9 @@ import java.util.Map;
  * meters use), so that a measurement can be set next to it. Links: every other rank for the
  * baseline; on demand min(peers, γ), the cap (a rank may hold up to 2γ for a moment while it
  * closes the links it accepted), plus the spare rings of closed links ({@link RingPool}: γ/4 of
- * them once the rank has closed links, each its ring's bytes and a registration); DC: no buffers per peer, only the fixed pools and a few hundred
- * bytes of records and an AH per peer talked to; hybrid: DC's, plus an RC QP and ring per source
+ * them once the rank has closed links, each its ring's bytes and a registration); DC: no buffers
+ * per peer, only the fixed pools and a few hundred bytes of records and an AH per peer talked to;
+ * hybrid: DC's, plus an RC QP and ring per source
  * moved to RC (at most the cap), a receive ring per source on RDMA over DC, and the traffic history.
  */
 public final class MpFootprint {
