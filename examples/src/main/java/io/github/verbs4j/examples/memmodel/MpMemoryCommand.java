@@ -145,7 +145,7 @@ public final class MpMemoryCommand implements Callable<Integer> {
     /** @return the model at the links (and rings) this rank held */
     Map<MemoryComponent, Long> atLinks(int n, int peers, MpConfig mp) {
       return mp.strategy() == MpConfig.Strategy.HYBRID ? MpFootprint.predictHybrid(n, peers, mp, links.open(), rings)
-          : MpFootprint.predict(n, peers, mp, links.open());
+          : MpFootprint.predict(n, peers, mp, links.open(), links.spares());
     }
   }
 
@@ -555,14 +555,18 @@ public final class MpMemoryCommand implements Callable<Integer> {
     }
     out.printf(Locale.ROOT, "%-12s %,14d %14s %14s %,14d %7s %,14d %7s%n", "total", totalMean, "", "", totalPredicted,
         ratio(totalMean, totalPredicted), totalAtLinks, ratio(totalMean, totalAtLinks));
-    out.println("(predicted: links = every other rank, or min(peers, gamma) on demand, or min(peers, rc-links) RC "
-        + "links and a ring for RDMA over DC for every other peer for the hybrid; at links held: the same model at "
-        + "each rank's open links (and rings) when measured)");
+    out.println("(predicted: links = every other rank, or min(peers, gamma) on demand with up to gamma/4 spare rings "
+        + "of closed links, or min(peers, rc-links) RC links and a ring for RDMA over DC for every other peer for the "
+        + "hybrid; at links held: the same model at each rank's open links (and spares or rings) when measured)");
     out.printf(Locale.ROOT, "%s per rank after the workload: %.1f (most at once on a rank: %d); opened %d, "
         + "closings begun %d (all ranks)%n", mp.strategy() == MpConfig.Strategy.HYBRID ? "RC links" : "links",
         t.meanOpen(), t.peak(), t.opened(), t.evictions());
     if (mp.strategy() == MpConfig.Strategy.HYBRID) {
       out.printf(Locale.ROOT, "rings given for RDMA over DC per rank: %.1f%n", t.meanRings());
+    }
+    if (mp.strategy() == MpConfig.Strategy.ON_DEMAND) {
+      out.printf(Locale.ROOT, "spare rings per rank: %.1f; rings registered over the run: %d (all ranks; the "
+          + "other openings reused a spare)%n", t.meanSpares(), t.ringsAllocated());
     }
     out.printf(Locale.ROOT, "workload time (slowest rank, %s clock): %.3f ms; wall for the whole run: %.0f ms; "
         + "%s: %,d B%n", time, t.elapsedNanos() / 1e6, wallNanos / 1e6, heapLabel, t.heap());

@@ -26,6 +26,8 @@ final class MpMemoryTotals {
   private long opened;
   private long evictions;
   private long rings;
+  private long spares;
+  private long ringsAllocated;
   private long peak;
   private long elapsedNanos;
   private long heap;
@@ -59,6 +61,8 @@ final class MpMemoryTotals {
     opened += links.opened();
     evictions += links.evictions();
     rings += ringsGiven;
+    spares += links.spares();
+    ringsAllocated += links.ringsAllocated();
     peak = Math.max(peak, links.peak());
     elapsedNanos = Math.max(elapsedNanos, elapsed);
     heap = Math.max(heap, heapBytes);
@@ -71,7 +75,7 @@ final class MpMemoryTotals {
    * @param comm the job's communicator
    */
   void allreduce(Communicator comm) {
-    long[] sums = new long[2 * C + 5];
+    long[] sums = new long[2 * C + 7];
     System.arraycopy(sum, 0, sums, 0, C);
     System.arraycopy(atLinks, 0, sums, C, C);
     sums[2 * C] = ranks;
@@ -79,6 +83,8 @@ final class MpMemoryTotals {
     sums[2 * C + 2] = opened;
     sums[2 * C + 3] = evictions;
     sums[2 * C + 4] = rings;
+    sums[2 * C + 5] = spares;
+    sums[2 * C + 6] = ringsAllocated;
     long[] maxima = new long[2 * C + 3];
     System.arraycopy(max, 0, maxima, 0, C);
     for (int i = 0; i < C; i++) {
@@ -96,6 +102,8 @@ final class MpMemoryTotals {
     opened = sums[2 * C + 2];
     evictions = sums[2 * C + 3];
     rings = sums[2 * C + 4];
+    spares = sums[2 * C + 5];
+    ringsAllocated = sums[2 * C + 6];
     System.arraycopy(maxima, 0, max, 0, C);
     for (int i = 0; i < C; i++) {
       min[i] = -maxima[C + i];
@@ -149,6 +157,16 @@ final class MpMemoryTotals {
 
   double meanRings() {
     return (double) rings / ranks;
+  }
+
+  /** @return spare rings per rank, on the mean */
+  double meanSpares() {
+    return (double) spares / ranks;
+  }
+
+  /** @return rings registered over the run, all ranks */
+  long ringsAllocated() {
+    return ringsAllocated;
   }
 
   long peak() {

@@ -26,7 +26,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.function.IntFunction;
 import org.slf4j.Logger;
@@ -39,10 +38,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Opening</b>: each rank has a UD control QP whose address (LID, QPN) it publishes in the
  * job's key-value store at start. To connect, a rank creates its RC QP and ring and sends CONNECT
- * (its RC address and the pair's epoch, {@link ControlWire}); the peer creates its own, brings it
- * to RTS and answers with CONNECT flagged RTS; the first brings its QP to RTS and may send. If both
- * start at once each connects to the other's QP. A datagram that is lost (no receive posted) is
- * sent again every {@link #RESEND_NANOS}; every step is idempotent per epoch. A rank accepts while
+ * (its RC address and the pair's epoch, {@link ControlWire}): {@link Peer.State#CONNECTING}. The
+ * peer creates its own, brings it to RTS ({@link Peer.State#RTS}: it posts nothing yet) and answers
+ * with CONNECT flagged RTS; the first brings its QP to RTS and may send ({@link Peer.State#OPEN}),
+ * and answers with CONNECT flagged RTS and CONFIRMED; that answer, or the first message on the
+ * link, makes the peer OPEN. If both start at once each connects to the other's QP. Every CONNECT
+ * not flagged CONFIRMED is answered, in every state, so a lost answer is made good when the peer
+ * sends its CONNECT again, which it does every {@link #RESEND_NANOS} while CONNECTING or RTS; every
+ * step is idempotent per epoch ({@link #onConnect}). A rank accepts while
  * it has fewer than 2γ links, so a ring of ranks that all wait for each other cannot deadlock: at
  * 2γ at least γ of them were accepted and are open, and one of those can be closed.
  *
@@ -53,11 +56,11 @@ import org.slf4j.LoggerFactory;
  * its CLOSE and received the peer's, everything either side sent on the link has been received;
  * both move to the next epoch and anything still waiting goes on the next link. The old QP lingers
  * until its CLOSE has completed and {@link #LINGER_NANOS} more (so an ACK the device holds still
- * leaves), then it is destroyed with its ring. However long the CLOSE takes: a side may have
- * received the peer's CLOSE before its own one reached the peer (both closed at once), and until it
- * does the peer cannot leave the epoch, and drops this side's CONNECTs of the next one. The CLOSE
- * completes, at the latest with an error once the device's retries are spent (the peer destroyed
- * its QP after it had the CLOSE and our ACK was lost).
+ * leaves), then it is destroyed and its ring goes to the {@link RingPool}. However long the CLOSE
+ * takes: a side may have received the peer's CLOSE before its own one reached the peer (both
+ * closed at once), and until it does the peer cannot leave the epoch, and drops this side's
+ * CONNECTs of the next one. The CLOSE completes, at the latest with an error once the device's
+ * retries are spent (the peer destroyed its QP after it had the CLOSE and our ACK was lost).
  */
 final class ConnectionManager {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionManager.class);
@@ -173,7 +176,8 @@ final class ConnectionManager {
 
   /** @return the counts of links */
   LinkStats stats() {
-    return new LinkStats(live.size(), peakLinks, opened, evictions, retiring.size());
+    return new LinkStats(live.size(), peakLinks, opened, evictions, retiring.size(), conn.rings.spares(),
+        conn.rings.allocated());
   }
 
   /** @return links open now (CONNECTING to CLOSE_SENT) */
@@ -211,7 +215,7 @@ final class ConnectionManager {
   boolean closeAll() {
     stopped = true;
     for (Peer p : live) {
-      if (p.state == Peer.State.OPEN && p.link.confirmed) {
+      if (p.state == Peer.State.OPEN) {
         p.state = Peer.State.DRAINING;
       }
     }
@@ -252,7 +256,7 @@ final class ConnectionManager {
     }
     open(p);
     p.state = Peer.State.CONNECTING;
-    sendConnect(p, false);
+    sendConnect(p);
   }
 
   private void open(Peer p) {
@@ -262,7 +266,8 @@ final class ConnectionManager {
     peakLinks = Math.max(peakLinks, live.size());
   }
 
-  private void sendConnect(Peer p, boolean rts) {
+  /** Sends CONNECT to {@code p}, flagged by its state: RTS from RTS on, CONFIRMED from OPEN on. */
+  private void sendConnect(Peer p) {
     p.connectSentAt = System.nanoTime();
     Integer slot = freeControlSlots.pollFirst();
     if (slot == null) {
@@ -272,8 +277,9 @@ final class ConnectionManager {
       p.ah = conn.pd.createAh(AhAttr.lid(p.lid));
     }
     int at = CONTROL_RECVS * CONTROL_RECV_SLOT + slot * CONTROL_SLOT;
-    ControlWire.writeConnect(control, at, rts, rank, p.epoch, conn.lid, p.link.qp.qpNum(), conn.psn, conn.mtu,
-        conn.outReads, ud.qpNum());
+    boolean rts = p.state != Peer.State.CONNECTING;
+    ControlWire.writeConnect(control, at, rts, rts && p.state != Peer.State.RTS, rank, p.epoch, conn.lid,
+        p.link.qp.qpNum(), conn.psn, conn.mtu, conn.outReads, ud.qpNum());
     swr.wrId(wrId(WR_CONTROL_SEND, 0, p.rank, slot)).opcode(WrOpcode.SEND).sge(controlMr, at, ControlWire.LENGTH)
         .signaled(true).ud(p.ah, p.udQpn, QKEY);
     ud.postSend(swr);
@@ -312,42 +318,44 @@ final class ConnectionManager {
 
   private void connectReceived(Peer p, int at) {
     int epoch = control.getInt(at + ControlWire.EPOCH_OFFSET);
-    boolean rts = (control.get(at + ControlWire.FLAGS_OFFSET) & ControlWire.FLAG_RTS) != 0;
+    int flags = control.get(at + ControlWire.FLAGS_OFFSET);
     if (epoch != p.epoch) {
       return; // an older epoch's datagram, or one from a peer that finished closing first: it sends again
     }
     p.lid = control.getInt(at + ControlWire.LID_OFFSET);
     p.udQpn = control.getInt(at + ControlWire.UD_QPN_OFFSET);
-    switch (p.state) {
-      case IDLE -> {
-        if (live.size() >= conn.maxLinks) {
-          return; // no room: the peer sends again
-        }
-        waiting.remove(p);
-        open(p);
-        connectTo(p, at);
-        sendConnect(p, true);
+    if (p.state == Peer.State.IDLE) {
+      if (live.size() >= conn.maxLinks) {
+        return; // no room: the peer sends again
       }
-      case CONNECTING -> {
-        connectTo(p, at);
-        p.link.confirmed = rts;
-        sendConnect(p, true);
-      }
-      default -> {
-        if (rts) {
-          p.link.confirmed = true;
-        } else {
-          sendConnect(p, true);
-        }
-      }
+      waiting.remove(p);
+      open(p);
+    }
+    if (p.state == Peer.State.IDLE || p.state == Peer.State.CONNECTING) {
+      conn.connectLink(p.link, control.getInt(at + ControlWire.LID_OFFSET),
+          control.getInt(at + ControlWire.QPN_OFFSET), control.getInt(at + ControlWire.PSN_OFFSET),
+          control.getInt(at + ControlWire.OUT_READS_OFFSET), control.getInt(at + ControlWire.MTU_OFFSET));
+    }
+    p.state = onConnect(p.state, (flags & ControlWire.FLAG_RTS) != 0);
+    if ((flags & ControlWire.FLAG_CONFIRMED) == 0) {
+      sendConnect(p); // the peer does not know our QP is at RTS (or ours was lost): tell it
     }
   }
 
-  private void connectTo(Peer p, int at) {
-    conn.connectLink(p.link, control.getInt(at + ControlWire.LID_OFFSET), control.getInt(at + ControlWire.QPN_OFFSET),
-        control.getInt(at + ControlWire.PSN_OFFSET), control.getInt(at + ControlWire.OUT_READS_OFFSET),
-        control.getInt(at + ControlWire.MTU_OFFSET));
-    p.state = Peer.State.OPEN;
+  /**
+   * The handshake's step on a CONNECT of the current epoch, once our QP is connected to the
+   * sender's: IDLE and CONNECTING go to RTS, or to OPEN when the sender is at RTS too; RTS goes to
+   * OPEN when it is; later states stay (a late or repeated CONNECT).
+   *
+   * @param s the peer's state
+   * @param rts whether the CONNECT is flagged RTS
+   * @return the next state
+   */
+  static Peer.State onConnect(Peer.State s, boolean rts) {
+    return switch (s) {
+      case IDLE, CONNECTING, RTS -> rts ? Peer.State.OPEN : Peer.State.RTS;
+      case OPEN, DRAINING, CLOSE_SENT -> s;
+    };
   }
 
   /** The peer's CLOSE arrived on the current link. */
@@ -397,7 +405,8 @@ final class ConnectionManager {
    * @param isRdma an RDMA operation
    */
   void retiredCompletion(Peer p, int epoch, boolean isSend, int slot, boolean isRdma) {
-    for (Link l : retiring) {
+    for (int i = 0; i < retiring.size(); i++) { // indexed, here and in progress: no iterator per call
+      Link l = retiring.get(i);
       if (l.peer == p.rank && (l.epoch & 0xff) == epoch) {
         if (isSend) {
           l.freeSendSlots.addLast(slot);
@@ -440,10 +449,10 @@ final class ConnectionManager {
   int progress() {
     int work = 0;
     long now = System.nanoTime();
-    for (Peer p : live) {
-      if ((p.state == Peer.State.CONNECTING || p.state == Peer.State.OPEN && !p.link.confirmed)
-          && now - p.connectSentAt > RESEND_NANOS) {
-        sendConnect(p, p.state == Peer.State.OPEN);
+    for (int i = 0; i < live.size(); i++) {
+      Peer p = live.get(i);
+      if ((p.state == Peer.State.CONNECTING || p.state == Peer.State.RTS) && now - p.connectSentAt > RESEND_NANOS) {
+        sendConnect(p);
         work++;
       }
     }
@@ -455,8 +464,9 @@ final class ConnectionManager {
       }
     }
     int closing = 0;
-    for (Peer p : live) {
-      if (p.state == Peer.State.DRAINING || p.state == Peer.State.CLOSE_SENT) {
+    for (int i = 0; i < live.size(); i++) {
+      Peer.State s = live.get(i).state;
+      if (s == Peer.State.DRAINING || s == Peer.State.CLOSE_SENT) {
         closing++;
       }
     }
@@ -469,10 +479,10 @@ final class ConnectionManager {
         work++;
       }
     }
-    for (Iterator<Link> it = retiring.iterator(); it.hasNext(); ) {
-      Link l = it.next();
+    for (int i = 0; i < retiring.size(); i++) {
+      Link l = retiring.get(i);
       if (l.closeCompleted && now - l.closeCompletedAt > LINGER_NANOS) { // never before: the peer may still need it
-        it.remove();
+        retiring.remove(i--);
         conn.closeLink(l, null);
         work++;
       }
@@ -491,12 +501,8 @@ final class ConnectionManager {
   void describe(StringBuilder b, Peer focus) {
     long now = System.nanoTime();
     int[] byState = new int[Peer.State.values().length];
-    int unconfirmed = 0;
     for (Peer p : live) {
       byState[p.state.ordinal()]++;
-      if (p.state == Peer.State.OPEN && !p.link.confirmed) {
-        unconfirmed++;
-      }
     }
     b.append("links ").append(live.size()).append(" (gamma ").append(gamma).append(", accepting below ")
         .append(conn.maxLinks);
@@ -513,7 +519,7 @@ final class ConnectionManager {
         oldest = Math.min(oldest, l.retiredAt);
       }
     }
-    b.append(", of them OPEN unconfirmed ").append(unconfirmed).append("), retiring ").append(retiring.size())
+    b.append("), retiring ").append(retiring.size())
         .append(" (CLOSE not completed ").append(closeInFlight).append(", the oldest for ")
         .append((now - oldest) / 1_000_000).append(" ms), control send slots free ").append(freeControlSlots.size()).append(", waiting for room:");
     for (Peer p : waiting) {
@@ -530,9 +536,6 @@ final class ConnectionManager {
   private void describe(StringBuilder b, Peer p, long now) {
     Link l = p.link;
     b.append("rank ").append(p.rank).append(' ').append(p.state);
-    if (p.state == Peer.State.OPEN && l != null && !l.confirmed) {
-      b.append(" unconfirmed");
-    }
     b.append(" epoch ").append(p.epoch).append(", queued ").append(p.pending.size() + p.pendingRdma.size());
     if (p.peerClosed) {
       b.append(", peer's CLOSE in");
@@ -543,18 +546,19 @@ final class ConnectionManager {
     if (l != null) {
       b.append(", credits ").append(l.credits).append(", send slots free ").append(l.freeSendSlots.size()).append('/')
           .append(l.sendSlots).append(", RDMA ").append(l.rdmaInFlight);
-      if (p.state == Peer.State.CONNECTING || p.state == Peer.State.OPEN && !l.confirmed) {
+      if (p.state == Peer.State.CONNECTING || p.state == Peer.State.RTS) {
         b.append(", CONNECT sent ").append((now - p.connectSentAt) / 1_000_000).append(" ms ago");
       }
     }
   }
 
-  /** The open, confirmed link used furthest in the future (by the schedule) or least recently. */
+  /** The OPEN link used furthest in the future (by the schedule) or least recently. */
   private Peer victim() {
     Peer best = null;
     long bestScore = Long.MIN_VALUE;
-    for (Peer p : live) {
-      if (p.state != Peer.State.OPEN || !p.link.confirmed) {
+    for (int i = 0; i < live.size(); i++) {
+      Peer p = live.get(i);
+      if (p.state != Peer.State.OPEN) {
         continue;
       }
       long score = nextUses != null ? nextUse(p.rank) : -p.lastUse;

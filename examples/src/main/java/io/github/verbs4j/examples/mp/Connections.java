@@ -114,6 +114,8 @@ final class Connections {
   static final long DC_KEY = 0x6d7064634b6579L;
   /** The layer's share of the memory meters. */
   final MpMemory memory;
+  /** The links' eager rings and their spares. */
+  final RingPool rings;
   /** {@link MpConfig.Strategy#HYBRID}: DC resources, and RC links (own receive rings, no SRQ) for up to maxLinks sources. */
   final boolean hybrid;
   private final QpCap cap;
@@ -174,6 +176,8 @@ final class Connections {
     memory.add(peers, MemoryComponent.MP_PEERS, MpMemory.tableBytes(n));
     try {
       pd = add(ctx.allocPd());
+      rings = add(new RingPool(pd, memory, (long) (ownRecv ? 2 : 1) * s * slotSize,
+          onDemand ? RingPool.maxSpares(config.gamma()) : 0));
       channel = add(ctx.createCompletionChannel());
       cq = add(ctx.createCq(Math.max(1, maxLinks * ((ownRecv ? 2 : 1) * s + RDMA_IN_FLIGHT) + control), channel, 0));
       if (shared) {
@@ -283,20 +287,19 @@ final class Connections {
   Link openLink(Peer p) {
     SharedReceiveQueue linkSrq = hybrid ? null : srq;
     int recvSlots = linkSrq == null ? slots : 0;
-    MemoryRegion ring = pd.allocateMemory((long) (recvSlots + slots) * slotSize, EnumSet.of(Access.LOCAL_WRITE));
+    RingPool.Ring ring = rings.take();
     QueuePair qp;
     try {
       qp = pd.createQp(QpInitAttr.builder(QpType.RC).cq(cq).srq(linkSrq).cap(cap).build());
     } catch (RuntimeException e) {
-      ring.close();
+      rings.give(ring, true);
       throw e;
     }
     ArrayDeque<Integer> free = new ArrayDeque<>(slots);
     for (int slot = 0; slot < slots; slot++) {
       free.add(slot);
     }
-    Link l = new Link(p.rank, p.epoch, qp, ring, ring.buffer().order(ByteOrder.LITTLE_ENDIAN), recvSlots * slotSize,
-        free, slots);
+    Link l = new Link(p.rank, p.epoch, qp, ring.mr(), ring.view(), recvSlots * slotSize, free, slots);
     memory.link(l, slots);
     try {
       l.credits = slots - MpConfig.RESERVED_SLOTS;
@@ -349,19 +352,41 @@ final class Connections {
     memory.add(p.inRing, MemoryComponent.MP_BUFFERS, p.inRingMr.length());
   }
 
-  /** Closes a link's QP and ring, adding failures to {@code failure} (when not null). */
+  /**
+   * Closes a link: destroys its QP, then gives its ring back to the pool (a spare only once the QP
+   * is destroyed); a DC link closes its AH. Failures are added to {@code failure} (when not null),
+   * else thrown after the rest is closed.
+   */
   void closeLink(Link l, RuntimeException failure) {
     memory.linkClosed(l);
-    AutoCloseable[] all = l.dc() ? new AutoCloseable[] {l.ah} : new AutoCloseable[] {l.qp, l.ringMr};
-    for (AutoCloseable c : all) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        if (failure == null) {
-          throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
-        }
-        failure.addSuppressed(e);
+    RuntimeException first = null;
+    boolean destroyed = false;
+    try {
+      if (l.dc()) {
+        l.ah.close();
+      } else {
+        l.qp.close();
+        destroyed = true;
       }
+    } catch (RuntimeException e) {
+      first = e;
+    }
+    if (!l.dc()) {
+      try {
+        rings.give(new RingPool.Ring(l.ringMr, l.ring), destroyed);
+      } catch (RuntimeException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      if (failure == null) {
+        throw first;
+      }
+      failure.addSuppressed(first);
     }
   }
 
@@ -377,7 +402,6 @@ final class Connections {
     l.dctn = Integer.parseInt(f[1]);
     memory.link(l, slots);
     l.credits = slots - MpConfig.RESERVED_SLOTS;
-    l.confirmed = true;
     p.link = l;
     p.dcLink = l;
     p.state = Peer.State.OPEN;
@@ -401,8 +425,7 @@ final class Connections {
       int[] theirQpns = Arrays.stream(f[4].split(":")).mapToInt(Integer::parseInt).toArray();
       connectLink(p.link, Integer.parseInt(f[0]), theirQpns[rank], Integer.parseInt(f[1]), Integer.parseInt(f[3]),
           Integer.parseInt(f[2]));
-      p.state = Peer.State.OPEN;
-      p.link.confirmed = true; // nothing arrives before every QP is at RTS: the barrier below
+      p.state = Peer.State.OPEN; // nothing arrives before every QP is at RTS: the barrier below
     }
     channelKvs.barrier();
   }

@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
  *  0                   1                   2                   3
  *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |    version    |  kind         |  flags (0: RTS)|  (reserved)  |  0
+ * |    version    |  kind         |     flags     |  (reserved)   |  0
  * +---------------+---------------+---------------+---------------+
  * |                      sender's rank                            |  4
  * +---------------------------------------------------------------+
@@ -30,13 +30,16 @@ import java.nio.ByteBuffer;
  * +---------------------------------------------------------------+
  * </pre>
  *
- * Flag RTS says the sender's RC QP is already at RTS, so the receiver may send on its own as soon
- * as it has connected.
+ * Flags: bit 0, RTS, says the sender's RC QP is already at RTS, so the receiver may send on its
+ * own as soon as it has connected; bit 1, CONFIRMED, says the sender knows the receiver's QP is at
+ * RTS too (it is {@link Peer.State#OPEN} or later), so the datagram needs no answer. Any other
+ * CONNECT is answered, so a lost answer is made good by the sender's next resend.
  */
 final class ControlWire {
   static final byte VERSION = 1;
   static final int CONNECT = 1;
   static final int FLAG_RTS = 1;
+  static final int FLAG_CONFIRMED = 2;
   static final int KIND_OFFSET = 1;
   static final int FLAGS_OFFSET = 2;
   static final int RANK_OFFSET = 4;
@@ -51,11 +54,11 @@ final class ControlWire {
 
   private ControlWire() {}
 
-  static void writeConnect(ByteBuffer b, int at, boolean rts, int rank, int epoch, int lid, int qpn, int psn, int mtu,
-      int outReads, int udQpn) {
+  static void writeConnect(ByteBuffer b, int at, boolean rts, boolean confirmed, int rank, int epoch, int lid, int qpn,
+      int psn, int mtu, int outReads, int udQpn) {
     b.put(at, VERSION);
     b.put(at + KIND_OFFSET, (byte) CONNECT);
-    b.put(at + FLAGS_OFFSET, (byte) (rts ? FLAG_RTS : 0));
+    b.put(at + FLAGS_OFFSET, (byte) ((rts ? FLAG_RTS : 0) | (confirmed ? FLAG_CONFIRMED : 0)));
     b.put(at + 3, (byte) 0);
     b.putInt(at + RANK_OFFSET, rank);
     b.putInt(at + EPOCH_OFFSET, epoch);

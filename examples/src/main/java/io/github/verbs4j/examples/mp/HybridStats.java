@@ -15,7 +15,7 @@ public record HybridStats(int dcPeers, int[] rcPeers, int rcCap, long switches, 
     int ringsUsed) {
   /** @return as link counts: RC links open (never closed, so also the peak), switches completed */
   LinkStats asLinkStats() {
-    return new LinkStats(rcPeers.length, rcPeers.length, switches, 0, 0);
+    return new LinkStats(rcPeers.length, rcPeers.length, switches, 0, 0, 0, rcPeers.length);
   }
 
   /** @return RC links held */

@@ -61,7 +61,7 @@ final class HybridSwitch {
     SWITCH_SENT,
     /** The peer asked: our RC link is at RTS and current, SWITCH_ACK waits for DC RDMA to complete. */
     ACCEPTING,
-    /** On the RC link (this side may post once the link is confirmed). */
+    /** On the RC link (this side may post once the peer is {@link Peer.State#OPEN} on it). */
     RC
   }
 
@@ -85,7 +85,7 @@ final class HybridSwitch {
   private final List<Peer> markers = new ArrayList<>();
   /** Peers owed a SWITCH_NACK. */
   private final List<Peer> nacks = new ArrayList<>();
-  /** Peers between DC and a confirmed RC link. */
+  /** Peers between DC and an RC link they are OPEN on. */
   private final List<Peer> moving = new ArrayList<>();
   private int rcLinks;
   private long switches;
@@ -109,6 +109,7 @@ final class HybridSwitch {
     if (p.phase == Phase.DC && !p.refused && p.inRing == null && !stopped && count >= threshold && rcLinks < maxRc
         && p.dcLink != null && p.link == p.dcLink) {
       p.link = newRcLink(p);
+      p.state = Peer.State.CONNECTING;
       p.phase = Phase.WANT;
       markers.add(p);
       moving.add(p);
@@ -155,7 +156,7 @@ final class HybridSwitch {
           throw new MpException("rank " + rank + ": SWITCH_ACK from rank " + p.rank + " in phase " + p.phase);
         }
         connect(p.link, slab, at);
-        p.link.confirmed = true; // the peer connected before it answered
+        p.state = Peer.State.OPEN; // the peer connected before it answered
         p.phase = Phase.RC;
         switches++;
         p.pending.addFirst(new Outgoing(Wire.CREDIT, 0, 0, 0, 0, 0, 0, 0, null)); // tells the peer we are at RTS
@@ -211,6 +212,7 @@ final class HybridSwitch {
       return;
     }
     connect(p.link, slab, at);
+    p.state = Peer.State.RTS; // until a message from the peer arrives on the RC link
     p.phase = Phase.ACCEPTING;
     markers.add(p);
   }
@@ -219,6 +221,7 @@ final class HybridSwitch {
   private void backToDc(Peer p) {
     Link rc = p.link;
     p.link = p.dcLink;
+    p.state = Peer.State.OPEN;
     p.phase = Phase.DC;
     markers.remove(p);
     moving.remove(p);
@@ -294,11 +297,11 @@ final class HybridSwitch {
   }
 
   /**
-   * @return whether no switch is under way (every moved pair's RC link is confirmed, no marker
+   * @return whether no switch is under way (every moved pair is OPEN on its RC link, no marker
    *     waits) and nothing sent from the shared DC send pool is still in flight
    */
   boolean settled() {
-    moving.removeIf(p -> p.phase == Phase.RC && p.link.confirmed);
+    moving.removeIf(p -> p.phase == Phase.RC && p.state == Peer.State.OPEN);
     return moving.isEmpty() && markers.isEmpty() && nacks.isEmpty() && offers.isEmpty()
         && conn.sendPoolFree.size() == Connections.DC_SEND_BUFFERS;
   }

@@ -39,8 +39,6 @@ final class Link {
   int remoteRkey;
   int remoteRingIndex;
   int nextRemoteSlot;
-  /** Whether the peer's QP is known to be at RTS (before that nothing is posted on this link). */
-  boolean confirmed;
   /** Retiring: whether our CLOSE has completed, when the handshake ended and when the CLOSE completed (nanoTime). */
   boolean closeCompleted;
   long retiredAt;

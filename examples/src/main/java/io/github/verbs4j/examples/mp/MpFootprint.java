@@ -12,8 +12,10 @@ import java.util.Map;
  * component, predicted from the layer's sizes and {@link HcaFootprint} (the same primitives the
  * meters use), so that a measurement can be set next to it. Links: every other rank for the
  * baseline; on demand min(peers, γ), the cap (a rank may hold up to 2γ for a moment while it
- * closes the links it accepted); DC: no buffers per peer, only the fixed pools and a few hundred
- * bytes of records and an AH per peer talked to; hybrid: DC's, plus an RC QP and ring per source
+ * closes the links it accepted), plus the spare rings of closed links ({@link RingPool}: γ/4 of
+ * them once the rank has closed links, each its ring's bytes and a registration); DC: no buffers
+ * per peer, only the fixed pools and a few hundred bytes of records and an AH per peer talked to;
+ * hybrid: DC's, plus an RC QP and ring per source
  * moved to RC (at most the cap), a receive ring per source on RDMA over DC, and the traffic history.
  */
 public final class MpFootprint {
@@ -107,8 +109,11 @@ public final class MpFootprint {
       int rings = Math.min(peers - rc, Math.max(0, HybridSwitch.RINGS - config.hybrid().rcLinks()));
       return predictHybrid(ranks, peers, config, rc, rings);
     }
-    return predict(ranks, peers, config, config.strategy() == MpConfig.Strategy.ON_DEMAND
-        ? Math.min(peers, config.gamma()) : ranks - 1);
+    if (config.strategy() != MpConfig.Strategy.ON_DEMAND) {
+      return predict(ranks, peers, config, ranks - 1);
+    }
+    int links = Math.min(peers, config.gamma());
+    return predict(ranks, peers, config, links, Math.min(RingPool.maxSpares(config.gamma()), peers - links));
   }
 
   /**
@@ -119,6 +124,18 @@ public final class MpFootprint {
    * @return predicted bytes by component for that many links
    */
   public static Map<MemoryComponent, Long> predict(int ranks, int peers, MpConfig config, int links) {
+    return predict(ranks, peers, config, links, 0);
+  }
+
+  /**
+   * @param ranks the job size
+   * @param peers the ranks this rank exchanges messages with
+   * @param config the settings
+   * @param links the links the rank holds
+   * @param spares the spare rings it holds (on demand: rings of closed links kept for the next)
+   * @return predicted bytes by component for that many links and spares
+   */
+  public static Map<MemoryComponent, Long> predict(int ranks, int peers, MpConfig config, int links, int spares) {
     if (config.strategy() == MpConfig.Strategy.DC) {
       return predictDc(ranks, peers, config);
     }
@@ -142,8 +159,8 @@ public final class MpFootprint {
     QpCap rc = QpCap.builder().maxSendWr(s + Connections.RDMA_IN_FLIGHT).maxRecvWr(shared ? 0 : s)
         .maxRecvSge(shared ? 0 : 1).build();
     long qp = links * HcaFootprint.qp(QpType.RC, rc, shared);
-    long mr = links * HcaFootprint.mr();
-    long buffers = links * (shared ? 1L : 2L) * s * slotSize;
+    long mr = (links + spares) * HcaFootprint.mr();
+    long buffers = (links + spares) * (shared ? 1L : 2L) * s * slotSize;
     if (shared) {
       m.put(MemoryComponent.SRQ, HcaFootprint.srq(pool, 1));
       mr += HcaFootprint.mr();

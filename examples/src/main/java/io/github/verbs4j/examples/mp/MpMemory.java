@@ -75,22 +75,17 @@ final class MpMemory {
     }
   }
 
-  /** Counts a new link: its record and its ring (a DC link: its record only, it has no ring). */
+  /**
+   * Counts a new link's record (a DC link has no free-slot queue of its own); its ring is counted by
+   * the {@link RingPool} from registration to deregistration, spare or not.
+   */
   void link(Link l, int slots) {
-    if (l.dc()) {
-      add(l, MemoryComponent.MP_PEERS, LINK_BYTES);
-      return;
-    }
-    add(l, MemoryComponent.MP_PEERS, linkBytes(slots));
-    add(l.ring, MemoryComponent.MP_BUFFERS, l.ringMr.length()); // keyed by the buffer: the MR counts its metadata
+    add(l, MemoryComponent.MP_PEERS, l.dc() ? LINK_BYTES : linkBytes(slots));
   }
 
-  /** Stops counting a link that is closed. */
+  /** Stops counting a link's record: the link is closed. */
   void linkClosed(Link l) {
     release(l);
-    if (!l.dc()) {
-      release(l.ring);
-    }
   }
 
   /** Stops counting everything (the communicator is closed). */

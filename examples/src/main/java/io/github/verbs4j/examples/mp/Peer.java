@@ -15,7 +15,12 @@ final class Peer {
     IDLE,
     /** Our QP is created (INIT) and our address sent; waiting for the peer's. */
     CONNECTING,
-    /** Both QPs at RTS. */
+    /**
+     * Our QP is at RTS, the peer's is not known to be: nothing is posted yet. The peer's CONNECT
+     * flagged RTS, or any message on the link, makes it {@link #OPEN}.
+     */
+    RTS,
+    /** Both QPs at RTS: messages may be posted. */
     OPEN,
     /** Closing: nothing new is posted; CLOSE goes once our sends and RDMA have completed. */
     DRAINING,
@@ -29,7 +34,10 @@ final class Peer {
   State state = State.IDLE;
   /** The pair's connection number: both sides move to the next when a CLOSE handshake ends. */
   int epoch;
-  /** The current connection, or null when {@link State#IDLE}. */
+  /**
+   * The current connection, or null when {@link State#IDLE}. (Hybrid: CONNECTING and RTS name its
+   * RC link while the pair moves to it, OPEN the link it sends on, DC or RC.)
+   */
   Link link;
   /** Whether the peer's CLOSE of this epoch has arrived. */
   boolean peerClosed;

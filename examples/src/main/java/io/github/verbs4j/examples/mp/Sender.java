@@ -18,6 +18,7 @@ import java.util.Map;
  * for a link when a peer with work has none. Runs on the communicator's thread.
  */
 final class Sender {
+  private static final Outgoing CLOSE = new Outgoing(Wire.CLOSE, 0, 0, 0, 0, 0, 0, 0, null);
   private final int rank;
   private final int slots;
   private final int slotSize;
@@ -115,14 +116,13 @@ final class Sender {
   int drain(Peer p) {
     switch (p.state) {
       case OPEN -> {
-        return p.link.confirmed ? drainOpen(p, p.link) : 0;
+        return drainOpen(p, p.link);
       }
       case DRAINING -> {
         Link l = p.link;
-        if (l.rdmaInFlight > 0 || !l.sendsDone()) {
-          return 0;
+        if (l.rdmaInFlight > 0 || !l.sendsDone() || !trySend(p, l, CLOSE)) {
+          return 0; // CLOSE goes behind everything sent on the link, once there is a slot for it
         }
-        trySend(p, l, new Outgoing(Wire.CLOSE, 0, 0, 0, 0, 0, 0, 0, null));
         cm.closeSent(p);
         return 1;
       }

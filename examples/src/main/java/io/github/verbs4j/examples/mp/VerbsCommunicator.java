@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,6 +84,8 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   private final int slots;
   private final int slotSize;
   private final Sender sender;
+  /** {@link #peer} as a function, made once rather than per control completion. */
+  private final IntFunction<Peer> peerOf = this::peer;
   private final AppTimeline timeline;
   private final Peer[] peers;
   private final Matcher matcher = new Matcher();
@@ -193,7 +196,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     this.peers = conn.peers;
     Map<Integer, Request> rdma = new HashMap<>();
     this.sender = new Sender(job.rank(), conn, cm, rdma);
-    this.rendezvous = new Rendezvous(job.rank(), config.rendezvous(), regions, sender, rdma, this::peer);
+    this.rendezvous = new Rendezvous(job.rank(), config.rendezvous(), regions, sender, rdma, peerOf);
     this.hybrid = config.strategy() == MpConfig.Strategy.HYBRID ? new HybridSwitch(conn, sender, job.rank(),
         config.hybrid()) : null;
     this.timeline = new AppTimeline(ctx);
@@ -397,7 +400,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     int peer = (int) (id >>> 32) & 0xffff;
     int index = (int) id;
     if (kind == WR_CONTROL_RECV || kind == WR_CONTROL_SEND) {
-      cm.onControl(wc, kind, index, this::peer);
+      cm.onControl(wc, kind, index, peerOf);
       return;
     }
     if (kind == WR_SHARED_RECV) {
@@ -471,7 +474,9 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   /** A message in receive slot or shared buffer {@code slot} of {@code slab}, from {@code p} on {@code l}. */
   private void received(Peer p, Link l, ByteBuffer slab, int slot) {
     int at = slot * slotSize;
-    l.confirmed = true;
+    if (p.state == Peer.State.RTS && l == p.link) {
+      p.state = Peer.State.OPEN; // the peer posted on the link: its QP is at RTS
+    }
     if (Wire.version(slab, at) != Wire.VERSION) {
       broken = new MpException("rank " + rank() + ": message from rank " + p.rank + " has header version "
           + Wire.version(slab, at) + ", expected " + Wire.VERSION);

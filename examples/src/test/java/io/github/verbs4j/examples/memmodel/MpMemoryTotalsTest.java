@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class MpMemoryTotalsTest {
   private static MpMemoryTotals addRank(MpMemoryTotals t, int r) {
     return t.add(Map.of(MemoryComponent.QP, 1_000L * (r + 1), MemoryComponent.AH, 128L * r),
-        Map.of(MemoryComponent.QP, 1_000L * (r + 1)), new LinkStats(r, r + 2, 10L * r, r, 0), r % 3,
+        Map.of(MemoryComponent.QP, 1_000L * (r + 1)), new LinkStats(r, r + 2, 10L * r, r, 0, r % 2, 20L * r), r % 3,
         1_000_000L * (5 - r), 100L + r);
   }
 
@@ -46,6 +46,8 @@ class MpMemoryTotalsTest {
       assertEquals(100, t.opened());
       assertEquals(10, t.evictions());
       assertEquals(local.meanRings(), t.meanRings());
+      assertEquals(0.4, t.meanSpares()); // 0 1 0 1 0
+      assertEquals(200, t.ringsAllocated());
       assertEquals(5_000_000L, t.elapsedNanos());
       assertEquals(104L, t.heap());
     }

@@ -77,12 +77,13 @@ class MpMemoryAccountingTest {
         }
         long buffers = a.bytes(MemoryComponent.MP_BUFFERS) - idle;
         LinkStats st = comm.linkStats();
-        return new long[] {idle, buffers, ring * (st.open() + st.retiring()), a.bytes(MemoryComponent.MP_PEERS)};
+        return new long[] {idle, buffers, ring * (st.open() + st.retiring() + st.spares()),
+            a.bytes(MemoryComponent.MP_PEERS)};
       }
     });
     for (long[] r : got) {
       assertEquals(ConnectionManagerBytes.CONTROL, r[0], "before any traffic: only the control buffers");
-      assertEquals(r[2], r[1], "a ring per open link and per closed link not yet destroyed");
+      assertEquals(r[2], r[1], "a ring per open link, per closed link not yet destroyed and per spare");
     }
   }
 

@@ -97,7 +97,7 @@ class OnDemandConnectionsTest {
     });
     String[] f = got.get(0).split("\\|");
     assertEquals("1", f[0]);
-    assertTrue(f[1].contains("on-demand links 1 (gamma 1, accepting below 1, OPEN 1,"), f[1]);
+    assertTrue(f[1].contains("on-demand links 1 (gamma 1, accepting below 1, OPEN 1), retiring"), f[1]);
     assertTrue(f[1].contains("rank 1 OPEN epoch 0, queued 0"), f[1]);
     assertTrue(f[2].startsWith("links 1 ") && f[2].contains("waiting for room:; rank 1 OPEN epoch 0"), f[2]);
   }
