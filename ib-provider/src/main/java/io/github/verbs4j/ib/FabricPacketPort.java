@@ -18,6 +18,7 @@ import io.github.verbs4j.ib.wire.Lrh;
 import io.github.verbs4j.ib.wire.Opcode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 
 /**
@@ -273,6 +274,18 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
   @Override
   public int progress(IntSupplier work, boolean pollWire) {
     return callerProgress != null ? callerProgress.progress(work, pollWire) : work.getAsInt();
+  }
+
+  @Override
+  public boolean awaitWire(IntSupplier work, BooleanSupplier ready, long timeoutNanos) {
+    return callerProgress != null && callerProgress.awaitIo(work, ready, timeoutNanos);
+  }
+
+  @Override
+  public void wakeAwaiting() {
+    if (callerProgress != null) {
+      callerProgress.wakeAwaiting();
+    }
   }
 
   @Override

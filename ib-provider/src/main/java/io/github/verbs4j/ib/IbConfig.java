@@ -5,6 +5,7 @@ import io.github.verbs4j.ib.engine.IbParams;
 import io.github.verbs4j.ib.engine.SrqFlowParams;
 import io.github.verbs4j.verbs.config.ConfigKey;
 import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.github.verbs4j.verbs.spi.runtime.HostShare;
 import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
 import io.github.verbs4j.verbs.spi.runtime.Threading;
 import io.github.verbs4j.verbs.spi.sim.ProviderKeys;
@@ -157,6 +158,7 @@ public final class IbConfig {
         .inboundQueue(c.getInt(INBOUND_QUEUE))
         .dctContexts(c.getInt(DCT_CONTEXTS))
         .failFastOnPeerDown(c.getBoolean(FAIL_FAST))
+        .waitInWire(HostShare.current().oversubscribed())
         .modelPacketNanos(c.isSet(MODEL_PACKET_NS) ? c.getLong(MODEL_PACKET_NS) : profile(c).packetNs())
         .modelDmaMbPerSec(c.isSet(MODEL_DMA_MB_S) ? c.getLong(MODEL_DMA_MB_S) : profile(c).dmaMbs())
         .device(IbParams.device(c.getInt(MAX_QP), c.getInt(MAX_QP_WR), c.getInt(MAX_CQE), c.getInt(MAX_INLINE),

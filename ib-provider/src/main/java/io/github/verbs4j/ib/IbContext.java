@@ -21,6 +21,7 @@ import io.github.verbs4j.verbs.spi.SoftCompletionChannel;
 import io.github.verbs4j.verbs.spi.SoftCompletionQueue;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
 import io.github.verbs4j.verbs.spi.SoftPort;
+import java.util.function.BooleanSupplier;
 
 /**
  * An open {@code sim_ib0}: the {@link IbDevice} engine on a {@link PacketPort}, its meters, its
@@ -84,6 +85,17 @@ public final class IbContext extends AbstractContext implements MemoryDirectory 
 
   IbMetrics metrics() {
     return metrics;
+  }
+
+  /** On a crowded host a thread waits for its completion event in the fabric's I/O, running the engine. */
+  @Override
+  protected boolean awaitProgress(BooleanSupplier ready, long timeoutNanos) {
+    return engine().awaitProgress(ready, timeoutNanos);
+  }
+
+  @Override
+  protected void channelEventQueued() {
+    engine().wakeAwaiting();
   }
 
   /** Caller threading: a thread about to block hands the fabric's I/O to the fabric's own thread. */

@@ -1,5 +1,6 @@
 package io.github.verbs4j.fabric;
 
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 
 /**
@@ -15,8 +16,12 @@ import java.util.function.IntSupplier;
  * int n = cp != null ? cp.progress(engine::doWork) : engine.doWork();
  * }</pre>
  *
+ * <p>A caller with nothing to do until something arrives may wait inside the node's I/O instead of
+ * handing it to the background thread and blocking elsewhere ({@link #awaitIo}): the frame that
+ * ends the wait then wakes the caller itself.
+ *
  * <p>Exactly one thread runs the node's I/O, tasks and timers at any time; every method may be
- * called from any thread and never blocks.
+ * called from any thread and only {@link #awaitIo} blocks.
  */
 public interface CallerProgress {
   /**
@@ -39,6 +44,24 @@ public interface CallerProgress {
    * @return what {@code work} returned plus the I/O events and tasks handled
    */
   int progress(IntSupplier work, boolean pollIo);
+
+  /**
+   * Waits for input as the node's fabric thread: blocks in the node's selector until I/O, a task or
+   * a timer is ready, {@code ready} is true, {@link #wakeAwaiting} is called or {@code timeoutNanos}
+   * passes; then handles what is ready and runs {@code work}, as {@link #progress} does. If another
+   * thread runs the I/O it is asked to step back, and waited for within the timeout.
+   *
+   * @param work what to run afterwards, on this thread (may be null)
+   * @param ready checked just before blocking: true means do not block (a thread that makes it
+   *     true calls {@link #wakeAwaiting} afterwards)
+   * @param timeoutNanos longest wait
+   * @return false if nothing ran because the I/O could not be taken (another thread kept it, the
+   *     node is closing, or this thread is already inside a call): the caller waits its own way
+   */
+  boolean awaitIo(IntSupplier work, BooleanSupplier ready, long timeoutNanos);
+
+  /** Ends the wait of a thread in {@link #awaitIo} (any thread; cheap when none waits). */
+  void wakeAwaiting();
 
   /**
    * The calling thread will not call {@link #progress} for a while (it is about to block): the

@@ -4,6 +4,7 @@ import io.github.verbs4j.verbs.spi.runtime.AgentLock;
 import io.github.verbs4j.verbs.spi.runtime.EngineThread;
 import io.github.verbs4j.verbs.spi.runtime.Threading;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.slf4j.Logger;
@@ -21,7 +22,11 @@ import org.slf4j.LoggerFactory;
  *       the agent for at most {@link #BORROWED_CYCLES} duty cycles if it is free; in {@code
  *       invoker} mode (no thread) until it is idle, arming the running thread if another runs it;
  *   <li>the thread that delivers a packet ({@code dedicated}, {@code shared}: if the agent is free,
- *       instead of handing the packet over; {@code invoker}: as a call would, without ACK holds).
+ *       instead of handing the packet over; {@code invoker}: as a call would, without ACK holds);
+ *   <li>on a crowded host ({@link IbParams#waitInWire}), an application thread that waits for a
+ *       completion ({@link #await}): it blocks in the fabric's I/O and runs the agent after each
+ *       wake-up, so the frame that ends its wait is read, processed and completed on the one thread
+ *       it wakes, instead of waking the fabric's thread, then the engine's or the application's.
  * </ul>
  *
  * A call or delivery that leaves work, or arms a timer due before the thread planned to look,
@@ -41,6 +46,8 @@ final class DeviceRunners {
   private EngineThread thread;
   private final IntSupplier callWork = this::runCalled;
   private final IntSupplier untilIdle = this::workUntilIdle;
+  private final IntSupplier awaitWork;
+  private final boolean waitInWire;
   // invoker: the thread running the agent in runInvoked, and whether this pass's duty cycles ran
   private Thread invokingThread;
   private boolean workRan;
@@ -56,6 +63,8 @@ final class DeviceRunners {
     this.acks = acks;
     this.mode = mode;
     this.callsRun = mode.callsRunAgent();
+    this.waitInWire = callsRun && dev.params.waitInWire;
+    this.awaitWork = mode == Threading.INVOKER ? this::runAwaitInvoked : callWork;
     // Without a thread nothing bounds a hold but the callers: runs that are not calls hold none.
     acks.runBy(mode == Threading.INVOKER ? AckPolicy.Run.DELIVERY : AckPolicy.Run.THREAD);
   }
@@ -156,6 +165,50 @@ final class DeviceRunners {
     if (t != null) {
       t.wake();
     }
+  }
+
+  /**
+   * An application thread is about to block until {@code ready} (a completion event): on a crowded
+   * host it waits in the fabric's I/O instead and runs the agent after each wake-up, as a call.
+   * Held ACKs leave before each block (no other thread would send them soon).
+   *
+   * @param ready true when the wait is over
+   * @param timeoutNanos longest wait
+   * @return false if it did not wait (not crowded, or the wire's I/O is another thread's): the
+   *     caller blocks its own way
+   */
+  boolean await(BooleanSupplier ready, long timeoutNanos) {
+    if (!waitInWire) {
+      return false;
+    }
+    long deadline = System.nanoTime() + timeoutNanos;
+    Thread me = Thread.currentThread();
+    pollingThread = me; // packets this thread's I/O delivers wait for its own run of the agent
+    try {
+      while (!ready.getAsBoolean()) {
+        if (acks.any()) {
+          acks.requestFlush();
+          port.progress(awaitWork, false); // a runner that holds the agent meanwhile flushes them
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return true;
+        }
+        if (!port.awaitWire(awaitWork, ready, left)) {
+          return false;
+        }
+      }
+      return true;
+    } finally {
+      if (pollingThread == me) {
+        pollingThread = null;
+      }
+    }
+  }
+
+  private int runAwaitInvoked() {
+    runInvoked(AckPolicy.Run.CALL, false);
+    return 0;
   }
 
   /** Runs the agent on the calling thread until idle, as an application's call ({@code invoker}). */

@@ -231,6 +231,23 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     runners.onPoll();
   }
 
+  /**
+   * An application thread is about to block until {@code ready}: on a crowded host it waits in the
+   * fabric's I/O and runs the agent itself ({@link IbParams#waitInWire}).
+   *
+   * @param ready true when the wait is over
+   * @param timeoutNanos longest wait
+   * @return false if it did not wait: the caller blocks its own way
+   */
+  public boolean awaitProgress(java.util.function.BooleanSupplier ready, long timeoutNanos) {
+    return runners.await(ready, timeoutNanos);
+  }
+
+  /** Ends an application thread's {@link #awaitProgress} (any thread: a completion event was queued). */
+  public void wakeAwaiting() {
+    port.wakeAwaiting();
+  }
+
   /** @return whether application threads drive the agent and the fabric's progress */
   public boolean callsDrive() {
     return runners.callsRun();

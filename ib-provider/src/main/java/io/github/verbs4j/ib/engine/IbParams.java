@@ -72,6 +72,11 @@ public final class IbParams {
   public final int dctContexts;
   /** On a peer-down event, fail QPs connected to it after one timeout instead of retry_cnt. */
   public final boolean failFastOnPeerDown;
+  /**
+   * A thread that blocks for a completion waits in the fabric's I/O and runs the engine itself
+   * (callers' progress only): set when the host is oversubscribed, so each message wakes one thread.
+   */
+  public final boolean waitInWire;
   /** Idle strategy: spins. */
   public final int idleSpins;
   /** Idle strategy: yields. */
@@ -112,6 +117,7 @@ public final class IbParams {
     icrc = b.icrc;
     dctContexts = b.dctContexts;
     failFastOnPeerDown = b.failFastOnPeerDown;
+    waitInWire = b.waitInWire;
     idleSpins = b.idleSpins;
     idleYields = b.idleYields;
     idleMinParkNanos = b.idleMinParkNanos;
@@ -193,6 +199,7 @@ public final class IbParams {
     b.icrc = icrc;
     b.dctContexts = dctContexts;
     b.failFastOnPeerDown = failFastOnPeerDown;
+    b.waitInWire = waitInWire;
     b.idleSpins = idleSpins;
     b.idleYields = idleYields;
     b.idleMinParkNanos = idleMinParkNanos;
@@ -209,7 +216,7 @@ public final class IbParams {
         + ", maxUnackedPsns=" + maxUnackedPsns + ", ackReqEvery=" + ackReqEvery + ", ackDelayNanos=" + ackDelayNanos + ", requesterBudget="
         + requesterBudget + ", responderBudget=" + responderBudget + ", receiveBudget=" + receiveBudget
         + ", inboundQueue=" + inboundQueue + ", icrc=" + icrc + ", dctContexts=" + dctContexts
-        + ", failFastOnPeerDown=" + failFastOnPeerDown + ", idle=" + idleSpins + "/" + idleYields + "/"
+        + ", failFastOnPeerDown=" + failFastOnPeerDown + ", waitInWire=" + waitInWire + ", idle=" + idleSpins + "/" + idleYields + "/"
         + idleMinParkNanos + ".." + idleMaxParkNanos + "ns, modelPacketNanos=" + modelPacketNanos
         + ", modelDmaMbPerSec=" + modelDmaMbPerSec + ", srqFlow=" + srqFlow + '}';
   }
@@ -229,6 +236,7 @@ public final class IbParams {
     private IcrcMode icrc = IcrcMode.AUTO;
     private int dctContexts = 1024;
     private boolean failFastOnPeerDown = true;
+    private boolean waitInWire;
     private int idleSpins = 200;
     private int idleYields = 50;
     private long idleMinParkNanos = 10_000;
@@ -311,6 +319,12 @@ public final class IbParams {
     /** @param v value @return this */
     public Builder failFastOnPeerDown(boolean v) {
       failFastOnPeerDown = v;
+      return this;
+    }
+
+    /** @param v value @return this */
+    public Builder waitInWire(boolean v) {
+      waitInWire = v;
       return this;
     }
 

@@ -96,6 +96,24 @@ public interface PacketPort extends AutoCloseable, PeerProgress {
   default void yieldProgress() {}
 
   /**
+   * Blocks the caller in the wire's I/O until something arrives, {@code ready} is true, {@link
+   * #wakeAwaiting} is called or the timeout passes, then runs {@code work} as {@link #progress}
+   * does, if the wire lets callers drive it.
+   *
+   * @param work the engine's work
+   * @param ready checked just before blocking: true means do not block
+   * @param timeoutNanos longest wait
+   * @return false if it did not wait (the caller waits its own way)
+   */
+  default boolean awaitWire(java.util.function.IntSupplier work, java.util.function.BooleanSupplier ready,
+      long timeoutNanos) {
+    return false;
+  }
+
+  /** Ends a caller's {@link #awaitWire} (any thread; cheap when none waits). */
+  default void wakeAwaiting() {}
+
+  /**
    * Runs {@code task} when callers stop calling {@link #progress} (the wire's own thread takes
    * over), if the wire knows.
    *

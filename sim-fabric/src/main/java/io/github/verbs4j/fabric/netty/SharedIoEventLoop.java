@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +53,13 @@ import org.slf4j.LoggerFactory;
  * timers at any time (the holder of {@link #driver}); taking and giving back the role is a
  * compare-and-set, which orders everything one holder did before everything the next one does.
  * {@link #inEventLoop(Thread)} is true only for the current holder.
+ *
+ * <p>A caller with nothing to do until input arrives may also wait inside the loop ({@link
+ * #awaitIo}): it blocks in the selector as the loop's thread, so the frame that ends its wait wakes
+ * it directly and it handles the frame itself — one thread and one scheduler wake-up per message
+ * instead of the background thread's wake-up, its hand-off to the caller, and the caller's own.
+ * While a caller waits there the background thread does not look at the lease; it checks only every
+ * {@link #MAX_BLOCK_NANOS}.
  */
 final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements IoEventLoop, CallerProgress {
   private static final Logger LOG = LoggerFactory.getLogger(SharedIoEventLoop.class);
@@ -75,6 +83,11 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   private final long leaseNanos;
   private final Context nonBlocking = new Context(false);
   private final Context blocking = new Context(true);
+  private final AwaitContext awaiting = new AwaitContext();
+  /** A caller drives the loop in {@link #awaitIo} (blocking in the selector). */
+  private volatile boolean callerAwaits;
+  /** A caller in {@link #awaitIo} waiting for the current driver to step back: unparked when it does. */
+  private volatile Thread stepBackWaiter;
   /** When a caller last drove the loop or asked to. */
   private volatile long lastCallerNanos;
   /** A caller found the background thread driving: it should step back now. */
@@ -151,7 +164,76 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
       return n;
     } finally {
       ThreadExecutorMap.setCurrentExecutor(old);
-      driver.set(null);
+      releaseDriver();
+    }
+  }
+
+  /**
+   * Waits for input as the loop's thread: takes the loop (asking a driving thread to step back and
+   * waiting for it, within the timeout), blocks in the selector until I/O, a task or a timer is
+   * ready, {@code ready} is true or the timeout passes, handles what is ready and then runs {@code
+   * work}. A thread that makes {@code ready} true must call {@link #wakeAwaiting()} afterwards.
+   *
+   * @param work what to run after the I/O, as the loop's thread (may be null)
+   * @param ready checked just before blocking: true means do not block
+   * @param timeoutNanos longest block
+   * @return false if the loop could not be taken (another thread kept it, or it is shutting down,
+   *     or this thread is already inside it): nothing ran, the caller must wait its own way
+   */
+  @Override
+  public boolean awaitIo(IntSupplier work, BooleanSupplier ready, long timeoutNanos) {
+    Thread me = Thread.currentThread();
+    lastCallerNanos = System.nanoTime();
+    if (driver.get() == me || state.get() != RUNNING) {
+      return false;
+    }
+    if (!driver.compareAndSet(null, me)) {
+      stepBackWaiter = me;
+      callerWaiting = true;
+      handler.wakeup();
+      if (driver.get() != null) {
+        LockSupport.parkNanos(this, timeoutNanos); // the stepping-back driver unparks this thread
+      }
+      stepBackWaiter = null;
+      if (!driver.compareAndSet(null, me)) {
+        callerMisses.increment();
+        return false;
+      }
+    }
+    EventExecutor old = ThreadExecutorMap.setCurrentExecutor(this);
+    callerAwaits = true;
+    try {
+      callerWaiting = false;
+      awaiting.until(ready, timeoutNanos);
+      runIo(awaiting);
+      if (work != null) {
+        work.getAsInt();
+        runTasks();
+      }
+      return true;
+    } finally {
+      awaiting.until(null, 0);
+      callerAwaits = false;
+      lastCallerNanos = System.nanoTime();
+      ThreadExecutorMap.setCurrentExecutor(old);
+      releaseDriver();
+    }
+  }
+
+  /** Ends a caller's block in {@link #awaitIo} (any thread; no system call unless one is blocked). */
+  @Override
+  public void wakeAwaiting() {
+    if (callerAwaits) {
+      handler.wakeup();
+    }
+  }
+
+  /** Gives the loop back and unparks a caller of {@link #awaitIo} waiting for it. Driver only. */
+  private void releaseDriver() {
+    driver.set(null);
+    Thread w = stepBackWaiter;
+    if (w != null) {
+      LockSupport.unpark(w);
     }
   }
 
@@ -198,7 +280,7 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   }
 
   /** One pass: I/O (blocking or not, per the context), then tasks and due timers. Driver only. */
-  private int runIo(Context c) {
+  private int runIo(IoHandlerContext c) {
     if (!initialized) {
       initialized = true;
       handler.initialize();
@@ -237,6 +319,11 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
       if (s == TERMINATED) {
         return;
       }
+      if (s == RUNNING && (callerAwaits || stepBackWaiter != null)) {
+        // a caller blocks in the selector as the loop's thread, or waits to: look again later
+        LockSupport.parkNanos(this, MAX_BLOCK_NANOS);
+        continue;
+      }
       long quiet = System.nanoTime() - lastCallerNanos;
       if (s == RUNNING && quiet < leaseNanos) {
         LockSupport.parkNanos(this, leaseNanos - quiet);
@@ -267,7 +354,7 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
         LOG.warn("event loop pass failed", t);
       } finally {
         ThreadExecutorMap.setCurrentExecutor(old);
-        driver.set(null);
+        releaseDriver();
       }
     }
   }
@@ -291,6 +378,39 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   private void runAllTasks() {
     while (runTasks() > 0) {
       // until the queue stays empty
+    }
+  }
+
+  /**
+   * The select of a caller in {@link #awaitIo}: blocking up to its timeout unless it is ready or
+   * another thread asked for the loop. Driver only.
+   */
+  private final class AwaitContext implements IoHandlerContext {
+    private BooleanSupplier ready;
+    private long limitNanos;
+
+    void until(BooleanSupplier r, long timeoutNanos) {
+      ready = r;
+      limitNanos = Math.min(timeoutNanos, MAX_BLOCK_NANOS);
+    }
+
+    @Override
+    public boolean canBlock() {
+      BooleanSupplier r = ready;
+      return tasks.isEmpty() && !hasScheduledTasks() && !callerWaiting && state.get() == RUNNING
+          && (r == null || !r.getAsBoolean());
+    }
+
+    @Override
+    public long delayNanos(long currentTimeNanos) {
+      return SharedIoEventLoop.this.delayNanos(currentTimeNanos, limitNanos);
+    }
+
+    @Override
+    public long deadlineNanos() {
+      long next = nextScheduledTaskDeadlineNanos();
+      long limit = ticker().nanoTime() + limitNanos;
+      return next == -1 || next - limit > 0 ? limit : next;
     }
   }
 

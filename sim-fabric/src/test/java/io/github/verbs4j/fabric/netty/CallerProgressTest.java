@@ -301,6 +301,83 @@ class CallerProgressTest {
     assertEquals(before + 1, takeovers.count(), "one per takeover, with its hook");
   }
 
+  /**
+   * A caller that waits in the loop ({@link CallerProgress#awaitIo}) takes it from the background
+   * thread, blocks in the selector, and the frame that ends its wait is delivered on it; meanwhile
+   * the background thread, though the lease is short, does not take the loop over.
+   */
+  @Test
+  void aWaitingCallerBlocksInTheLoopAndTheFrameThatEndsItsWaitIsDeliveredOnIt() throws Exception {
+    List<FabricNode> ns = open("auto", "50000"); // 50 ms: gaps between this thread's calls stay shorter
+    FabricNode a = ns.get(0);
+    FabricNode b = ns.get(1);
+    ConcurrentLinkedQueue<Integer> atA = new ConcurrentLinkedQueue<>();
+    AtomicReference<Thread> deliveredOn = new AtomicReference<>();
+    a.setReceiver((h, p) -> {
+      deliveredOn.set(Thread.currentThread());
+      atA.add(p.readInt());
+      p.release();
+    });
+    Thread.sleep(100); // nobody has polled for two leases: a's background thread blocks in the selector
+    io.micrometer.core.instrument.FunctionCounter takeovers = a.metrics().registry().find("verbs4j.fabric.progress")
+        .tag("kind", "takeover").functionCounter();
+    Thread me = Thread.currentThread();
+    AtomicInteger workAsLoop = new AtomicInteger();
+    // Take the loop with a first, short wait, then wait for b's frame.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!cp(a).awaitIo(null, () -> true, TimeUnit.MILLISECONDS.toNanos(100))) {
+      assertTrue(System.nanoTime() < deadline, "the waiting caller never got the loop");
+    }
+    double takeoversBefore = takeovers.count();
+    CompletableFuture.runAsync(() -> {
+      try {
+        Thread.sleep(500); // ten leases
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      assertTrue(b.send(a.nodeId(), frame(b, 42)));
+    }, THREAD_PER_TASK);
+    while (atA.isEmpty()) {
+      assertTrue(cp(a).awaitIo(() -> {
+        if (a.scheduler().inFabricThread()) {
+          workAsLoop.incrementAndGet();
+        }
+        return 0;
+      }, () -> !atA.isEmpty(), TimeUnit.SECONDS.toNanos(10)), "the loop stayed with the waiting caller");
+      assertTrue(System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(10), "the frame never came");
+    }
+    assertEquals(42, atA.peek());
+    assertSame(me, deliveredOn.get());
+    assertTrue(workAsLoop.get() >= 1);
+    assertEquals(takeoversBefore, takeovers.count(), "the background thread stayed out while the caller waited");
+  }
+
+  @Test
+  void aWaitEndsWhenAnotherThreadMakesItReadyAndWakesIt() throws Exception {
+    List<FabricNode> ns = open("auto", "200");
+    FabricNode a = ns.get(0);
+    AtomicBoolean ready = new AtomicBoolean();
+    CompletableFuture.runAsync(() -> {
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      ready.set(true);
+      cp(a).wakeAwaiting();
+    }, THREAD_PER_TASK);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!ready.get()) {
+      cp(a).awaitIo(null, ready::get, TimeUnit.SECONDS.toNanos(1));
+      assertTrue(System.nanoTime() < deadline, "never ready");
+    }
+    AtomicInteger ran = new AtomicInteger();
+    while (!cp(a).awaitIo(ran::incrementAndGet, ready::get, TimeUnit.SECONDS.toNanos(1))) {
+      assertTrue(System.nanoTime() < deadline, "the caller never got the loop");
+    }
+    assertEquals(1, ran.get(), "a wait that is ready at once still runs its work once");
+  }
+
   @Test
   void aNodeWithoutCallerProgressDoesNotOfferIt() throws Exception {
     coordinator = EmbeddedCoordinator.start(Duration.ofSeconds(3));

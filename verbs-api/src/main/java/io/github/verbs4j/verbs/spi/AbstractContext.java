@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 /**
  * The shared base of every provider's context: argument checks of the context-level calls, child
@@ -170,6 +171,24 @@ public abstract class AbstractContext implements Context {
    * ib} provider with caller threading) hands it to its own thread here. Does nothing by default.
    */
   protected void beforeBlocking() {}
+
+  /**
+   * Called by a thread about to block in a completion channel's {@code await}: a provider whose
+   * progress depends on callers may let the thread wait inside its own I/O instead, handling what
+   * arrives itself (one wake-up per message on a crowded host), until {@code ready} is true or the
+   * timeout passes. The default does not wait.
+   *
+   * @param ready true once the channel has an event
+   * @param timeoutNanos longest wait
+   * @return true if it waited (the caller looks at the channel again without blocking); false if
+   *     the caller must block on the channel ({@link #beforeBlocking} first)
+   */
+  protected boolean awaitProgress(BooleanSupplier ready, long timeoutNanos) {
+    return false;
+  }
+
+  /** A completion event was queued on one of this context's channels (any thread): ends an {@link #awaitProgress}. */
+  protected void channelEventQueued() {}
 
   @Override
   public CompletionChannel createCompletionChannel() {

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * A completion channel in software: a blocking queue of CQ events. Shared by every provider.
@@ -16,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 public final class SoftCompletionChannel implements CompletionChannel {
   private final AbstractContext context;
   private final LinkedBlockingQueue<CompletionQueue> events = new LinkedBlockingQueue<>();
+  private final BooleanSupplier hasEvent = () -> !events.isEmpty();
   final OpenSet cqs = new OpenSet();
   private volatile boolean closed;
 
@@ -28,6 +30,7 @@ public final class SoftCompletionChannel implements CompletionChannel {
 
   void deliver(CompletionQueue cq) {
     events.offer(cq);
+    context.channelEventQueued();
   }
 
   @Override
@@ -43,6 +46,9 @@ public final class SoftCompletionChannel implements CompletionChannel {
       CompletionQueue ready = events.poll();
       if (ready != null) {
         return Optional.of(ready);
+      }
+      if (context.awaitProgress(hasEvent, nanos)) {
+        return Optional.ofNullable(events.poll());
       }
       context.beforeBlocking();
       return Optional.ofNullable(events.poll(nanos, TimeUnit.NANOSECONDS));
