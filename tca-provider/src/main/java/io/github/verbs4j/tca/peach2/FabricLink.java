@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 
 /**
@@ -326,6 +327,20 @@ public final class FabricLink implements Peach2Link {
       return cp.progress(work, pollIo);
     }
     return work != null ? work.getAsInt() : 0;
+  }
+
+  @Override
+  public boolean awaitIo(IntSupplier work, BooleanSupplier ready, long timeoutNanos) {
+    CallerProgress cp = callerProgress;
+    return cp != null && cp.awaitIo(work, ready, timeoutNanos);
+  }
+
+  @Override
+  public void wakeAwaiting() {
+    CallerProgress cp = callerProgress;
+    if (cp != null) {
+      cp.wakeAwaiting();
+    }
   }
 
   @Override

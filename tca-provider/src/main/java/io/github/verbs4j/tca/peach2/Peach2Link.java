@@ -4,6 +4,7 @@ import io.github.verbs4j.fabric.topo.Peach2Topology;
 import io.github.verbs4j.verbs.spi.runtime.PeerProgress;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 
 /**
@@ -157,6 +158,23 @@ public interface Peach2Link extends AutoCloseable, PeerProgress {
 
   /** The calling thread stops calling {@link #progress} for a while: the link's own thread takes the I/O now. */
   default void yieldProgress() {}
+
+  /**
+   * Blocks the caller in the link's I/O, as the fabric's thread, until something arrives, {@code
+   * ready} is true, {@link #wakeAwaiting} is called or the timeout passes, then runs {@code work}
+   * ({@code CallerProgress.awaitIo}), if the link lets callers drive its I/O.
+   *
+   * @param work what to run afterwards on this thread
+   * @param ready checked just before blocking: true means do not block
+   * @param timeoutNanos longest wait
+   * @return false if it did not wait (the caller waits its own way)
+   */
+  default boolean awaitIo(IntSupplier work, BooleanSupplier ready, long timeoutNanos) {
+    return false;
+  }
+
+  /** Ends a caller's {@link #awaitIo} (any thread; cheap when none waits). */
+  default void wakeAwaiting() {}
 
   /** Leaves the fabric. */
   @Override

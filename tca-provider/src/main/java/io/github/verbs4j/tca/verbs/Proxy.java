@@ -8,6 +8,7 @@ import io.netty.util.collection.IntObjectHashMap;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -141,6 +142,16 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
   /** The application is about to block: the fabric's own thread takes its I/O. */
   void beforeBlocking() {
     board.link().yieldProgress();
+  }
+
+  /** See {@link ProxyRunners#await}. */
+  boolean awaitProgress(BooleanSupplier ready, long timeoutNanos) {
+    return runners.await(ready, timeoutNanos);
+  }
+
+  /** A completion event was queued: ends an application thread's {@link #awaitProgress}. */
+  void wakeAwaiting() {
+    board.link().wakeAwaiting();
   }
 
   private void onWakeTimer() {

@@ -3,9 +3,11 @@ package io.github.verbs4j.tca.verbs;
 import io.github.verbs4j.tca.peach2.Peach2Link;
 import io.github.verbs4j.verbs.spi.runtime.AgentLock;
 import io.github.verbs4j.verbs.spi.runtime.EngineThread;
+import io.github.verbs4j.verbs.spi.runtime.HostShare;
 import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
 import io.github.verbs4j.verbs.spi.runtime.Threading;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.slf4j.Logger;
@@ -24,7 +26,11 @@ import org.slf4j.LoggerFactory;
  *       thread) until it is idle, arming the running thread if another runs it;
  *   <li>the thread that lands a write in this node's memory ({@code dedicated}, {@code shared}: if
  *       the proxy is free; {@code invoker}: as a call would), and in {@code invoker} mode the board
- *       scheduler's timers.
+ *       scheduler's timers;
+ *   <li>on a crowded host ({@link HostShare#oversubscribed}, calls running the proxy), an
+ *       application thread that waits for a completion ({@link #await}): it blocks in the link's
+ *       I/O and runs the proxy after each wake-up, so what ends its wait is read and handled on the
+ *       one thread it wakes.
  * </ul>
  */
 final class ProxyRunners {
@@ -47,6 +53,8 @@ final class ProxyRunners {
   private final IntSupplier borrowed = this::runBorrowedIfFree;
   private final IntSupplier untilIdle = this::workUntilIdle;
   private final Runnable changed = this::onDelivery;
+  private final IntSupplier awaitWork;
+  private final boolean waitInWire;
 
   ProxyRunners(Proxy agent, Peach2Link link, Threading mode, IdleStrategyKey.Backoff idle) {
     this.agent = agent;
@@ -54,6 +62,8 @@ final class ProxyRunners {
     this.lock = agent.lock();
     this.mode = mode;
     this.idle = idle;
+    this.waitInWire = mode.callsRunAgent() && HostShare.current().oversubscribed();
+    this.awaitWork = mode == Threading.INVOKER ? this::runAwaitInvoked : borrowed;
   }
 
   /**
@@ -118,6 +128,37 @@ final class ProxyRunners {
         // the engine thread does everything
       }
     }
+  }
+
+  /**
+   * An application thread is about to block until {@code ready} (a completion event): on a crowded
+   * host it waits in the link's I/O instead and runs the proxy after each wake-up, as a call.
+   *
+   * @param ready true when the wait is over
+   * @param timeoutNanos longest wait
+   * @return false if it did not wait (not crowded, or the link's I/O is another thread's): the
+   *     caller blocks its own way
+   */
+  boolean await(BooleanSupplier ready, long timeoutNanos) {
+    if (!waitInWire) {
+      return false;
+    }
+    long deadline = System.nanoTime() + timeoutNanos;
+    while (!ready.getAsBoolean()) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return true;
+      }
+      if (!link.awaitIo(awaitWork, ready, left)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private int runAwaitInvoked() {
+    runInvokedHere();
+    return 0;
   }
 
   /** A write landed (the delivering thread, or this agent's own loopback DMA). */

@@ -30,6 +30,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 /**
  * An open {@code tca_peach2}: the PEACH2 board of this node, the receive areas of the packet rings
@@ -154,6 +155,17 @@ final class TcaContext extends AbstractContext {
   @Override
   protected void beforeBlocking() {
     proxy.beforeBlocking();
+  }
+
+  /** On a crowded host a thread waits for its completion event in the link's I/O, running the proxy. */
+  @Override
+  protected boolean awaitProgress(BooleanSupplier ready, long timeoutNanos) {
+    return proxy.awaitProgress(ready, timeoutNanos);
+  }
+
+  @Override
+  protected void channelEventQueued() {
+    proxy.wakeAwaiting();
   }
 
   @Override
