@@ -453,8 +453,7 @@ public final class FabricPacketPort implements PacketPort, FrameReceiver, PeerLi
     }
     int src = header.src();
     if (!wellFormed(payload, src, node.nodeId())) {
-      node.metrics().drop(DropReason.MALFORMED, payload.readableBytes());
-      payload.release();
+      node.reject(payload);
       return;
     }
     if (!shares.admit(src)) {

@@ -74,6 +74,8 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
   private NodeLinkState links; // set by attach
   private volatile int nodeId;
   private volatile FrameReceiver receiver;
+  /** Frames the receiver rejected ({@link #reject}); written and read on the fabric thread. */
+  private long rejects;
   private volatile boolean open = true;
 
   /**
@@ -625,6 +627,18 @@ public abstract class AbstractFabricNode<D> implements FabricNode {
   @Override
   public final void setReceiver(FrameReceiver receiver) {
     this.receiver = receiver;
+  }
+
+  @Override
+  public final void reject(ByteBuf payload) {
+    metrics.drop(DropReason.MALFORMED, payload.readableBytes());
+    payload.release();
+    rejects++;
+  }
+
+  /** @return frames the receiver rejected so far ({@link #reject}); on the fabric thread */
+  protected final long rejects() {
+    return rejects;
   }
 
   @Override

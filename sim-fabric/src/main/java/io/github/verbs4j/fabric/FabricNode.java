@@ -221,6 +221,16 @@ public interface FabricNode extends AutoCloseable {
    */
   void setReceiver(FrameReceiver receiver);
 
+  /**
+   * The receiver drops a frame that failed its checks on arrival: counts it ({@link
+   * DropReason#MALFORMED}), releases it, and tells the transport, which reads a connection that
+   * keeps sending such frames more slowly ({@code docs/security.md}). Call it from {@link
+   * FrameReceiver#onFrame} only, in place of releasing the payload.
+   *
+   * @param payload the frame's payload (ownership passes)
+   */
+  void reject(ByteBuf payload);
+
   /** @param listener told when peers come up or go down */
   void addPeerListener(PeerListener listener);
 

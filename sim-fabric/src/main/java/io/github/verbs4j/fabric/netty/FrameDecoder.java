@@ -27,6 +27,11 @@ import java.util.function.IntSupplier;
  * a 1 MiB frame is one frame. The socket is still read meanwhile (a copy, cheap) until more than
  * {@link #HOLD_LIMIT} bytes are held; then reading stops until they are decoded, and the kernel's
  * socket buffer and TCP flow control hold the sender back.
+ *
+ * <p>Frames that fail their checks on arrival, here or in the node ({@link #rejected}), are paid
+ * from the connection's {@link RejectBudget}: once it is spent the connection is neither read nor
+ * decoded until the budget is partly back, so a member writing garbage gets a bounded share of the
+ * loop and is held back by TCP flow control, and its frames are still all counted.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
   /** Frames a connection's decoder passes on or drops per turn of the event loop ({@code docs/benchmarks.md}). */
@@ -44,6 +49,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   private int turnFrames;
   private Turn turn = Turn.READING;
   private ChannelHandlerContext context;
+  private RejectBudget budget;
+  /** A frame was rejected with the budget spent: stop at the next frame. */
+  private boolean overBudget;
   /** Bytes taken off the stream: frames passed on and bytes skipped. */
   private long consumed;
 
@@ -55,6 +63,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     DEFERRED,
     /** The budget is spent and more than {@link #HOLD_LIMIT} bytes are held: auto-read off. */
     PAUSED,
+    /**
+     * Too many frames failed their checks ({@link RejectBudget}): auto-read off and nothing
+     * decoded until a timer finds the budget back.
+     */
+    POLICED,
     /** The connection is closing: everything left is decoded at once. */
     CLOSING
   }
@@ -89,6 +102,20 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     context = ctx;
+    budget = new RejectBudget(ctx.executor().ticker().nanoTime());
+  }
+
+  /**
+   * The node rejected a frame this decoder handed on (it failed the receiver's checks on arrival,
+   * or named a source the connection may not speak for): it is paid from the connection's budget.
+   * Event loop.
+   */
+  public void rejected() {
+    long now = context.executor().ticker().nanoTime();
+    budget.reject(now);
+    if (budget.spent(now)) {
+      overBudget = true;
+    }
   }
 
   @Override
@@ -98,7 +125,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         turnFrames = 0; // the socket's turn is over with budget left: the next turn starts afresh
         super.channelReadComplete(ctx);
       }
-      case PAUSED -> {
+      case PAUSED, POLICED -> {
         // not Netty's: with auto-read off it would ask for another read when this one passed nothing on
         discardSomeReadBytes();
         ctx.fireChannelReadComplete();
@@ -120,6 +147,30 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       turn = Turn.PAUSED;
       ctx.channel().config().setAutoRead(false);
     }
+  }
+
+  /** Spent: stop reading and decoding until the budget is back. */
+  private void police(ChannelHandlerContext ctx) {
+    turn = Turn.POLICED;
+    ctx.channel().config().setAutoRead(false);
+    ctx.executor().schedule(this::endPolicing, budget.nanosToResume(ctx.executor().ticker().nanoTime()),
+        TimeUnit.NANOSECONDS);
+  }
+
+  /** The policing timer: decode and read again once the budget is back. */
+  private void endPolicing() {
+    ChannelHandlerContext ctx = context;
+    if (turn != Turn.POLICED || ctx.isRemoved()) {
+      return;
+    }
+    long wait = budget.nanosToResume(ctx.executor().ticker().nanoTime());
+    if (wait > 0) {
+      ctx.executor().schedule(this::endPolicing, wait, TimeUnit.NANOSECONDS);
+      return;
+    }
+    overBudget = false;
+    turn = Turn.PAUSED;
+    nextTurn();
   }
 
   /** The loop's next turn: decode a budget of what is held; read the socket again if it had stopped. */
@@ -155,6 +206,13 @@ public final class FrameDecoder extends ByteToMessageDecoder {
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     while (true) {
+      if (turn == Turn.POLICED) {
+        return; // a read that was on its way when the socket was turned off
+      }
+      if (overBudget && turn != Turn.CLOSING) {
+        police(ctx);
+        return;
+      }
       if (turnFrames >= framesPerTurn && turn != Turn.CLOSING) {
         defer(ctx, in.readableBytes());
         return;
@@ -180,6 +238,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       if (why != null) {
         // One frame counted; its bytes are counted as they are skipped.
         metrics.drop(why, 0);
+        rejected();
         turnFrames++;
         discarding = total;
         discardReason = why;
@@ -191,13 +250,18 @@ public final class FrameDecoder extends ByteToMessageDecoder {
       out.add(in.readRetainedSlice((int) total));
       consumed += total;
       turnFrames++;
+      return; // handed on before the next is decoded: the node may reject it ({@link #rejected})
     }
   }
 
   @Override
   protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
     turn = Turn.CLOSING;
-    decode(ctx, in, out);
+    int before;
+    do {
+      before = in.readableBytes();
+      decode(ctx, in, out);
+    } while (in.readableBytes() < before);
     int rest = in.readableBytes();
     if (rest > 0) {
       metrics.drop(DropReason.TRUNCATED, rest);

@@ -360,6 +360,7 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
       if (header.src() != peer && (router == null || !router.mayRelay(peer, header.src(), header.dst()))) {
         metrics.drop(DropReason.SPOOFED_SOURCE, header.length());
         frame.release();
+        decoder.rejected();
         return;
       }
       if (header.type() == FrameHeader.TYPE_DOORBELL) {
@@ -381,7 +382,11 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
         }
         return;
       }
+      long rejected = rejects();
       receive(frame, r);
+      if (rejects() != rejected) {
+        decoder.rejected();
+      }
       receipt(false);
     }
 
