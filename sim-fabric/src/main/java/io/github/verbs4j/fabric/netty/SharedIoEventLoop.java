@@ -237,7 +237,9 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
    * pass that does not block).
    */
   private void releaseDriver() {
-    callerWaiting = false;
+    if (callerWaiting) {
+      callerWaiting = false; // written only when set: a poll's hand-back stays one volatile write
+    }
     driver.set(null);
     Thread w = stepBackWaiter;
     if (w != null) {
