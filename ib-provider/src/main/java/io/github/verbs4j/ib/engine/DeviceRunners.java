@@ -2,6 +2,7 @@ package io.github.verbs4j.ib.engine;
 
 import io.github.verbs4j.verbs.spi.runtime.AgentLock;
 import io.github.verbs4j.verbs.spi.runtime.EngineThread;
+import io.github.verbs4j.verbs.spi.runtime.IoWait;
 import io.github.verbs4j.verbs.spi.runtime.Threading;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.util.function.BooleanSupplier;
@@ -48,6 +49,7 @@ final class DeviceRunners {
   private final IntSupplier untilIdle = this::workUntilIdle;
   private final IntSupplier awaitWork;
   private final boolean waitInWire;
+  private final IoWait ioWait;
   // invoker: the thread running the agent in runInvoked, and whether this pass's duty cycles ran
   private Thread invokingThread;
   private boolean workRan;
@@ -65,6 +67,7 @@ final class DeviceRunners {
     this.callsRun = mode.callsRunAgent();
     this.waitInWire = callsRun && dev.params.waitInWire;
     this.awaitWork = mode == Threading.INVOKER ? this::runAwaitInvoked : callWork;
+    this.ioWait = new IoWait(port::awaitWire, awaitWork, this::flushHeldAcks);
     // Without a thread nothing bounds a hold but the callers: runs that are not calls hold none.
     acks.runBy(mode == Threading.INVOKER ? AckPolicy.Run.DELIVERY : AckPolicy.Run.THREAD);
   }
@@ -181,28 +184,22 @@ final class DeviceRunners {
     if (!waitInWire) {
       return false;
     }
-    long deadline = System.nanoTime() + timeoutNanos;
     Thread me = Thread.currentThread();
     pollingThread = me; // packets this thread's I/O delivers wait for its own run of the agent
     try {
-      while (!ready.getAsBoolean()) {
-        if (acks.any()) {
-          acks.requestFlush();
-          port.progress(awaitWork, false); // a runner that holds the agent meanwhile flushes them
-        }
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return true;
-        }
-        if (!port.awaitWire(awaitWork, ready, left)) {
-          return false;
-        }
-      }
-      return true;
+      return ioWait.await(ready, timeoutNanos);
     } finally {
       if (pollingThread == me) {
         pollingThread = null;
       }
+    }
+  }
+
+  /** Before a waiting thread blocks: held ACKs leave now. */
+  private void flushHeldAcks() {
+    if (acks.any()) {
+      acks.requestFlush();
+      port.progress(awaitWork, false); // a runner that holds the agent meanwhile flushes them
     }
   }
 

@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * verbs.threading}), each runner under the agent's {@link AgentLock}.
  *
  * <p>Its pieces: {@link FrameSplitter} (frames into packets), {@link Transmitter} (packets out,
- * claim/commit, trains), {@link TimerList}, {@link AckPolicy}; the QP table and the port upcalls
- * are here.
+ * claim/commit, trains), {@link TimerList}, {@link WakeTimer} (when the port must run it next),
+ * {@link AckPolicy}; the QP table and the port upcalls are here.
  *
  * <p>Locks: the agent (one runner at a time), then per QP its private QP lock ({@link
  * QpOwner#lock()}), then CQ and SRQ monitors. The verbs layer takes a QP monitor but never the agent, so there is no cycle.
@@ -82,21 +82,13 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
   private volatile boolean closed;
   /** When the engine thread will look again at the latest (port clock; set when it runs the agent). */
   private long threadLooksBy = Long.MAX_VALUE;
-  private boolean wakeScheduled;
-  private long wakeDeadline;
-  private PacketPort.Timer wakeTimer;
-  private volatile boolean wakeFired;
-  private final Runnable wakeTask = this::onWakeTimer;
-  /** How long a reply the HCA waits for holds its modelled timers back without any work, wall ns. */
-  static final long AWAIT_WALL_LIMIT_NANOS = 10_000_000_000L;
-  private volatile boolean awaitingReply; // modelled time: set at the end of each duty cycle
+  private final WakeTimer wakeTimer;
   /**
    * Modelled time: a duty cycle runs that began with work queued or took some. One that found
    * nothing (an application's CQ poll, an idle thread's look) does not keep the clock's timers
    * waiting, however often it runs: what arrives meanwhile is queued, and visible, until taken.
    */
   private volatile boolean working;
-  private volatile long lastWorkWallNanos;
 
   /**
    * @param port the wire
@@ -116,6 +108,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     this.acks = new AckPolicy(port.modelledTime() ? 0 : params.ackDelayNanos);
     this.clock = port::nowNanos;
     this.runners = new DeviceRunners(this, port, lock, acks, params.threading);
+    this.wakeTimer = new WakeTimer(port, timers, runners);
     port.bind(this);
     port.busyProbe(this::busy);
     if (params.threading.callsRunAgent() && params.ackDelayNanos > 0 && port.onCallersIdle(this::flushHeldAcks)) {
@@ -354,7 +347,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
 
   @Override
   public boolean hasPendingWork() {
-    return !inbound.isEmpty() || !doorbells.isEmpty() || peerDownPending || wakeFired || closed
+    return !inbound.isEmpty() || !doorbells.isEmpty() || peerDownPending || wakeTimer.fired() || closed
         || acks.flushRequested();
   }
 
@@ -363,13 +356,13 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
    * with work running ({@link #working}), anything queued for one — or a reply is on its way: a
    * requester waits for an ACK on a wire that loses nothing, from a peer that lives, so its
    * retransmission deadline is not the next event. Should that reply never come (a frame the fabric dropped for back-pressure), the claim
-   * lapses after {@link #AWAIT_WALL_LIMIT_NANOS} of wall time without a duty cycle doing work.
+   * lapses after {@link WakeTimer#AWAIT_WALL_LIMIT_NANOS} of wall time without a duty cycle doing work.
    */
   private boolean busy() {
-    if (awaitingReply && System.nanoTime() - lastWorkWallNanos < AWAIT_WALL_LIMIT_NANOS && !port.mayLose()) {
+    if (wakeTimer.awaitsReply() && !port.mayLose()) {
       return true;
     }
-    return working || !inbound.isEmpty() || !doorbells.isEmpty() || peerDownPending || wakeFired
+    return working || !inbound.isEmpty() || !doorbells.isEmpty() || peerDownPending || wakeTimer.fired()
         || acks.flushRequested();
   }
 
@@ -378,10 +371,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     now = t;
     tx.takeSent();
     int work = 0;
-    if (wakeFired) {
-      wakeFired = false;
-      wakeScheduled = false;
-    }
+    wakeTimer.cycleStarts();
     if (peerDownPending) {
       work += handlePeerDown(t);
     }
@@ -424,10 +414,10 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     if (acks.pending()) {
       acks.endOfCycle(t, tx.sent(), clock);
     }
-    if (work > 0 && awaitingReply) {
-      lastWorkWallNanos = System.nanoTime();
+    if (work > 0) {
+      wakeTimer.worked();
     }
-    scheduleWake(t);
+    wakeTimer.plan(t, closed);
     return work;
   }
 
@@ -631,48 +621,6 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
     }
   }
 
-  /** Needs a port timer to wake the agent (no engine thread, or a clock that only moves with events). */
-  private void scheduleWake(long t) {
-    boolean modelled = port.modelledTime();
-    if (modelled && timers.any()) {
-      // The wake timer is an event of the modelled clock: it must be a deadline still armed (an
-      // ACK disarms the retransmission timer), never a stale one the clock would be moved to.
-      timers.refresh();
-      boolean a = timers.awaitingReply();
-      if (a && !awaitingReply) {
-        lastWorkWallNanos = System.nanoTime();
-      }
-      awaitingReply = a;
-    } else if (modelled && awaitingReply) {
-      awaitingReply = false;
-    }
-    if (!timers.any() || closed) {
-      if (modelled && wakeScheduled && !wakeFired) {
-        wakeTimer.cancel();
-        wakeScheduled = false;
-      }
-      return;
-    }
-    if (!runners.needsPortTimer() && !modelled) {
-      return;
-    }
-    long next = timers.nextDeadline();
-    if (wakeScheduled && (modelled ? next == wakeDeadline : next - wakeDeadline >= 0)) {
-      return;
-    }
-    if (wakeScheduled && wakeTimer != null) {
-      wakeTimer.cancel();
-    }
-    wakeScheduled = true;
-    wakeDeadline = next;
-    wakeTimer = port.schedule(Math.max(0, next - t), wakeTask);
-  }
-
-  private void onWakeTimer() {
-    wakeFired = true;
-    runners.wake();
-  }
-
   /** Makes sure the agent will run soon (any thread; a packet, a timer, the fabric). */
   void wake() {
     runners.wake();
@@ -689,9 +637,7 @@ public final class IbDevice implements PacketPort.Receiver, FrameSplitter.Sink, 
 
     closed = true;
     runners.close();
-    if (wakeTimer != null) {
-      wakeTimer.cancel();
-    }
+    wakeTimer.cancel();
     ByteBuf b;
     while ((b = inbound.poll()) != null) {
       b.release();

@@ -35,13 +35,10 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * A fabric node in its own process, exchanging frames with its peers over Netty: TCP, or Unix
  * domain sockets to peers on the same host. Opened by {@link io.github.verbs4j.fabric.Fabric#open};
  * see {@link FabricNode} for the contract. The send checks, the fault stage and delivery are
- * {@link AbstractFabricNode}'s; this class is the netty transport, in four parts:
+ * {@link AbstractFabricNode}'s; this class is the netty transport, in five parts:
  *
  * <ul>
  *   <li>this class: the event loop (one thread per node, or {@link SharedIoEventLoop} for caller
@@ -62,7 +59,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link Outbox}: encoding and writing this node's frames, queued from other threads and
  *       flushed once per batch, with back-pressure;
  *   <li>{@link TransitRouter}: which process models each link of a route, and frames passing
- *       through.
+ *       through;
+ *   <li>{@link NodeShm}: the shared-memory rings to peers on this host ({@code verbs.fabric.shm}):
+ *       linking them, frames out of this node's ring, doorbells, a full ring watched for room.
  * </ul>
  *
  * <p>Connections: each node listens, publishes its addresses through the coordinator, and opens
@@ -84,11 +83,8 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
   private final NettyMembership members;
   private final Outbox outbox;
   private TransitRouter router; // set by start, before open returns
+  private final NodeShm shmPart;
   private volatile ShmLinks shm; // verbs.fabric.shm: rings to peers on this host; set by start
-  private AtomicIntegerArray shmWatch; // 1 while a full ring's peer is watched for room
-  /** How often a full ring is looked at again, for the writability listeners, ns. */
-  private static final long SHM_RECHECK_NANOS = 50_000;
-  private static final String SHM_KEY = "verbs4j.fabric.shm/";
 
   private NettyNode(FabricOptions options, MeterRegistry registry) {
     super(options, new FabricMetrics(registry, "netty-rank-" + options.rank() + "-" + ProcessHandle.current().pid()),
@@ -127,6 +123,7 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     this.members = new NettyMembership(this, options, transports, group);
     this.outbox = new Outbox(loop, metrics, this::isOpen, !clock.isModelled(), (int) options.getLong(FabricOptions.HIGH_WATER),
         options.getLong(FabricOptions.MAX_PENDING));
+    this.shmPart = new NodeShm(this, options, metrics, loop, members);
     metrics.bindFaults(faults);
   }
 
@@ -174,55 +171,17 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
         transports.name(), options.size() - 1);
   }
 
-  /**
-   * {@code verbs.fabric.shm}: every node publishes its ring (or {@code off}) in the job's key-value
-   * store; unless off, this node maps the rings of the peers on its host.
-   */
+  /** {@code verbs.fabric.shm}: this node's ring, then the rings of the peers on its host. */
   private void linkShm(long deadline) {
-    String mode = options.get(FabricOptions.SHM);
-    ShmLinks s = ShmLinks.open(options, nodeId(), loop, this::onShmFrame);
-    JobChannel job = members.job();
-    job.kvPut(SHM_KEY + nodeId(), (s == null ? "off" : s.address()).getBytes(StandardCharsets.UTF_8));
-    if (s == null) {
-      return;
+    ShmLinks s = shmPart.open(group);
+    shm = s; // before the peers': a peer that links first may ring the doorbell
+    if (s != null) {
+      shmPart.attachPeers(deadline);
     }
-    shm = s;
-    if (group instanceof SharedIoEventLoop shared) {
-      shared.pollAlso(s::pollInline); // a polling caller reads the ring itself
-    }
-    shmWatch = new AtomicIntegerArray(options.size() + 1);
-    int linked = 0;
-    for (int n = 1; n <= options.size(); n++) {
-      if (n == nodeId()) {
-        continue;
-      }
-      long left = Math.max(1, deadline - System.nanoTime());
-      String a = new String(job.kvGet(SHM_KEY + n, Duration.ofNanos(left)), StandardCharsets.UTF_8);
-      if (s.attach(n, a)) {
-        linked++;
-      } else if ("required".equals(mode)) {
-        throw new FabricException("verbs.fabric.shm=required: node " + n + " (rank " + (n - 1) + ") has no shared-memory ring this process can map ("
-            + (a.equals("off") ? "it runs with verbs.fabric.shm=off" : "another host, or its ring does not map") + ")");
-      }
-    }
-    LOG.debug("node {}: shared-memory rings to {} of {} peers ({})", nodeId(), linked, options.size() - 1, s.file());
   }
 
-  /** Fabric thread: a frame out of this node's ring. */
-  private void onShmFrame(ByteBuf frame) {
-    DropReason bad = FrameHeader.check(frame, 0, options.mtu(), nodeId());
-    int type = bad == null ? frame.getUnsignedByte(FrameHeader.TYPE_OFFSET) : 0;
-    if (type == FrameHeader.TYPE_DOORBELL || type == FrameHeader.TYPE_RECEIPT) {
-      bad = DropReason.BAD_TYPE; // doorbells and receipts come on sockets only
-    }
-    if (bad == null && frame.readableBytes() != FrameHeader.LENGTH + FrameHeader.length(frame, 0)) {
-      bad = DropReason.TRUNCATED;
-    }
-    if (bad != null) {
-      metrics.drop(bad, Math.max(0, frame.readableBytes() - FrameHeader.LENGTH));
-      frame.release();
-      return;
-    }
+  /** Fabric thread: a well-formed frame out of this node's ring. */
+  void receiveFromRing(ByteBuf frame) {
     header.decode(frame, 0);
     receive(frame, 0);
   }
@@ -466,7 +425,7 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
         case SENT_WAKE -> {
           metrics.sent(len);
           payload.release();
-          ringDoorbell(next);
+          shmPart.ringDoorbell(next);
           return true;
         }
         case FULL -> {
@@ -478,21 +437,6 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
       }
     }
     return outbox.send(members.peer(router.nextNode(route, done)), route, done, tag, flags, payload, sendTime, delay);
-  }
-
-  /**
-   * Wakes a peer whose ring poller sleeps: a header-only {@link FrameHeader#TYPE_DOORBELL} frame on
-   * its socket (one system call, and only when the poller sleeps).
-   */
-  private void ringDoorbell(int peer) {
-    Peer p = members.peer(peer);
-    Channel ch = p == null ? null : p.channel;
-    if (ch == null || !ch.isActive()) {
-      return; // the poller wakes by itself within its sleep limit
-    }
-    ByteBuf bell = ch.alloc().directBuffer(FrameHeader.LENGTH);
-    FrameHeader.write(bell, FrameHeader.TYPE_DOORBELL, 0, 0, nodeId(), peer, 0, 0, 0, 0);
-    ch.writeAndFlush(bell, ch.voidPromise());
   }
 
   /** The reorder window is wall time on a netty node (the event loop's timer). */
@@ -571,37 +515,12 @@ public final class NettyNode extends AbstractFabricNode<Peer> {
     if (s != null && s.linked(v.id)) {
       boolean w = s.isWritable(v.id);
       if (!w) {
-        watchShm(v.id);
+        shmPart.watch(v.id, hasWritabilityListeners());
       }
       return v.up && w;
     }
     Channel ch = v.channel;
     return v.up && ch != null && ch.isWritable();
-  }
-
-  /**
-   * A peer's ring is too full to write: looks again every {@link #SHM_RECHECK_NANOS} on the event
-   * loop and tells the writability listeners when it has room (the ring has no event of its own).
-   */
-  private void watchShm(int peer) {
-    if (!hasWritabilityListeners() || !shmWatch.compareAndSet(peer, 0, 1)) {
-      return;
-    }
-    loop.schedule(() -> recheckShm(peer), SHM_RECHECK_NANOS, TimeUnit.NANOSECONDS);
-  }
-
-  private void recheckShm(int peer) {
-    ShmLinks s = shm;
-    if (isOpen() && s != null && s.linked(peer) && !s.isWritable(peer)) {
-      loop.schedule(() -> recheckShm(peer), SHM_RECHECK_NANOS, TimeUnit.NANOSECONDS);
-      return;
-    }
-    shmWatch.set(peer, 0);
-    for (int dst = 1; dst <= options.size(); dst++) {
-      if (dst != nodeId() && router.via(dst) == peer) {
-        notifyWritability(dst, true);
-      }
-    }
   }
 
   @Override

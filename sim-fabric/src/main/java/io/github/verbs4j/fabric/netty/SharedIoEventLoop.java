@@ -90,7 +90,7 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   private volatile Thread stepBackWaiter;
   /** When a caller last drove the loop or asked to. */
   private volatile long lastCallerNanos;
-  /** A caller found the background thread driving: it should step back now. */
+  /** A caller found another thread driving: it should step back now (cleared as it does). */
   private volatile boolean callerWaiting;
   private boolean initialized; // by the driver only
   /** Runs when the background thread takes over from callers ({@link #onCallersIdle}). */
@@ -100,6 +100,8 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   // another thread driving it (its call then ran its work without the I/O): fabric metrics.
   private final LongAdder takeovers = new LongAdder();
   private final LongAdder callerMisses = new LongAdder();
+  /** Tests only: runs on the background thread just after it took the loop, else null. */
+  volatile Runnable afterBackgroundTake;
 
   /**
    * @param factory the I/O handler (epoll or NIO)
@@ -203,7 +205,6 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
     EventExecutor old = ThreadExecutorMap.setCurrentExecutor(this);
     callerAwaits = true;
     try {
-      callerWaiting = false;
       awaiting.until(ready, timeoutNanos);
       runIo(awaiting);
       if (work != null) {
@@ -228,8 +229,17 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
     }
   }
 
-  /** Gives the loop back and unparks a caller of {@link #awaitIo} waiting for it. Driver only. */
+  /**
+   * Gives the loop back and unparks a caller of {@link #awaitIo} waiting for it. Driver only. A
+   * request to step back is answered here, by the driver it was made to, never when a driver takes
+   * the loop: one made just as a driver takes it would be lost, and that driver would block in the
+   * selector while the caller waits. A request made after this reaches the next driver (at most one
+   * pass that does not block).
+   */
   private void releaseDriver() {
+    if (callerWaiting) {
+      callerWaiting = false; // written only when set: a poll's hand-back stays one volatile write
+    }
     driver.set(null);
     Thread w = stepBackWaiter;
     if (w != null) {
@@ -335,11 +345,14 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
       }
       EventExecutor old = ThreadExecutorMap.setCurrentExecutor(this);
       try {
+        Runnable took = afterBackgroundTake;
+        if (took != null) {
+          took.run();
+        }
         if (s != RUNNING) {
           shutdownAndTerminate();
           return;
         }
-        callerWaiting = false;
         long last = lastCallerNanos;
         if (last != takeoverSeen) {
           takeoverSeen = last;

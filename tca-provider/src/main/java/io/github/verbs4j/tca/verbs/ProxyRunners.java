@@ -5,6 +5,7 @@ import io.github.verbs4j.verbs.spi.runtime.AgentLock;
 import io.github.verbs4j.verbs.spi.runtime.EngineThread;
 import io.github.verbs4j.verbs.spi.runtime.HostShare;
 import io.github.verbs4j.verbs.spi.runtime.IdleStrategyKey;
+import io.github.verbs4j.verbs.spi.runtime.IoWait;
 import io.github.verbs4j.verbs.spi.runtime.Threading;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.util.function.BooleanSupplier;
@@ -53,8 +54,8 @@ final class ProxyRunners {
   private final IntSupplier borrowed = this::runBorrowedIfFree;
   private final IntSupplier untilIdle = this::workUntilIdle;
   private final Runnable changed = this::onDelivery;
-  private final IntSupplier awaitWork;
   private final boolean waitInWire;
+  private final IoWait ioWait;
 
   ProxyRunners(Proxy agent, Peach2Link link, Threading mode, IdleStrategyKey.Backoff idle) {
     this.agent = agent;
@@ -63,7 +64,7 @@ final class ProxyRunners {
     this.mode = mode;
     this.idle = idle;
     this.waitInWire = mode.callsRunAgent() && HostShare.current().oversubscribed();
-    this.awaitWork = mode == Threading.INVOKER ? this::runAwaitInvoked : borrowed;
+    this.ioWait = new IoWait(link::awaitIo, mode == Threading.INVOKER ? this::runAwaitInvoked : borrowed);
   }
 
   /**
@@ -140,20 +141,7 @@ final class ProxyRunners {
    *     caller blocks its own way
    */
   boolean await(BooleanSupplier ready, long timeoutNanos) {
-    if (!waitInWire) {
-      return false;
-    }
-    long deadline = System.nanoTime() + timeoutNanos;
-    while (!ready.getAsBoolean()) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        return true;
-      }
-      if (!link.awaitIo(awaitWork, ready, left)) {
-        return false;
-      }
-    }
-    return true;
+    return waitInWire && ioWait.await(ready, timeoutNanos);
   }
 
   private int runAwaitInvoked() {
