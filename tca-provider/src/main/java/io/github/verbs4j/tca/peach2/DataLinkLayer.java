@@ -252,6 +252,14 @@ public final class DataLinkLayer implements AutoCloseable {
     if (p != null) {
       p.gone();
     }
+    // Its board may have been relaying frames of other links (store and forward through an
+    // intermediate board): what it held is lost with it, so every other link sends again what its
+    // partner has not acknowledged (duplicates are discarded by sequence number).
+    for (PcieLink l : links) {
+      if (l != null && l != p) {
+        l.routeLost();
+      }
+    }
   }
 
   /**

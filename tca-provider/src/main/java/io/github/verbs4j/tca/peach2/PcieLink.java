@@ -603,6 +603,16 @@ final class PcieLink {
     }
   }
 
+  /**
+   * A board that may lie on this link's route left with what it was forwarding: send again what is
+   * unacknowledged (a link that cannot lose, modelled and fault-free, has no replay timer).
+   */
+  synchronized void routeLost() {
+    if (state == State.ACTIVE && !replay.isEmpty()) {
+      resend(dll.clock.nowNanos());
+    }
+  }
+
   /** The partner left the fabric: down for good. */
   synchronized void gone() {
     gone = true;

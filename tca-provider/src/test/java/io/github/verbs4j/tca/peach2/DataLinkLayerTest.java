@@ -385,4 +385,21 @@ class DataLinkLayerTest {
     assertEquals(List.of(1L), b.received);
     assertEquals(0, b.count(Link.LCRC_ERRORS));
   }
+
+  @Test
+  void whatABoardThatLeftWasForwardingIsSentAgainOnALinkThatCannotLose() {
+    w.mayLose = false; // modelled time, no fault injection: the link keeps no replay timer
+    a.write(2, 1, 64);
+    a.write(2, 2, 64);
+    w.deliverOne();
+    w.dropOne(); // lost in the board of a rank that exited while relaying it
+    w.runUntil(w.now + 3 * replayTimeout());
+    assertEquals(List.of(1L), b.received, "nothing sends it again on its own");
+    assertEquals(0, a.count(Link.REPLAYS));
+    a.dll.peerGone(3); // a board on the route (not in this two-node fake) left the fabric
+    w.runUntil(w.now + 10_000);
+    assertEquals(List.of(1L, 2L), b.received, "sent again once, delivered once");
+    assertEquals(1, a.count(Link.REPLAYS));
+    assertEquals(0, a.dll.unacknowledgedTlps(2));
+  }
 }

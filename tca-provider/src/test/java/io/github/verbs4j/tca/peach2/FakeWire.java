@@ -53,6 +53,8 @@ final class FakeWire implements AutoCloseable {
   private long order;
   volatile long now;
   volatile boolean mayCorrupt = true;
+  /** False: the link says nothing can be lost (modelled time, no fault injection): no replay timer. */
+  volatile boolean mayLose = true;
   volatile boolean canWait;
   private final boolean wallClock;
   /** While true, every frame transmitted is lost at once (a cut cable). */
@@ -165,6 +167,11 @@ final class FakeWire implements AutoCloseable {
     @Override
     public boolean mayCorrupt() {
       return mayCorrupt;
+    }
+
+    @Override
+    public boolean mayLose() {
+      return mayLose;
     }
 
     @Override
