@@ -82,6 +82,15 @@ class CallerProgressTest {
     return n.callerProgress().orElseThrow();
   }
 
+  /** {@code n}'s receiver keeps each frame's int and the thread that delivered the last one. */
+  private static void record(FabricNode n, ConcurrentLinkedQueue<Integer> values, AtomicReference<Thread> deliveredOn) {
+    n.setReceiver((h, p) -> {
+      deliveredOn.set(Thread.currentThread());
+      values.add(p.readInt());
+      p.release();
+    });
+  }
+
   private static ByteBuf frame(FabricNode n, int value) {
     return n.alloc().directBuffer(4).writeInt(value);
   }
@@ -94,11 +103,7 @@ class CallerProgressTest {
     FabricNode b = ns.get(1);
     ConcurrentLinkedQueue<Integer> atA = new ConcurrentLinkedQueue<>();
     AtomicReference<Thread> deliveredOn = new AtomicReference<>();
-    a.setReceiver((h, p) -> {
-      deliveredOn.set(Thread.currentThread());
-      atA.add(p.readInt());
-      p.release();
-    });
+    record(a, atA, deliveredOn);
     // b echoes from whatever thread runs its I/O (its background thread: nobody polls b).
     b.setReceiver((h, p) -> b.send(h.src(), p));
 
@@ -313,11 +318,7 @@ class CallerProgressTest {
     FabricNode b = ns.get(1);
     ConcurrentLinkedQueue<Integer> atA = new ConcurrentLinkedQueue<>();
     AtomicReference<Thread> deliveredOn = new AtomicReference<>();
-    a.setReceiver((h, p) -> {
-      deliveredOn.set(Thread.currentThread());
-      atA.add(p.readInt());
-      p.release();
-    });
+    record(a, atA, deliveredOn);
     Thread.sleep(100); // nobody has polled for two leases: a's background thread blocks in the selector
     io.micrometer.core.instrument.FunctionCounter takeovers = a.metrics().registry().find("verbs4j.fabric.progress")
         .tag("kind", "takeover").functionCounter();

@@ -181,15 +181,22 @@ public final class DataLinkLayer implements AutoCloseable {
     ByteBuf frame = LinkFrame.raw(received); // fields only: ownership stays with received
     int off = frame.readerIndex();
     int n = frame.readableBytes();
-    if (p == null || closed) {
-      counters.drop(p == null ? "unknown_source" : "closed");
+    if (p == null) {
+      counters.drop("unknown_source");
+      link.reject(received);
+      return;
+    }
+    if (closed) {
+      counters.drop("closed");
       received.release();
       return;
     }
     int lcrcAt = -1;
     boolean deliver = false;
+    boolean malformed = false;
     if (n < LinkFrame.DLLP_FRAME_LENGTH || LinkFrame.version(frame, off) != LinkFrame.VERSION) {
       counters.link(Link.BAD_FRAMES, 1);
+      malformed = true;
       p.onBadTlp(arrival);
     } else if (LinkFrame.type(frame, off) == LinkFrame.TYPE_DLLP) {
       int d = off + LinkFrame.dllpOffset();
@@ -202,6 +209,7 @@ public final class DataLinkLayer implements AutoCloseable {
       }
     } else if (LinkFrame.type(frame, off) != LinkFrame.TYPE_TLP || (lcrcAt = LinkFrame.lcrcOffset(frame, off, n)) < 0) {
       counters.link(Link.BAD_FRAMES, 1);
+      malformed = true;
       p.onBadTlp(arrival);
     } else if (!p.expects(LinkFrame.seq(frame, off))) {
       // out of sequence or a duplicate: discarded whatever its LCRC (a corrupted sequence number
@@ -212,6 +220,10 @@ public final class DataLinkLayer implements AutoCloseable {
       p.onBadTlp(arrival);
     } else {
       deliver = p.onTlp(frame, off, lcrcAt, n, arrival);
+    }
+    if (malformed) {
+      link.reject(received);
+      return;
     }
     if (!deliver) {
       received.release();

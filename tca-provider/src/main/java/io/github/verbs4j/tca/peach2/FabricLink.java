@@ -279,6 +279,11 @@ public final class FabricLink implements Peach2Link {
   }
 
   @Override
+  public void reject(ByteBuf frame) {
+    node.reject(frame);
+  }
+
+  @Override
   public void setReceiver(Receiver receiver) {
     if (receiver == null) {
       node.setReceiver(null);

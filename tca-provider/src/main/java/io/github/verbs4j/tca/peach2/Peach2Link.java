@@ -75,6 +75,19 @@ public interface Peach2Link extends AutoCloseable, PeerProgress {
   boolean transmit(int dstNode, ByteBuf frame, boolean unchecked);
 
   /**
+   * Drops a received frame that is not a link frame at all (wrong version or length, an unknown
+   * type, no room for its LCRC, or from a node that is not a board of the sub-cluster), from the
+   * {@link Receiver} only, in place of releasing it: the fabric counts it and reads a connection
+   * that keeps sending such frames more slowly ({@code docs/security.md}). A frame whose LCRC or
+   * DLLP check fails is link noise, replayed by the data link layer, and is released as usual.
+   *
+   * @param frame the frame (ownership passes)
+   */
+  default void reject(ByteBuf frame) {
+    frame.release();
+  }
+
+  /**
    * Sends a frame as if it left at modelled time {@code sendTimeNanos} (a DMA channel's own
    * timeline), without moving the node's clock; {@link Long#MIN_VALUE} means now. By default the
    * time is ignored.

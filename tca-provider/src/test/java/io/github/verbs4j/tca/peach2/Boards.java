@@ -11,6 +11,7 @@ import java.util.Map;
 final class Boards implements AutoCloseable {
   final LocalFabric fabric;
   final Peach2Board[] boards;
+  final LocalNode[] nodes;
   final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   final Peach2Params params;
 
@@ -22,8 +23,10 @@ final class Boards implements AutoCloseable {
     fabric = LocalFabric.create(FabricOptions.from(FabricLink.fabricSettings(s, params), Map.of()), registry);
     int n = fabric.topology().maxNodes();
     boards = new Peach2Board[n + 1];
+    nodes = new LocalNode[n + 1];
     for (int i = 1; i <= n; i++) {
       LocalNode node = fabric.addNode();
+      nodes[i] = node;
       boards[i] = new Peach2Board(FabricLink.wrap(node), params, registry, 64L << 20, 16L << 20);
     }
   }

@@ -80,6 +80,7 @@ class DataLinkLayerTest {
     w.deliverOne(); // 2: bad LCRC -> Nak
     w.deliverOne(); // 3: out of sequence, discarded, no second Nak
     assertEquals(1, b.count(Link.LCRC_ERRORS));
+    assertEquals(0, b.rejected, "an LCRC error is link noise, not a malformed frame");
     assertEquals(1, b.count(Link.OUT_OF_SEQUENCE));
     assertEquals(1, b.count(Link.NAKS_SENT), "one Nak per loss (NAK_SCHEDULED)");
     w.runUntil(w.now + 1000);
@@ -96,6 +97,7 @@ class DataLinkLayerTest {
     w.corrupt(0, LinkFrame.BODY_OFFSET + Peach2Tlp.LENGTH_OFFSET + 3, 60);
     w.deliverOne();
     assertEquals(1, b.count(Link.BAD_FRAMES));
+    assertEquals(1, b.rejected, "handed to the fabric's reject budget");
     w.runUntil(w.now + 1000);
     assertEquals(List.of(1L), b.received);
   }

@@ -184,6 +184,15 @@ final class FakeWire implements AutoCloseable {
       this.receiver = receiver;
     }
 
+    /** Frames the data link layer rejected as not being link frames. */
+    int rejected;
+
+    @Override
+    public void reject(ByteBuf frame) {
+      rejected++;
+      frame.release();
+    }
+
     @Override
     public void addNodeListener(NodeListener listener) {}
 
