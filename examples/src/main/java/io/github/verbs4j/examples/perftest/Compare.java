@@ -64,9 +64,10 @@ public final class Compare implements Callable<Integer>, ValidatesOptions {
       description = "Round trips per latency measurement (default: ${DEFAULT-VALUE}).")
   int latIters;
 
-  @Option(names = "--bw-iters", paramLabel = "N", defaultValue = "2000",
+  @Option(names = "--bw-iters", paramLabel = "N", defaultValue = "100000",
       description = "Messages per bandwidth measurement, fewer for large sizes to keep --bw-bytes per "
-          + "measurement (default: ${DEFAULT-VALUE}).")
+          + "measurement; a small-message rate needs many, since a short stream measures its start and "
+          + "end (default: ${DEFAULT-VALUE}).")
   int bwIters;
 
   @Option(names = "--bw-bytes", paramLabel = "BYTES", defaultValue = "1073741824",
