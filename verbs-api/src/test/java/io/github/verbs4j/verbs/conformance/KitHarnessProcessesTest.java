@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.verbs4j.verbs.VerbsException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -90,6 +91,24 @@ class KitHarnessProcessesTest extends AbstractConformance {
   @Test
   void aSkippingChildSkipsTheTest() {
     assertThrows(TestAbortedException.class, () -> SelfTestRegistration.run(() -> twoSided("skipBody")));
+  }
+
+  @Test
+  void aChildThatSkippedExplainsARank0ThatCouldNotOpen() {
+    // as a fabric join fails when the only peer skipped at once and left during it
+    assertThrows(TestAbortedException.class, () -> SelfTestRegistration.run(
+        () -> twoSided("skipBody", Map.of(SelfTestProvider.FAIL_OPEN_RANK.name(), "0"))));
+  }
+
+  public void rank1PassesBody(Peer p) {
+    assertEquals(1, p.rank(), "rank 0 never opens in this scenario");
+  }
+
+  @Test
+  void aRank0ThatCannotOpenFailsTheTestWhenNoChildSkipped() {
+    VerbsException e = assertThrows(VerbsException.class, () -> SelfTestRegistration.run(
+        () -> twoSided("rank1PassesBody", Map.of(SelfTestProvider.FAIL_OPEN_RANK.name(), "0"))));
+    assertTrue(e.getMessage().contains("cannot join the self-test job"), e.getMessage());
   }
 
   public void allGatherBody(Peer p) {

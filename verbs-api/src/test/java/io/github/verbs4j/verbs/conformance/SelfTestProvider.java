@@ -42,6 +42,9 @@ public final class SelfTestProvider implements VerbsProvider {
   static final ConfigKey DIR = ConfigKey.string("verbs.selftest.dir", "", "key-value directory of the self-test job");
   /** Rank, for the port's LID. */
   static final ConfigKey LID = ConfigKey.longRange("verbs.selftest.lid", 1, "LID of port 1", 1, 0xBFFF);
+  /** A rank whose open fails, as a fabric join does when a peer left during it; -1: none. */
+  static final ConfigKey FAIL_OPEN_RANK = ConfigKey.longRange("verbs.selftest.fail-open-rank", -1,
+      "rank whose open fails", -1, Integer.MAX_VALUE);
 
   /** For ServiceLoader. */
   public SelfTestProvider() {}
@@ -58,7 +61,7 @@ public final class SelfTestProvider implements VerbsProvider {
 
   @Override
   public List<ConfigKey> configKeys() {
-    return List.of(DIR, LID);
+    return List.of(DIR, LID, FAIL_OPEN_RANK);
   }
 
   @Override
@@ -72,6 +75,9 @@ public final class SelfTestProvider implements VerbsProvider {
 
   @Override
   public Context open(String deviceName, VerbsConfig config, DeviceOptions options) {
+    if (config.getLong(FAIL_OPEN_RANK) == config.getInt(VerbsConfig.RANK)) {
+      throw new VerbsException(Errno.EIO, "cannot join the self-test job: a peer left during the join");
+    }
     return new SelfTestContext(Path.of(config.get(DIR)), config.getInt(LID));
   }
 
