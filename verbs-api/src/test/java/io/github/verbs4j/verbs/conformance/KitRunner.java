@@ -37,6 +37,8 @@ final class KitRunner {
   static final int EXIT_SKIPPED = 5;
 
   private static final Duration GRACE = Duration.ofSeconds(10);
+  /** How long the children of a rank 0 whose open failed have to report a skip. */
+  private static final Duration OPEN_FAILURE_WAIT = Duration.ofSeconds(2);
 
   /** A scenario body for one rank. */
   @FunctionalInterface
@@ -293,12 +295,14 @@ final class KitRunner {
           c.observe(abort);
           childrenDone &= c.exit != null;
         }
-        if (!rank0.isAlive() && (childrenDone || rank0.failure != null && rank0.opened)) {
+        long now = System.nanoTime();
+        // a rank 0 whose open failed waits a little for the children's results: a child's skip
+        // explains it
+        boolean rank0Failed = rank0.failure != null
+            && (rank0.opened || now - rank0.failedAt - OPEN_FAILURE_WAIT.toNanos() > 0);
+        if (!rank0.isAlive() && (childrenDone || rank0Failed)) {
           break; // all done, or rank 0 failed and the children cannot finish meaningfully
         }
-        // a rank 0 whose open failed waits (within the grace) for the children's results: a
-        // child's skip explains it
-        long now = System.nanoTime();
         if (abort.isAborted() && graceDeadline == Long.MAX_VALUE) {
           graceDeadline = now + GRACE.toNanos();
         }
