@@ -11,11 +11,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Frames that reach a board over the fabric but are not link frames (random bytes, a wrong
- * version, a truncated frame, a TLP frame too short for its LCRC) are rejected through the fabric
- * node, so they are counted as {@code malformed} and paid from the sending connection's reject
- * budget (docs/security.md), like the ib provider's; the link stays up and a write behind them
- * still lands.
+ * Frames that reach a board over the fabric but are not link frames (random bytes with a wrong
+ * version, a frame shorter than any link frame, a frame of a DLLP's length with no valid type) are
+ * rejected through the fabric node, so they are counted as {@code malformed} and paid from the
+ * sending connection's reject budget (docs/security.md), like the ib provider's; the link stays up
+ * and a write behind them still lands.
  */
 class MalformedLinkFramesTest {
   private final Boards b = Boards.eight();
