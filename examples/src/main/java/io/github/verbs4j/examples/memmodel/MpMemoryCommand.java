@@ -144,7 +144,7 @@ public final class MpMemoryCommand implements Callable<Integer> {
   private record RankResult(Map<MemoryComponent, Long> bytes, LinkStats links, int rings, long elapsedNanos) {
     /** @return the model at the links (and rings) this rank held */
     Map<MemoryComponent, Long> atLinks(int n, int peers, MpConfig mp) {
-      return mp.strategy() == MpConfig.Strategy.HYBRID ? MpFootprint.predictHybrid(n, peers, mp, links.open(), rings)
+      return mp.strategy().switches() ? MpFootprint.predictHybrid(n, peers, mp, links.open(), rings)
           : MpFootprint.predict(n, peers, mp, links.open(), links.spares());
     }
   }
@@ -529,8 +529,10 @@ public final class MpMemoryCommand implements Callable<Integer> {
         ranks, provider, where, time, mp.strategy().name().toLowerCase(Locale.ROOT),
         mp.strategy() == MpConfig.Strategy.ON_DEMAND ? " gamma " + mp.gamma()
             : mp.strategy() == MpConfig.Strategy.DC ? " (" + mp.dcInitiators() + " DCIs)"
-            : mp.strategy() == MpConfig.Strategy.HYBRID ? " (" + mp.dcInitiators() + " DCIs, RC after "
-                + mp.hybrid().threshold() + " messages from a source, at most " + mp.hybrid().rcLinks() + " RC links)"
+            : mp.strategy().switches() ? " (" + mp.dcInitiators() + " DCIs, RC after "
+                + mp.hybrid().threshold() + " messages from a source, at most " + mp.hybrid().rcLinks() + " RC links"
+                + (mp.strategy() == MpConfig.Strategy.SHARED ? " per node of " + mp.hybrid().ppn() + " ranks" : "")
+                + ")"
             : "",
         pattern.name().toLowerCase(Locale.ROOT).replace('_', '-'), rounds, size);
     out.printf(Locale.ROOT, "rings: %d slots x %d B per direction per link%n", mp.slots(),
@@ -559,10 +561,14 @@ public final class MpMemoryCommand implements Callable<Integer> {
         + "of closed links, or min(peers, rc-links) RC links and a ring for RDMA over DC for every other peer for the "
         + "hybrid; at links held: the same model at each rank's open links (and spares or rings) when measured)");
     out.printf(Locale.ROOT, "%s per rank after the workload: %.1f (most at once on a rank: %d); opened %d, "
-        + "closings begun %d (all ranks)%n", mp.strategy() == MpConfig.Strategy.HYBRID ? "RC links" : "links",
+        + "closings begun %d (all ranks)%n", mp.strategy().switches() ? "RC links" : "links",
         t.meanOpen(), t.peak(), t.opened(), t.evictions());
-    if (mp.strategy() == MpConfig.Strategy.HYBRID) {
+    if (mp.strategy().switches()) {
       out.printf(Locale.ROOT, "rings given for RDMA over DC per rank: %.1f%n", t.meanRings());
+    }
+    if (mp.strategy() == MpConfig.Strategy.SHARED && ranks % mp.hybrid().ppn() == 0) {
+      out.printf(Locale.ROOT, "per node of %d ranks (its first rank holds the node's file of rings): measured %,d B, "
+          + "predicted %,d B%n", mp.hybrid().ppn(), totalMean * mp.hybrid().ppn(), totalPredicted * mp.hybrid().ppn());
     }
     if (mp.strategy() == MpConfig.Strategy.ON_DEMAND) {
       out.printf(Locale.ROOT, "spare rings per rank: %.1f; rings registered over the run: %d (all ranks; the "

@@ -32,7 +32,9 @@ final class MpSweep {
     /** Two DCIs and a DCT, shared receive and send pools. */
     DC,
     /** DC, and heavy sources moved to RC links with their own rings, at most the cap. */
-    HYBRID;
+    HYBRID,
+    /** The hybrid with a node's ranks sharing its rings and RC cap (seed 003's reduced design). */
+    SHARED;
 
     /**
      * @param base the common settings (γ, pool size)
@@ -45,6 +47,7 @@ final class MpSweep {
         case ON_DEMAND_SHARED -> base.withStrategy(MpConfig.Strategy.ON_DEMAND).withSharedReceive(pool);
         case DC -> base.withStrategy(MpConfig.Strategy.DC).withSharedReceive(pool);
         case HYBRID -> base.withStrategy(MpConfig.Strategy.HYBRID).withSharedReceive(pool);
+        case SHARED -> base.withStrategy(MpConfig.Strategy.SHARED).withSharedReceive(pool);
       };
     }
 
@@ -56,6 +59,8 @@ final class MpSweep {
         case DC -> "dc, " + c.sharedReceive() + " shared recv, shared send pool"
             + (c.dcInitiators() != MpConfig.DEFAULT_DC_INITIATORS ? ", " + c.dcInitiators() + " DCIs" : "");
         case HYBRID -> "hybrid, RC at " + c.hybrid().threshold() + " msgs, cap " + c.hybrid().rcLinks();
+        case SHARED -> "shared, " + c.hybrid().ppn() + " per node, RC at " + c.hybrid().threshold() + " msgs, node cap "
+            + c.hybrid().rcLinks();
       };
     }
   }

@@ -145,7 +145,7 @@ final class ConnectionManager {
    * @param trace peer ranks in the order of use
    */
   void schedule(int[] trace) {
-    int n = conn.peers.length;
+    int n = conn.peers.ranks();
     int[] counts = new int[n];
     for (int r : trace) {
       if (r < 0 || r >= n) {

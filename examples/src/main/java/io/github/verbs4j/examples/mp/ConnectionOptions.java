@@ -11,7 +11,9 @@ public final class ConnectionOptions {
       description = "When peers get their RC QP and eager ring: ${COMPLETION-CANDIDATES} (baseline: every peer at "
           + "start; on_demand: on first use, at most --gamma per rank; dc: two DC initiators and a DC target per "
           + "rank serve every peer, receives in a shared pool; hybrid: dc, and a source that sent --switch-threshold "
-          + "messages moves to an RC link with its own ring, at most --rc-links of them; default: ${DEFAULT-VALUE}).")
+          + "messages moves to an RC link with its own ring, at most --rc-links of them; shared: the hybrid, with the --ppn "
+          + "ranks of a node sharing one file of rings in shared memory and the node's --rc-links; default: "
+          + "${DEFAULT-VALUE}).")
   MpConfig.Strategy strategy = MpConfig.Strategy.BASELINE;
 
   @Option(names = "--gamma", paramLabel = "N", defaultValue = "" + MpConfig.DEFAULT_GAMMA,
@@ -35,8 +37,13 @@ public final class ConnectionOptions {
 
   @Option(names = "--rc-links", paramLabel = "N", defaultValue = "" + MpConfig.Hybrid.RC_QPS_PER_NODE,
       description = "With --connections hybrid: the most RC links a rank holds (seed 003: 128 RC QPs per node, so "
-          + "128 / processes per node; default: ${DEFAULT-VALUE}).")
+          + "128 / processes per node); with shared: the most a node's ranks hold together (default: ${DEFAULT-VALUE}).")
   int rcLinks = MpConfig.Hybrid.RC_QPS_PER_NODE;
+
+  @Option(names = "--ppn", paramLabel = "RANKS", defaultValue = "" + MpConfig.Hybrid.DEFAULT_PPN,
+      description = "With --connections shared: consecutive ranks that form a node, on one host, and share its "
+          + "rings and RC links (seed 003: 4; default: ${DEFAULT-VALUE}).")
+  int ppn = MpConfig.Hybrid.DEFAULT_PPN;
 
   /** @return the chosen strategy */
   public MpConfig.Strategy strategy() {
@@ -69,8 +76,11 @@ public final class ConnectionOptions {
     if (rcLinks < 0 || rcLinks > 65535) {
       throw new IllegalArgumentException("--rc-links=" + rcLinks + " must be between 0 and 65535");
     }
+    if (ppn < 1 || ppn > 1024) {
+      throw new IllegalArgumentException("--ppn=" + ppn + " must be between 1 and 1024");
+    }
     return base.withStrategy(strategy).withGamma(gamma).withSharedReceive(sharedReceive)
         .withDcInitiators(dcInitiators)
-        .withHybrid(new MpConfig.Hybrid(switchThreshold, base.hybrid().interval(), rcLinks));
+        .withHybrid(new MpConfig.Hybrid(switchThreshold, base.hybrid().interval(), rcLinks, ppn));
   }
 }

@@ -74,8 +74,8 @@ final class Connections {
   /** Receive (and send) slots per link. */
   final int slots;
   final int slotSize;
-  /** Indexed by rank; null for this rank (and, on demand, for ranks never talked to). */
-  final Peer[] peers;
+  /** The records of the ranks talked to (every other rank for the baseline), hashed by rank. */
+  final PeerTable peers;
   /** The job-wide name of this communicator's keys. */
   final JobChannel channelKvs;
   final int lid;
@@ -116,8 +116,13 @@ final class Connections {
   final MpMemory memory;
   /** The links' eager rings and their spares. */
   final RingPool rings;
-  /** {@link MpConfig.Strategy#HYBRID}: DC resources, and RC links (own receive rings, no SRQ) for up to maxLinks sources. */
+  /**
+   * {@link MpConfig.Strategy#HYBRID} and {@link MpConfig.Strategy#SHARED}: DC resources, and RC links
+   * (own receive rings, no SRQ) for up to maxLinks sources.
+   */
   final boolean hybrid;
+  /** {@link MpConfig.Strategy#SHARED}: the node's rings and RC links, shared with its other ranks; else null. */
+  NodeRings nodeRings;
   private final QpCap cap;
   private final RecvWr rwr = new RecvWr();
   private final List<AutoCloseable> created = new ArrayList<>();
@@ -136,7 +141,7 @@ final class Connections {
     DeviceAttr dev = ctx.queryDevice();
     int others = Math.max(1, n - 1);
     boolean onDemand = config.strategy() == MpConfig.Strategy.ON_DEMAND;
-    this.hybrid = config.strategy() == MpConfig.Strategy.HYBRID;
+    this.hybrid = config.strategy().switches();
     boolean dc = config.strategy() == MpConfig.Strategy.DC || hybrid;
     if (dc && !dev.has(io.github.verbs4j.verbs.Capability.DC)) {
       throw new IllegalStateException("strategy " + config.strategy() + " needs a device with the DC capability; "
@@ -171,10 +176,16 @@ final class Connections {
         .build();
     int id = INSTANCES.computeIfAbsent(job, j -> new AtomicInteger()).getAndIncrement();
     this.channelKvs = new JobChannel(job, "mp/" + id, config.timeout());
-    this.peers = new Peer[n];
+    this.peers = new PeerTable(n);
     this.memory = new MpMemory(ctx);
-    memory.add(peers, MemoryComponent.MP_PEERS, MpMemory.tableBytes(n));
+    memory.add(peers, MemoryComponent.MP_PEERS, peers.bytes());
+    int ppn = config.hybrid().ppn();
+    boolean nodeLeader = job.rank() % ppn == 0;
     try {
+      // first, so that it closes last, after every memory region over its rings
+      nodeRings = config.strategy() == MpConfig.Strategy.SHARED && nodeLeader
+          ? add(NodeRings.create(channelKvs, job.rank(), ppn, nodeRingCount(config), (long) s * slotSize,
+              config.hybrid().rcLinks())) : null;
       pd = add(ctx.allocPd());
       rings = add(new RingPool(pd, memory, (long) (ownRecv ? 2 : 1) * s * slotSize,
           onDemand ? RingPool.maxSpares(config.gamma()) : 0));
@@ -218,6 +229,9 @@ final class Connections {
             .pathMtu(Mtu.ofBytes(mtu)));
         channelKvs.publish("dc", lid + ";" + dct.qpNum());
         channelKvs.barrier();
+        if (config.strategy() == MpConfig.Strategy.SHARED) {
+          joinNode(job.rank(), config);
+        }
       } else {
         sendPoolMr = null;
         sendPool = null;
@@ -240,11 +254,34 @@ final class Connections {
     }
   }
 
+  /** Seed 003 §3.4: the node's rings for sources on DC RDMA, {@value HybridSwitch#RINGS} less its RC links. */
+  static int nodeRingCount(MpConfig config) {
+    return Math.max(0, HybridSwitch.RINGS - config.hybrid().rcLinks());
+  }
+
+  /**
+   * {@link MpConfig.Strategy#SHARED}, after the barrier that follows the node's first rank publishing
+   * its file: the other ranks map it; once all have, the first removes its name and counts its bytes.
+   */
+  private void joinNode(int rank, MpConfig config) {
+    int ppn = config.hybrid().ppn();
+    if (nodeRings == null) {
+      nodeRings = add(NodeRings.join(channelKvs, rank, ppn, nodeRingCount(config), (long) slots * slotSize,
+          config.hybrid().rcLinks()));
+    }
+    channelKvs.barrier();
+    if (nodeRings.leader(rank)) {
+      nodeRings.unlink();
+      memory.add(nodeRings, MemoryComponent.MP_BUFFERS, nodeRings.bytes());
+    }
+  }
+
   /** Creates and counts the record of peer {@code r}. */
   Peer newPeer(int r) {
     Peer p = new Peer(r);
-    peers[r] = p;
+    peers.add(p);
     memory.add(p, MemoryComponent.MP_PEERS, MpMemory.PEER_BYTES);
+    memory.add(peers, MemoryComponent.MP_PEERS, peers.bytes());
     return p;
   }
 
@@ -344,12 +381,25 @@ final class Connections {
 
   /**
    * Hybrid, DC RDMA: a ring of {@link #slots} receive slots that peer {@code p} writes its messages
-   * into with RDMA WRITE with immediate over its DCI (seed 003 §3.3, §3.4).
+   * into with RDMA WRITE with immediate over its DCI (seed 003 §3.3, §3.4): made for it, or under
+   * {@link MpConfig.Strategy#SHARED} the node's next free ring, registered by this rank.
+   *
+   * @return false if the node's ranks hold all its rings
    */
-  void openRing(Peer p) {
+  boolean openRing(Peer p) {
+    if (nodeRings != null) {
+      ByteBuffer ring = nodeRings.takeRing();
+      if (ring == null) {
+        return false;
+      }
+      p.inRingMr = pd.registerMemory(ring, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+      p.inRing = ring;
+      return true;
+    }
     p.inRingMr = pd.allocateMemory((long) slots * slotSize, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
     p.inRing = p.inRingMr.buffer().order(ByteOrder.LITTLE_ENDIAN);
     memory.add(p.inRing, MemoryComponent.MP_BUFFERS, p.inRingMr.length());
+    return true;
   }
 
   /**
@@ -410,14 +460,15 @@ final class Connections {
 
   /** Baseline: publishes this rank's LID, PSN and QP numbers, reads everyone's, brings every QP to RTS. */
   private void connectAll(int rank) {
-    int n = peers.length;
+    int n = peers.ranks();
     StringBuilder qpns = new StringBuilder();
     for (int r = 0; r < n; r++) {
-      qpns.append(r == 0 ? "" : ":").append(peers[r] == null ? 0 : peers[r].link.qp.qpNum());
+      Peer p = peers.get(r);
+      qpns.append(r == 0 ? "" : ":").append(p == null ? 0 : p.link.qp.qpNum());
     }
     channelKvs.publish("conn", lid + ";" + psn + ";" + mtu + ";" + outReads + ";" + qpns);
     for (int r = 0; r < n; r++) {
-      Peer p = peers[r];
+      Peer p = peers.get(r);
       if (p == null) {
         continue;
       }

@@ -65,7 +65,10 @@ final class HybridSwitch {
     RC
   }
 
-  /** Seed 003 §3.4: eager rings per node for the sources on RC or DC RDMA (here per rank). */
+  /**
+   * Seed 003 §3.4: eager rings per node for the sources on RC or DC RDMA (per rank under {@link
+   * MpConfig.Strategy#HYBRID}, per node under {@link MpConfig.Strategy#SHARED}).
+   */
   static final int RINGS = 1024;
   /** Bits of a ring immediate that hold the slot (slots per link are at most 4,096). */
   private static final int SLOT_BITS = 12;
@@ -99,26 +102,34 @@ final class HybridSwitch {
     this.threshold = settings.threshold();
     this.maxRc = conn.maxLinks;
     this.maxRings = Math.max(0, RINGS - settings.rcLinks());
-    this.history = new TrafficHistory(conn.peers.length, settings.interval().toNanos(), System.nanoTime());
-    conn.memory.add(history, MemoryComponent.MP_PEERS, TrafficHistory.bytes(conn.peers.length));
+    this.history = new TrafficHistory(conn.peers.ranks(), settings.interval().toNanos(), System.nanoTime());
+    conn.memory.add(history, MemoryComponent.MP_PEERS, TrafficHistory.bytes(conn.peers.ranks()));
   }
 
   /** A message (not a credit or a marker) arrived from {@code p}: count it, and ask for RC when it is heavy. */
   void received(Peer p) {
     long count = history.record(p.rank, System.nanoTime());
-    if (p.phase == Phase.DC && !p.refused && p.inRing == null && !stopped && count >= threshold && rcLinks < maxRc
-        && p.dcLink != null && p.link == p.dcLink) {
+    if (p.phase != Phase.DC || p.inRing != null || stopped || count < threshold || p.dcLink == null) {
+      return;
+    }
+    if (!p.refused && p.link == p.dcLink && mayAddRcLink()) {
       p.link = newRcLink(p);
       p.state = Peer.State.CONNECTING;
       p.phase = Phase.WANT;
       markers.add(p);
       moving.add(p);
-    } else if (p.phase == Phase.DC && (p.refused || rcLinks >= maxRc) && p.inRing == null && !stopped
-        && count >= threshold && rings.size() < maxRings && p.dcLink != null) {
-      conn.openRing(p);
+    } else if ((p.refused || p.link == p.dcLink) && rings.size() < maxRings && conn.openRing(p)) {
       rings.add(p);
       offers.add(p);
     }
+  }
+
+  /**
+   * @return whether this rank (and under {@link MpConfig.Strategy#SHARED} its node, which then counts
+   *     the link) has room for another RC link
+   */
+  private boolean mayAddRcLink() {
+    return rcLinks < maxRc && (conn.nodeRings == null || conn.nodeRings.takeRcLink());
   }
 
   /** @return the immediate of a DC RDMA write into slot {@code slot} of ring {@code ring} */
@@ -189,7 +200,7 @@ final class HybridSwitch {
   private void switchAsked(Peer p, ByteBuffer slab, int at) {
     switch (p.phase) {
       case DC -> {
-        if (stopped || rcLinks >= maxRc || p.inRing != null) { // a source on DC RDMA stays there
+        if (stopped || p.inRing != null || !mayAddRcLink()) { // a source on DC RDMA stays there
           nacks.add(p);
           return;
         }
@@ -226,6 +237,9 @@ final class HybridSwitch {
     markers.remove(p);
     moving.remove(p);
     rcLinks--;
+    if (conn.nodeRings != null) {
+      conn.nodeRings.releaseRcLink();
+    }
     conn.closeLink(rc, null);
     sender.touch(p);
   }

@@ -60,7 +60,20 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
      * stays on the DC channel). The switch is a handshake of markers on the DC channel, so nothing
      * is lost, duplicated or reordered ({@link HybridSwitch}). Needs a device with DC.
      */
-    HYBRID
+    HYBRID,
+    /**
+     * Seed 003's reduced design (§3.1, §3.4): the {@link #HYBRID}, with the ranks of a node ({@link
+     * Hybrid#ppn()} consecutive ranks) sharing one file of rings in shared memory and the node's cap of
+     * RC links ({@link NodeRings}): a node preallocates {@value HybridSwitch#RINGS} rings less its RC
+     * cap once, for all its ranks. The rank table is hashed, as in every strategy ({@link
+     * PeerTable}). Needs a device with DC, and the ranks of a node on one host.
+     */
+    SHARED;
+
+    /** @return whether sources switch among the DC channel, RC and DC RDMA ({@link #HYBRID}, {@link #SHARED}) */
+    public boolean switches() {
+      return this == HYBRID || this == SHARED;
+    }
   }
 
   /**
@@ -72,13 +85,23 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
    * @param interval the length of one history window; seed 003 §3.3 decides "every interval of the
    *     order of seconds": 1 s
    * @param rcLinks the most RC links a rank holds; seed 003 §3.3 allows 128 RC QPs per node, so this
-   *     is 128 / processes per node (default 128: one process per node, an assumption)
+   *     is 128 / processes per node (default 128: one process per node, an assumption); with {@link
+   *     Strategy#SHARED} the most the ranks of a node hold together
+   * @param ppn with {@link Strategy#SHARED}: consecutive ranks that form a node and share its rings
+   *     and RC links (seed 003 evaluates m = 4)
    */
-  public record Hybrid(int threshold, Duration interval, int rcLinks) {
+  public record Hybrid(int threshold, Duration interval, int rcLinks, int ppn) {
     /** Assumption: 64 messages (four fills of a 16-slot ring) within the history earn a ring. */
     public static final int DEFAULT_THRESHOLD = 64;
     /** Seed 003 §3.3: RC QPs per node. */
     public static final int RC_QPS_PER_NODE = 128;
+    /** Seed 003 §4: processes per node. */
+    public static final int DEFAULT_PPN = 4;
+
+    /** With {@link #DEFAULT_PPN} ranks per node. */
+    public Hybrid(int threshold, Duration interval, int rcLinks) {
+      this(threshold, interval, rcLinks, DEFAULT_PPN);
+    }
 
     /** Checks the ranges. */
     public Hybrid {
@@ -90,6 +113,9 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
       }
       if (rcLinks < 0 || rcLinks > 65535) {
         throw new IllegalArgumentException("hybrid rcLinks=" + rcLinks + " must be between 0 and 65535");
+      }
+      if (ppn < 1 || ppn > 1024) {
+        throw new IllegalArgumentException("hybrid ppn=" + ppn + " must be between 1 and 1024");
       }
     }
 
@@ -125,7 +151,7 @@ public record MpConfig(int eagerLimit, int slots, Rendezvous rendezvous, Duratio
       throw new IllegalArgumentException("timeout=" + timeout + " must be positive");
     }
     if (strategy == null) {
-      throw new IllegalArgumentException("strategy must be BASELINE, ON_DEMAND, DC or HYBRID");
+      throw new IllegalArgumentException("strategy must be BASELINE, ON_DEMAND, DC, HYBRID or SHARED");
     }
     if (gamma < 1 || gamma > 65535) {
       throw new IllegalArgumentException("gamma=" + gamma + " must be between 1 and 65535");

@@ -39,7 +39,7 @@ public final class MpFootprint {
     m.put(MemoryComponent.DCT, HcaFootprint.qp(QpType.DCT, QpCap.builder().maxRecvWr(0).maxRecvSge(0).build(), true));
     m.put(MemoryComponent.AH, peers * HcaFootprint.ah());
     m.put(MemoryComponent.MR, 2 * HcaFootprint.mr());
-    m.put(MemoryComponent.MP_PEERS, MpMemory.tableBytes(ranks) + (long) peers * (MpMemory.PEER_BYTES
+    m.put(MemoryComponent.MP_PEERS, PeerTable.bytes(peers) + (long) peers * (MpMemory.PEER_BYTES
         + MpMemory.LINK_BYTES));
     m.put(MemoryComponent.MP_BUFFERS, (pool + (long) Connections.DC_SEND_BUFFERS) * slotSize);
     return m;
@@ -63,13 +63,26 @@ public final class MpFootprint {
     QpCap rc = QpCap.builder().maxSendWr(s + Connections.RDMA_IN_FLIGHT).maxRecvWr(s).maxRecvSge(1).build();
     m.put(MemoryComponent.QP, links * HcaFootprint.qp(QpType.RC, rc, false));
     m.merge(MemoryComponent.MR, (links + rings) * HcaFootprint.mr(), Long::sum);
-    m.merge(MemoryComponent.MP_BUFFERS, (links * 2L + rings) * s * slotSize(config), Long::sum);
+    boolean nodeRings = config.strategy() == MpConfig.Strategy.SHARED; // the rings are the node's file
+    m.merge(MemoryComponent.MP_BUFFERS, (links * 2L + (nodeRings ? 0 : rings)) * s * slotSize(config)
+        + (nodeRings ? nodeFileShare(ranks, config) : 0), Long::sum);
     m.merge(MemoryComponent.MP_PEERS, links * MpMemory.linkBytes(s) + TrafficHistory.bytes(ranks), Long::sum);
     return m;
   }
 
   /**
-   * The hybrid's bytes by component.
+   * {@link MpConfig.Strategy#SHARED}: a rank's share of its node's file of rings ({@link NodeRings}),
+   * the files of the job's nodes over its ranks (each node's first rank holds the whole file).
+   */
+  private static long nodeFileShare(int ranks, MpConfig config) {
+    int ppn = config.hybrid().ppn();
+    long nodes = (ranks + ppn - 1) / ppn;
+    return NodeRings.fileBytes(Connections.nodeRingCount(config), (long) config.slots() * slotSize(config)) * nodes
+        / ranks;
+  }
+
+  /**
+   * The hybrid's (and {@link MpConfig.Strategy#SHARED}'s) bytes by component.
    *
    * @param ranks the job size
    * @param peers the ranks this rank exchanges messages with
@@ -84,13 +97,21 @@ public final class MpFootprint {
   }
 
   /**
-   * DC's bytes per peer talked to, beyond the fixed part: its AH, its peer record, its link record
-   * and its entry in the rank table.
+   * DC's bytes per peer talked to, beyond the fixed part and the rank table ({@link
+   * #rankTableBytes}): its AH, its peer record and its link record.
    *
    * @return bytes
    */
   public static long dcBytesPerPeer() {
-    return HcaFootprint.ah() + MpMemory.PEER_BYTES + MpMemory.LINK_BYTES + MpMemory.REFERENCE;
+    return HcaFootprint.ah() + MpMemory.PEER_BYTES + MpMemory.LINK_BYTES;
+  }
+
+  /**
+   * @param peers records in a rank's table (the ranks it has talked to)
+   * @return the bytes of its rank table, hashed by rank (grows in steps as the table doubles)
+   */
+  public static long rankTableBytes(int peers) {
+    return PeerTable.bytes(peers);
   }
 
   private static long slotSize(MpConfig config) {
@@ -104,9 +125,10 @@ public final class MpFootprint {
    * @return predicted bytes by component (components without bytes are left out)
    */
   public static Map<MemoryComponent, Long> predict(int ranks, int peers, MpConfig config) {
-    if (config.strategy() == MpConfig.Strategy.HYBRID) { // every peer heavy: RC up to the cap, then DC RDMA
-      int rc = Math.min(peers, config.hybrid().rcLinks());
-      int rings = Math.min(peers - rc, Math.max(0, HybridSwitch.RINGS - config.hybrid().rcLinks()));
+    if (config.strategy().switches()) { // every peer heavy: RC up to the cap, then DC RDMA
+      int perNode = config.strategy() == MpConfig.Strategy.SHARED ? Math.min(ranks, config.hybrid().ppn()) : 1;
+      int rc = Math.min(peers, config.hybrid().rcLinks() / perNode);
+      int rings = Math.min(peers - rc, Math.max(0, HybridSwitch.RINGS - config.hybrid().rcLinks()) / perNode);
       return predictHybrid(ranks, peers, config, rc, rings);
     }
     if (config.strategy() != MpConfig.Strategy.ON_DEMAND) {
@@ -139,7 +161,7 @@ public final class MpFootprint {
     if (config.strategy() == MpConfig.Strategy.DC) {
       return predictDc(ranks, peers, config);
     }
-    if (config.strategy() == MpConfig.Strategy.HYBRID) {
+    if (config.strategy().switches()) {
       return predictHybrid(ranks, peers, config, links, 0);
     }
     int others = Math.max(1, ranks - 1);
@@ -166,7 +188,7 @@ public final class MpFootprint {
       mr += HcaFootprint.mr();
       buffers += pool * slotSize;
     }
-    long peerBytes = MpMemory.tableBytes(ranks) + (long) records * MpMemory.PEER_BYTES + links * MpMemory.linkBytes(s);
+    long peerBytes = PeerTable.bytes(records) + (long) records * MpMemory.PEER_BYTES + links * MpMemory.linkBytes(s);
     if (onDemand) {
       QpCap ud = QpCap.builder().maxSendWr(ConnectionManager.CONTROL_SENDS).maxRecvWr(ConnectionManager.CONTROL_RECVS)
           .build();

@@ -11,7 +11,7 @@ import java.util.Set;
 /**
  * The message-passing layer's own share of the context's {@code verbs4j.memory.bytes{component}}
  * meters: {@code mp-buffers} (eager rings and control buffers: the bytes registered for them) and
- * {@code mp-peers} (the rank table and a record per peer and per connection, sized from the JVM's
+ * {@code mp-peers} (the hashed rank table and a record per peer and per connection, sized from the JVM's
  * object layout below). Verbs objects (QPs, CQs, MR metadata, AHs) are counted by the provider's
  * SPI as before. A context that is not an SPI {@link AbstractContext} has no account; then nothing
  * is counted.
@@ -28,7 +28,7 @@ final class MpMemory {
    * booleans and a long, aligned (JOL 0.17's class layout on JDK 17: 80 B).
    */
   static final int LINK_BYTES = 80;
-  /** The rank table: an array header and one reference per rank. */
+  /** An array's header. */
   static final int TABLE_HEADER = 16;
   static final int REFERENCE = 4;
 
@@ -54,11 +54,6 @@ final class MpMemory {
   /** @return the bytes of a primitive array of {@code bytes} bytes of elements (header, 8-byte alignment) */
   static long arrayBytes(long bytes) {
     return (TABLE_HEADER + bytes + 7) / 8 * 8;
-  }
-
-  /** @return the bytes of a rank table of {@code n} ranks */
-  static long tableBytes(int n) {
-    return (TABLE_HEADER + (long) REFERENCE * n + 7) / 8 * 8;
   }
 
   void add(Object key, MemoryComponent c, long bytes) {

@@ -87,7 +87,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   /** {@link #peer} as a function, made once rather than per control completion. */
   private final IntFunction<Peer> peerOf = this::peer;
   private final AppTimeline timeline;
-  private final Peer[] peers;
+  private final PeerTable peers;
   private final Matcher matcher = new Matcher();
   private final Rendezvous rendezvous;
   private final Regions regions;
@@ -197,7 +197,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     Map<Integer, Request> rdma = new HashMap<>();
     this.sender = new Sender(job.rank(), conn, cm, rdma);
     this.rendezvous = new Rendezvous(job.rank(), config.rendezvous(), regions, sender, rdma, peerOf);
-    this.hybrid = config.strategy() == MpConfig.Strategy.HYBRID ? new HybridSwitch(conn, sender, job.rank(),
+    this.hybrid = config.strategy().switches() ? new HybridSwitch(conn, sender, job.rank(),
         config.hybrid()) : null;
     this.timeline = new AppTimeline(ctx);
     LOG.debug("rank {} of {}: communicator up ({} slots of {} bytes per peer, eager limit {}, rendezvous {}, {})",
@@ -206,7 +206,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
 
   /** @return the peer of rank {@code r}, created on first contact */
   private Peer peer(int r) {
-    Peer p = peers[r];
+    Peer p = peers.get(r);
     return p != null ? p : conn.newPeer(r);
   }
 
@@ -227,10 +227,10 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   /** @return this rank's link counts (hybrid: its RC links) */
   public LinkStats linkStats() {
     return cm != null ? cm.stats()
-        : hybrid != null ? hybrid.stats().asLinkStats() : LinkStats.baseline(peers.length - 1);
+        : hybrid != null ? hybrid.stats().asLinkStats() : LinkStats.baseline(peers.ranks() - 1);
   }
 
-  /** @return this rank's links by kind under {@link MpConfig.Strategy#HYBRID}, else null */
+  /** @return this rank's links by kind under {@link MpConfig.Strategy#HYBRID} or SHARED, else null */
   public HybridStats hybridStats() {
     return hybrid == null ? null : hybrid.stats();
   }
@@ -407,7 +407,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       sharedReceived(wc, index);
       return;
     }
-    Peer owner = peers[peer];
+    Peer owner = peers.get(peer);
     Link l = owner.linkOf(epoch);
     if (l == null) {
       // a link that has closed: its last sends, or receives flushed when it went
@@ -572,9 +572,9 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       return "";
     }
     StringBuilder b = new StringBuilder();
-    Peer focus = peer >= 0 && peer < peers.length ? peers[peer] : null;
+    Peer focus = peer >= 0 && peer < peers.ranks() ? peers.get(peer) : null;
     cm.describe(b, focus);
-    if (focus == null && peer >= 0 && peer < peers.length) {
+    if (focus == null && peer >= 0 && peer < peers.ranks()) {
       b.append("; rank ").append(peer).append(": no contact yet");
     }
     return b.toString();

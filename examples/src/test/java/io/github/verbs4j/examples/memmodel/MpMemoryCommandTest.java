@@ -84,7 +84,9 @@ class MpMemoryCommandTest {
     assertEquals(8, rows, r.out());
     // baseline: 2 peers -> 6 peers, each with a ring of 2 x 16 x 4 KiB; dc: 4 more peers cost only their records
     assertTrue(bytes.get("baseline@7") - bytes.get("baseline@3") > 4L * 2 * 16 * 4096, r.out());
-    assertEquals(4 * io.github.verbs4j.examples.mp.MpFootprint.dcBytesPerPeer(),
+    assertEquals(4 * io.github.verbs4j.examples.mp.MpFootprint.dcBytesPerPeer()
+        + io.github.verbs4j.examples.mp.MpFootprint.rankTableBytes(6)
+        - io.github.verbs4j.examples.mp.MpFootprint.rankTableBytes(2),
         bytes.get("dc, 32 shared recv, shared send pool@7") - bytes.get("dc, 32 shared recv, shared send pool@3"),
         r.out());
     Matcher exp = Pattern.compile("(?m)^(baseline|dc, 32 shared recv, shared send pool)\\s+([0-9.-]+)\\s+([0-9.-]+)"

@@ -32,10 +32,19 @@ enum MpJob {
    */
   IB_HYBRID("ib", MpConfig.Strategy.HYBRID, 64),
   /** Skipped by capability: tca has no DC. */
-  TCA_HYBRID("tca", MpConfig.Strategy.HYBRID, 64);
+  TCA_HYBRID("tca", MpConfig.Strategy.HYBRID, 64),
+  /**
+   * Seed 003's reduced design with {@link #TEST_NODE}: nodes of 2 ranks that share 2 RC links and a
+   * file of rings, a peer moves from DC after two messages.
+   */
+  IB_NODE_SHARED("ib", MpConfig.Strategy.SHARED, 64),
+  /** Skipped by capability: tca has no DC. */
+  TCA_NODE_SHARED("tca", MpConfig.Strategy.SHARED, 64);
 
   /** The hybrid's settings in these tests: RC after 2 messages, 1 RC link per rank. */
   static final MpConfig.Hybrid TEST_HYBRID = new MpConfig.Hybrid(2, java.time.Duration.ofSeconds(10), 1);
+  /** The shared strategy's settings in these tests: RC after 2 messages, 2 RC links per node of 2 ranks. */
+  static final MpConfig.Hybrid TEST_NODE = new MpConfig.Hybrid(2, java.time.Duration.ofSeconds(10), 2, 2);
 
   private final String provider;
   private final MpConfig.Strategy strategy;
@@ -64,8 +73,9 @@ enum MpJob {
   MpConfig config(MpConfig base) {
     MpConfig c = base.withStrategy(strategy).withSharedReceive(sharedReceive);
     return strategy == MpConfig.Strategy.ON_DEMAND ? c.withGamma(1)
-        : strategy == MpConfig.Strategy.HYBRID && base.hybrid().equals(MpConfig.Hybrid.defaults())
-            ? c.withHybrid(TEST_HYBRID) : c; // a test that sets its own hybrid settings keeps them
+        : strategy.switches() && base.hybrid().equals(MpConfig.Hybrid.defaults())
+            ? c.withHybrid(strategy == MpConfig.Strategy.SHARED ? TEST_NODE : TEST_HYBRID)
+            : c; // a test that sets its own hybrid settings keeps them
   }
 
   /**
@@ -76,7 +86,7 @@ enum MpJob {
    * @return the communicator
    */
   VerbsCommunicator open(Context ctx, MpConfig base) {
-    if (strategy == MpConfig.Strategy.DC || strategy == MpConfig.Strategy.HYBRID) {
+    if (strategy == MpConfig.Strategy.DC || strategy.switches()) {
       Assumptions.assumeTrue(ctx.queryDevice().has(Capability.DC),
           () -> ctx.device().name() + " has no DC capability: the " + strategy + " strategy is skipped");
     }

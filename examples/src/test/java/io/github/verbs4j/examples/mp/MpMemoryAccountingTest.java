@@ -137,6 +137,46 @@ class MpMemoryAccountingTest {
   }
 
   @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_NODE_SHARED", "TCA_NODE_SHARED"})
+  void sharedNodesHoldOneFileOfRingsAndTheMeanMatchesThePrediction(MpJob job) throws Exception {
+    int n = 8;
+    int ppn = 4;
+    MpConfig cfg = CONFIG.withStrategy(MpConfig.Strategy.SHARED)
+        .withHybrid(new MpConfig.Hybrid(4, java.time.Duration.ofSeconds(60), 4, ppn));
+    List<Held> got = job.run(n, ctx -> {
+      MemoryAccount a = ((AbstractContext) ctx).memoryAccount();
+      try (VerbsCommunicator comm = job.open(ctx, cfg)) {
+        int me = comm.rank();
+        for (int round = 0; round < 6; round++) {
+          for (int k = 1; k < n; k++) {
+            comm.waitAll(comm.irecv(ByteBuffer.allocate(8), (me - k + n) % n, k),
+                comm.isend(ByteBuffer.allocate(8), (me + k) % n, k));
+          }
+        }
+        comm.barrier();
+        HybridStats st = comm.hybridStats();
+        long atLinks = MpFootprint.predictHybrid(n, n - 1, job.config(cfg), st.rcLinks(), st.ringsGiven()).values()
+            .stream()
+            .mapToLong(Long::longValue).sum();
+        return new Held(a.total(), a.bytes(MemoryComponent.MP_BUFFERS), atLinks);
+      }
+    });
+    long file = NodeRings.fileBytes(HybridSwitch.RINGS - 4, 16L * 4096);
+    long measured = 0;
+    long atLinks = 0;
+    for (int r = 0; r < n; r++) {
+      measured += got.get(r).total();
+      atLinks += got.get(r).atLinks();
+      assertEquals(r % ppn == 0, got.get(r).buffers() > file, "rank " + r + ": only a node's first rank holds its "
+          + "file");
+    }
+    assertEquals(atLinks, measured, "the ranks together hold what the model gives at the links and rings they held");
+  }
+
+  /** A rank's bytes, its buffer bytes, and the model's bytes at the links and rings it held. */
+  private record Held(long total, long buffers, long atLinks) {}
+
+  @ParameterizedTest
   @EnumSource(value = MpJob.class, names = {"IB_HYBRID", "TCA_HYBRID"})
   void hybridHoldsDcForEveryPeerAndAnRcQpAndRingPerSourceMovedAsPredicted(MpJob job) throws Exception {
     int n = 4;
@@ -192,8 +232,10 @@ class MpMemoryAccountingTest {
       buffers[i] = got.get(0)[1];
     }
     assertEquals(buffers[0], buffers[1], "no buffers per peer");
-    assertEquals(6 * MpFootprint.dcBytesPerPeer(), totals[1] - totals[0], "6 more peers: an AH and records each");
-    assertEquals(128 + 296 + 80 + 4, MpFootprint.dcBytesPerPeer());
+    assertEquals(6 * MpFootprint.dcBytesPerPeer() + MpFootprint.rankTableBytes(8) - MpFootprint.rankTableBytes(2),
+        totals[1] - totals[0], "6 more peers: an AH and records each, and the rank table doubled once");
+    assertEquals(128 + 296 + 80, MpFootprint.dcBytesPerPeer());
+    assertEquals(48 + 2 * (16 + 4 * 16), MpFootprint.rankTableBytes(8) , "8 records: a capacity of 16");
   }
 
   @ParameterizedTest
