@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -63,5 +64,18 @@ class MpMemoryNettyIT {
     Matcher local = total(inJvm("mp-memory", "--ranks", "4", "--connections", strategy, "--shared-receive",
         "dc".equals(strategy) ? "64" : "0"));
     assertEquals(local.group(1), job.group(1), "bytes per rank, in one JVM and one process per rank\n" + out);
+  }
+
+  @Test
+  void twoNodesOfTwoProcessesShareTheirNodesRingsAcrossJvms() throws Exception {
+    String out = job("run", "-n", "4", "--timeout", "240s", "mp-memory", "--connections", "shared", "--ppn", "2",
+        "--rc-links", "2", "--switch-threshold", "4", "--rounds", "6", "--shared-receive", "64");
+    Matcher job = total(out);
+    assertEquals("1.000", job.group(5), "exact at the RC links and rings each rank held\n" + out);
+    assertEquals(1.0, Double.parseDouble(job.group(3)), 0.15, "within 15 % of every source heavy\n" + out);
+    Matcher rings = Pattern.compile("rings given for RDMA over DC per rank: ([0-9.]+)").matcher(out);
+    assertTrue(rings.find() && Double.parseDouble(rings.group(1)) > 0,
+        "beyond the nodes' cap sources write into rings of the node's file, mapped by two JVMs\n" + out);
+    assertTrue(out.contains("[0] per node of 2 ranks"), out);
   }
 }
