@@ -47,4 +47,20 @@ public interface JobChannel {
    * @throws FabricTimeoutException naming the barrier, the timeout and the ranks missing
    */
   void barrier(String name, Duration timeout);
+
+  /**
+   * The bytes of the job's pairs this member holds: with {@code verbs.fabric.kvs=hashed} the pairs
+   * whose key hashes to its rank, each counted as key UTF-8 bytes + value bytes + {@link
+   * io.github.verbs4j.fabric.coord.KvsPlacement#ENTRY_OVERHEAD}; with {@code root} 0 (the
+   * coordinator holds them all: {@code Coordinator.kvsBytes()}, {@code LocalFabric.coordinatorKvsBytes()}).
+   * Any thread, also after close.
+   *
+   * @return bytes held
+   */
+  long kvsBytes();
+
+  /**
+   * @return the number of pairs this member holds ({@link #kvsBytes()}); 0 with {@code root}
+   */
+  long kvsPairs();
 }

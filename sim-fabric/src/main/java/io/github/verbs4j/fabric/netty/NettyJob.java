@@ -44,4 +44,14 @@ final class NettyJob implements JobChannel {
   public void barrier(String name, Duration timeout) {
     client("barrier '" + name + "'").barrier(name, timeout);
   }
+
+  @Override
+  public long kvsBytes() {
+    return client.kvsBytes();
+  }
+
+  @Override
+  public long kvsPairs() {
+    return client.kvsPairs();
+  }
 }
