@@ -3,6 +3,7 @@ package io.github.verbs4j.fabric.coord;
 import static io.github.verbs4j.fabric.coord.CoordinatorProtocol.*;
 
 import io.github.verbs4j.fabric.FabricException;
+import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.fabric.NodeInfo;
 import io.github.verbs4j.fabric.auth.Handshake;
 import io.github.verbs4j.fabric.auth.JobSecret;
@@ -360,28 +361,15 @@ public final class Coordinator implements AutoCloseable {
   }
 
   /**
-   * @return the bytes of the pairs the coordinator holds ({@link KvsPlacement#entryBytes} each):
-   *     every pair with {@code verbs.fabric.kvs=root}, 0 with {@code hashed}
+   * @return what the coordinator holds of the key-value store: every pair with {@code
+   *     verbs.fabric.kvs=root}; with {@code hashed} none, only the puts and gets it is relaying (sent
+   *     to their holder and not yet answered, or queued for a holder that has not joined)
    */
-  public long kvsBytes() {
+  public JobChannel.CoordinatorKvs kvs() {
     CoordinatorState st = stateOrNull();
-    return st == null ? 0 : st.rootKvsBytes();
-  }
-
-  /** @return the pairs the coordinator holds (every pair with root, 0 with hashed) */
-  public int kvsPairs() {
-    CoordinatorState st = stateOrNull();
-    return st == null ? 0 : st.rootKvsPairs();
-  }
-
-  /**
-   * @return with {@code verbs.fabric.kvs=hashed} the puts and gets the coordinator is relaying
-   *     (sent to their holder and not yet answered, or queued for a holder that has not joined); 0
-   *     with root
-   */
-  public int kvsInFlight() {
     KvsRelay r = relay;
-    return r == null ? 0 : r.inFlight();
+    return new JobChannel.CoordinatorKvs(st == null ? 0 : st.rootKvsPairs(), st == null ? 0 : st.rootKvsBytes(),
+        r == null ? 0 : r.inFlight());
   }
 
   /** @return the bound port */
@@ -513,6 +501,14 @@ public final class Coordinator implements AutoCloseable {
           throw new IOException("coordinator op=" + m.op() + " from rank " + c.rank + " with verbs.fabric.kvs=root");
         }
         r.answer(c, m.op(), m.requestId(), in);
+      }
+      case KVS_USAGE -> {
+        JobChannel.CoordinatorKvs k = kvs();
+        c.send(KVS_USED, m.requestId(), o -> {
+          o.writeLong(k.pairs());
+          o.writeLong(k.bytes());
+          o.writeLong(k.inFlight());
+        });
       }
       case HEARTBEAT -> { }
       case BYE -> {

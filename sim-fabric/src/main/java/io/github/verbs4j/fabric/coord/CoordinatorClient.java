@@ -4,6 +4,7 @@ import static io.github.verbs4j.fabric.coord.CoordinatorProtocol.*;
 
 import io.github.verbs4j.fabric.FabricException;
 import io.github.verbs4j.fabric.FabricTimeoutException;
+import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.fabric.NodeDirectory;
 import io.github.verbs4j.fabric.NodeInfo;
 import io.github.verbs4j.fabric.auth.Handshake;
@@ -435,6 +436,14 @@ public final class CoordinatorClient implements AutoCloseable {
     return held.pairs();
   }
 
+  /**
+   * @param timeout how long to wait for the answer
+   * @return what the coordinator holds of the store
+   */
+  public JobChannel.CoordinatorKvs coordinatorKvs(Duration timeout) {
+    return (JobChannel.CoordinatorKvs) call(KVS_USAGE, null, timeout, "coordinator kvs usage");
+  }
+
   /** Stores a pair the coordinator relays to this holder, and answers. On the reader thread. */
   private void heldPut(long id, String key, byte[] value) {
     List<CompletableFuture<byte[]>> waiting;
@@ -523,6 +532,7 @@ public final class CoordinatorClient implements AutoCloseable {
           case STEPPED -> complete(m.requestId(), new CoordinatorState.StepResult(b.readLong(), b.readLong(), b.readLong(), b.readBoolean(),
               b.readBoolean()));
           case VALUE -> complete(m.requestId(), readBytes(b));
+          case KVS_USED -> complete(m.requestId(), new JobChannel.CoordinatorKvs(b.readLong(), b.readLong(), b.readLong()));
           case RANKS -> {
             int n = b.readInt();
             List<Integer> r = new ArrayList<>(n);

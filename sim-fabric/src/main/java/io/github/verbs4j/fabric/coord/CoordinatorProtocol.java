@@ -30,13 +30,14 @@ import java.io.IOException;
  * #DIRECTORY} (count, then nodeId, rank, address, host, up); {@link #PUT} (key, value, timeout ms)
  * → {@link #OK}; {@link #GET} (key, timeout ms) → {@link #VALUE} (value); {@link #BARRIER} (name)
  * → {@link #OK}; {@link #MISSING} (name) → {@link #RANKS} (count, ranks); {@link #HEARTBEAT};
- * {@link #PEER_DOWN} (nodeId); {@link #BYE}; {@link #STEP} → {@link #STEPPED}.
+ * {@link #PEER_DOWN} (nodeId); {@link #BYE}; {@link #STEP} → {@link #STEPPED}; {@link #KVS_USAGE}
+ * → {@link #KVS_USED} (pairs, bytes, requests in flight).
  *
  * <p>With {@code verbs.fabric.kvs=hashed} the coordinator sends a member {@link #HELD_PUT} (key,
  * value, timeout ms) and {@link #HELD_GET} (key, timeout ms) under a request id of its own for the
  * keys that member holds; the member answers as the coordinator answers a request, {@link #OK},
  * {@link #VALUE} or {@link #ERROR} echoing that id, and the coordinator relays the answer ({@link
- * KvsRelay}). Version 2 added the placement, the timeouts and these two ops.
+ * KvsRelay}). Version 2 added the placement, the timeouts, these two ops and {@link #KVS_USAGE}.
  */
 public final class CoordinatorProtocol {
   /** Protocol version. */
@@ -93,6 +94,10 @@ public final class CoordinatorProtocol {
   public static final int HELD_PUT = 17;
   /** Coordinator to holder: answer with the key's value once it is stored (key, timeout ms). */
   public static final int HELD_GET = 18;
+  /** Ask what the coordinator holds of the key-value store. */
+  public static final int KVS_USAGE = 19;
+  /** What it holds: pairs, bytes, requests it is relaying (three longs). */
+  public static final int KVS_USED = 20;
 
   private CoordinatorProtocol() {}
 

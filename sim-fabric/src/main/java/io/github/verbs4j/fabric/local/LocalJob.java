@@ -68,6 +68,11 @@ final class LocalJob implements JobChannel {
   }
 
   @Override
+  public CoordinatorKvs coordinatorKvs(Duration timeout) {
+    return new CoordinatorKvs(coordinator.rootKvsPairs(), coordinator.rootKvsBytes(), 0);
+  }
+
+  @Override
   public void barrier(String name, Duration timeout) {
     checkOpen("barrier '" + name + "'");
     try {

@@ -54,4 +54,9 @@ final class NettyJob implements JobChannel {
   public long kvsPairs() {
     return client.kvsPairs();
   }
+
+  @Override
+  public CoordinatorKvs coordinatorKvs(Duration timeout) {
+    return client("coordinator kvs").coordinatorKvs(timeout);
+  }
 }

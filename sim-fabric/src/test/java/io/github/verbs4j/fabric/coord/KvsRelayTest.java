@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import io.github.verbs4j.fabric.FabricException;
 import io.github.verbs4j.fabric.FabricTimeoutException;
+import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.fabric.auth.Handshake;
 import io.github.verbs4j.fabric.testing.Async;
 import java.io.BufferedInputStream;
@@ -88,9 +89,8 @@ class KvsRelayTest {
       f.get(60, TimeUnit.SECONDS);
     }
     assertEquals(KvsPlacement.HASHED, c.kvsPlacement());
-    assertEquals(0, c.kvsPairs());
-    assertEquals(0, c.kvsBytes());
-    assertEquals(0, c.kvsInFlight());
+    assertEquals(new JobChannel.CoordinatorKvs(0, 0, 0), c.kvs());
+    assertEquals(new JobChannel.CoordinatorKvs(0, 0, 0), ms.get(5).coordinatorKvs(T), "asked over the wire");
     int total = 0;
     for (int rank = 0; rank < n; rank++) {
       long pairs = 0;
@@ -125,7 +125,7 @@ class KvsRelayTest {
     List<CoordinatorClient> ms = members(c, 3);
     String k = keyHeldBy(2, 3, "rkey/");
     CompletableFuture<byte[]> pending = Async.supply(() -> ms.get(1).get(k, T));
-    await().atMost(10, TimeUnit.SECONDS).until(() -> c.kvsInFlight() == 1);
+    await().atMost(10, TimeUnit.SECONDS).until(() -> c.kvs().inFlight() == 1);
     assertFalse(pending.isDone());
     ms.get(0).put(k, new byte[] {1, 2, 3}, T);
     assertArrayEquals(new byte[] {1, 2, 3}, pending.get(10, TimeUnit.SECONDS));
@@ -139,7 +139,7 @@ class KvsRelayTest {
     assertEquals("kvGet key='never' timed out after PT0.1S", t.getMessage());
     assertEquals(1, ms.get(2).kvsPairs());
     assertEquals(0, ms.get(0).kvsPairs() + ms.get(1).kvsPairs());
-    assertEquals(0, c.kvsPairs());
+    assertEquals(0, c.kvs().pairs());
   }
 
   @Test
@@ -150,13 +150,28 @@ class KvsRelayTest {
     String k = keyHeldBy(2, 3, "late/");
     CompletableFuture<byte[]> got = Async.supply(() -> b.get(k, T));
     CompletableFuture<Void> put = Async.run(() -> a.put(k, "v".getBytes(StandardCharsets.UTF_8), T));
-    await().atMost(10, TimeUnit.SECONDS).until(() -> c.kvsInFlight() == 2);
+    await().atMost(10, TimeUnit.SECONDS).until(() -> c.kvs().inFlight() == 2);
     assertFalse(put.isDone());
     CoordinatorClient holder = member(c, new CoordinatorTest.Recorder(), 2, 3);
     put.get(10, TimeUnit.SECONDS);
     assertEquals("v", new String(got.get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8));
     assertEquals(1, holder.kvsPairs());
-    assertEquals(0, c.kvsInFlight());
+    assertEquals(0, c.kvs().inFlight());
+  }
+
+  @Test
+  void withRootTheCoordinatorHoldsEveryPairAndSaysSoOverTheWire() {
+    Coordinator c = coordinator();
+    CoordinatorClient a = CoordinatorClient.connect("127.0.0.1", c.port(), T, Duration.ofMillis(100), new CoordinatorTest.Recorder());
+    closeables.add(a);
+    a.hello(0, 1, "a", "h", "switch", T);
+    a.put("x", new byte[5], T);
+    a.put("yy", new byte[7], T);
+    JobChannel.CoordinatorKvs k = new JobChannel.CoordinatorKvs(2, 1 + 5 + 2 + 7 + 2 * KvsPlacement.ENTRY_OVERHEAD, 0);
+    assertEquals(k, c.kvs());
+    assertEquals(k, a.coordinatorKvs(T));
+    assertEquals(0, a.kvsPairs());
+    assertEquals(KvsPlacement.ROOT, c.kvsPlacement());
   }
 
   @Test
@@ -200,14 +215,14 @@ class KvsRelayTest {
       assertEquals(k, m.body().readUTF());
       assertTrue(m.body().readLong() <= 300);
       silent.send(CoordinatorProtocol.HEARTBEAT, 0, null);
-      await().atMost(10, TimeUnit.SECONDS).until(() -> c.kvsInFlight() == 0);
+      await().atMost(10, TimeUnit.SECONDS).until(() -> c.kvs().inFlight() == 0);
       // Its answer now comes too late: dropped, and the member is still served.
       silent.send(CoordinatorProtocol.VALUE, m.requestId(), o -> CoordinatorProtocol.writeBytes(o, new byte[] {1}));
       silent.send(CoordinatorProtocol.MISSING, 9, o -> o.writeUTF("no-such-barrier"));
       CoordinatorProtocol.Message r = silent.next();
       assertEquals(CoordinatorProtocol.RANKS, r.op());
       assertEquals(9, r.requestId());
-      assertEquals(0, c.kvsInFlight());
+      assertEquals(0, c.kvs().inFlight());
       assertFalse(events.down.contains(2));
     }
   }
@@ -250,7 +265,7 @@ class KvsRelayTest {
       assertEquals(5, m.requestId());
       assertEquals("value of 8388609 bytes exceeds the 8388608 a verbs.fabric.kvs=hashed put may carry", m.body().readUTF());
     }
-    assertEquals(0, c.kvsInFlight());
+    assertEquals(0, c.kvs().inFlight());
   }
 
   /** A member speaking the protocol by hand, after a real handshake. */

@@ -6,6 +6,7 @@ import io.github.verbs4j.fabric.Fabric;
 import io.github.verbs4j.fabric.FabricException;
 import io.github.verbs4j.fabric.FabricNode;
 import io.github.verbs4j.fabric.FabricOptions;
+import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.fabric.coord.KvsPlacement;
 import io.github.verbs4j.fabric.testing.Async;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -75,6 +76,7 @@ class LocalHashedKvsTest {
     LocalFabric fabric = ((LocalNode) nodes.get(0)).fabric();
     assertEquals(0, fabric.coordinatorKvsPairs());
     assertEquals(0, fabric.coordinatorKvsBytes());
+    assertEquals(new JobChannel.CoordinatorKvs(0, 0, 0), nodes.get(3).job().coordinatorKvs(T));
     long[] pairs = new long[n];
     long[] bytes = new long[n];
     for (int r = 0; r < n; r++) {
@@ -120,6 +122,7 @@ class LocalHashedKvsTest {
     LocalFabric fabric = ((LocalNode) a).fabric();
     assertEquals(2, fabric.coordinatorKvsPairs());
     assertEquals(1 + 5 + 2 + 7 + 2 * KvsPlacement.ENTRY_OVERHEAD, fabric.coordinatorKvsBytes());
+    assertEquals(new JobChannel.CoordinatorKvs(2, fabric.coordinatorKvsBytes(), 0), b.job().coordinatorKvs(T));
     assertEquals(0, a.job().kvsPairs() + b.job().kvsPairs());
     assertEquals(0, a.job().kvsBytes() + b.job().kvsBytes());
   }

@@ -2,6 +2,7 @@ package io.github.verbs4j.fabric.netty;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.fabric.coord.KvsPlacement;
 import io.github.verbs4j.fabric.testing.ChildJvm;
 import io.github.verbs4j.fabric.testing.EmbeddedCoordinator;
@@ -61,14 +62,13 @@ class HashedKvsIT {
         String out = child.output();
         assertTrue(out.contains("HELD " + pairs + " " + bytes + "\n"), "rank " + r + " should hold " + pairs + " pairs, "
             + bytes + " bytes:\n" + out);
+        assertTrue(out.contains("COORDINATOR 0 0\n"), "asked over the wire, the coordinator holds nothing:\n" + out);
         String k = KvsChildMain.key(r, 0);
         assertTrue(out.contains("WRITE-ONCE kvPut key='" + k + "': key '" + k + "' already holds another value ("
             + KvsChildMain.value(r, 0).length + " bytes); keys are write-once"), out);
       }
       assertEquals(KvsPlacement.HASHED, c.coordinator().kvsPlacement());
-      assertEquals(0, c.coordinator().kvsPairs());
-      assertEquals(0, c.coordinator().kvsBytes());
-      assertEquals(0, c.coordinator().kvsInFlight());
+      assertEquals(new JobChannel.CoordinatorKvs(0, 0, 0), c.coordinator().kvs());
     }
   }
 }

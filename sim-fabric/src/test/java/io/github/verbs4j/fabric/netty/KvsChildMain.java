@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A rank of {@link HashedKvsIT}: joins through {@code -Dverbs.*}, puts {@link #PER_RANK} keys, gets
  * every rank's, checks them byte for byte, tries another value for one of its keys, and (rank 0)
- * waits for a key rank 1 puts later. Prints {@code HELD <pairs> <bytes>}, {@code WRITE-ONCE
- * <message>} and {@code OK}, then exits 0; anything else prints {@code FAILED <message>} and exits 3.
+ * waits for a key rank 1 puts later. Prints {@code HELD <pairs> <bytes>} (its own), {@code
+ * COORDINATOR <pairs> <bytes>} (asked of the coordinator), {@code WRITE-ONCE <message>} and {@code OK}, then exits 0; anything else prints {@code FAILED <message>} and exits 3.
  */
 public final class KvsChildMain {
   /** Keys each rank puts. */
@@ -83,6 +83,8 @@ public final class KvsChildMain {
       }
       job.barrier("done", T); // every rank has read every key before any holder leaves
       System.out.println("HELD " + job.kvsPairs() + " " + job.kvsBytes());
+      JobChannel.CoordinatorKvs c = job.coordinatorKvs(T);
+      System.out.println("COORDINATOR " + c.pairs() + " " + c.bytes());
       System.out.println("OK");
       System.out.flush();
     } catch (Exception e) {
