@@ -11,6 +11,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The coordinator's part of {@code verbs.fabric.kvs=hashed}: it holds no pair, only the requests in
@@ -25,11 +27,11 @@ import java.util.concurrent.TimeUnit;
  * requester's own timeout, which it sends (the requester has given up by then: nothing is sent to
  * it, so its timeout reads as before). An answer for a request id the relay never sent, from
  * another rank than the one it was sent to, or of the wrong kind is a protocol violation: {@link
- * #answer} throws and the coordinator closes that member's connection. An answer that comes after
- * its request was forgotten is dropped and counted ({@link #lateAnswers()}). Thread-safe; sends
- * happen outside the lock.
+ * #answer} logs it, throws, and the coordinator closes that member's connection. An answer that
+ * comes after its request was forgotten is dropped. Thread-safe; sends happen outside the lock.
  */
 final class KvsRelay {
+  private static final Logger LOG = LoggerFactory.getLogger(KvsRelay.class);
   /** Requests one member may have in flight through the relay; more are refused with an error. */
   static final int MAX_IN_FLIGHT = 4096;
   /** Bytes of keys and values queued for holders that have not joined yet, all members together. */
@@ -76,7 +78,6 @@ final class KvsRelay {
   private final Map<Integer, ArrayDeque<Forward>> queued = new HashMap<>();
   private long queuedBytes;
   private long lastId;
-  private long late;
 
   /** @param size the job's size */
   KvsRelay(int size) {
@@ -214,18 +215,18 @@ final class KvsRelay {
       f = inFlight.get(id);
       if (f == null) {
         if (id <= 0 || id > lastId) {
-          throw new IOException("rank " + from.memberRank() + " answered key-value request id=" + id
+          throw violation("rank " + from.memberRank() + " answered key-value request id=" + id
               + ", which the coordinator never sent (last sent: " + lastId + ")");
         }
-        late++;
+        LOG.debug("coordinator: rank {} answered key-value request id={} after its requester gave up", from.memberRank(), id);
         return;
       }
       if (f.holder != from.memberRank() || f.key != null) {
-        throw new IOException("rank " + from.memberRank() + " answered key-value request id=" + id + ", sent to rank "
+        throw violation("rank " + from.memberRank() + " answered key-value request id=" + id + ", sent to rank "
             + (f.key != null ? f.holder + " (not yet)" : f.holder));
       }
       if (op == VALUE && f.op != GET || op == OK && f.op != PUT) {
-        throw new IOException("rank " + from.memberRank() + " answered a relayed " + (f.op == PUT ? "PUT" : "GET")
+        throw violation("rank " + from.memberRank() + " answered a relayed " + (f.op == PUT ? "PUT" : "GET")
             + " id=" + id + " with op=" + op);
       }
       forget(f);
@@ -315,8 +316,8 @@ final class KvsRelay {
     return queuedBytes;
   }
 
-  /** @return answers that came after their request was forgotten */
-  synchronized long lateAnswers() {
-    return late;
+  private static IOException violation(String what) {
+    LOG.warn("coordinator: {}: closing its connection", what);
+    return new IOException(what);
   }
 }
