@@ -1,5 +1,6 @@
 package io.github.verbs4j.fabric;
 
+import io.github.verbs4j.fabric.coord.KvsPlacement;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -73,6 +74,9 @@ public final class FabricOptions {
   public static final Key TOPOLOGY = key("verbs.topology", "switch",
       "switch (one IB switch) or peach2[:rings=1|2,nodesPerRing=2..16,sliceBits=N] (PEACH2 E/W rings joined by S links)");
 
+  /** Where the job's key-value pairs live. */
+  public static final Key KVS = key("verbs.fabric.kvs", "root",
+      "where the job's key-value pairs live: root (the coordinator holds them all) or hashed (the member of rank murmur3_32(key) mod size holds each; the coordinator relays puts and gets; every rank must say the same)");
   /** Name of the shared in-JVM fabric that Fabric.open joins. */
   public static final Key NAME = key("verbs.fabric.name", "default", "local: name of the in-JVM fabric Fabric.open joins (nodes of one name see each other)");
   /** Local delivery mode. */
@@ -266,6 +270,7 @@ public final class FabricOptions {
     choice(v, IDLE_STRATEGY, "backoff", "spin", "yield", "sleep");
     choice(v, NETTY_JFR, "off", "netty");
     choice(v, TLS, "off", "on");
+    choice(v, KVS, "root", "hashed");
     range(v, RANK, -1, FrameHeader.MAX_NODE_ID - 1);
     range(v, SIZE, -1, FrameHeader.MAX_NODE_ID);
     range(v, QUEUE_FRAMES, 16, 1 << 24);
@@ -394,6 +399,11 @@ public final class FabricOptions {
   /** @return true if TCP connections use mutual TLS ({@link #TLS}) */
   public boolean tls() {
     return "on".equals(get(TLS));
+  }
+
+  /** @return where the job's key-value pairs live ({@link #KVS}) */
+  public KvsPlacement kvsPlacement() {
+    return KvsPlacement.fromValue(get(KVS));
   }
 
   /** @return true if node clocks are modelled (always true in the deterministic mode) */

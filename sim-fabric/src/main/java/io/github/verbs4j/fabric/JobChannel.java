@@ -47,4 +47,41 @@ public interface JobChannel {
    * @throws FabricTimeoutException naming the barrier, the timeout and the ranks missing
    */
   void barrier(String name, Duration timeout);
+
+  /**
+   * The bytes of the job's pairs this member holds: with {@code verbs.fabric.kvs=hashed} the pairs
+   * whose key hashes to its rank, each counted as key UTF-8 bytes + value bytes + {@link
+   * io.github.verbs4j.fabric.coord.KvsPlacement#ENTRY_OVERHEAD}; with {@code root} 0 (the
+   * coordinator holds them all: {@link #coordinatorKvs}).
+   * Any thread, also after close.
+   *
+   * @return bytes held
+   */
+  long kvsBytes();
+
+  /**
+   * @return the number of pairs this member holds ({@link #kvsBytes()}); 0 with {@code root}
+   */
+  long kvsPairs();
+
+  /**
+   * Asks what the coordinator itself holds of the store, wherever it runs (netty: one round trip,
+   * so a rank can read it when the coordinator is in the launcher's process).
+   *
+   * @param timeout how long to wait for the answer
+   * @return every pair with {@code verbs.fabric.kvs=root}; none with {@code hashed}, and then the
+   *     requests it is relaying
+   * @throws FabricTimeoutException if the coordinator does not answer in time
+   */
+  CoordinatorKvs coordinatorKvs(Duration timeout);
+
+  /**
+   * What the coordinator holds of the store.
+   *
+   * @param pairs the pairs it holds
+   * @param bytes their bytes, each key UTF-8 bytes + value bytes + {@link
+   *     io.github.verbs4j.fabric.coord.KvsPlacement#ENTRY_OVERHEAD}
+   * @param inFlight puts and gets it is relaying to their holders ({@code hashed}; 0 with {@code root})
+   */
+  record CoordinatorKvs(long pairs, long bytes, long inFlight) {}
 }

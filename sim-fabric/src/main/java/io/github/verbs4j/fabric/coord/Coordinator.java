@@ -3,6 +3,7 @@ package io.github.verbs4j.fabric.coord;
 import static io.github.verbs4j.fabric.coord.CoordinatorProtocol.*;
 
 import io.github.verbs4j.fabric.FabricException;
+import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.fabric.NodeInfo;
 import io.github.verbs4j.fabric.auth.Handshake;
 import io.github.verbs4j.fabric.auth.JobSecret;
@@ -43,7 +44,9 @@ import org.slf4j.LoggerFactory;
  * A node whose connection closes (a process that exits or is killed: the kernel closes its
  * sockets) or that sends no heartbeat for the peer timeout is marked down and every other node is
  * sent {@code PEER_DOWN}. It also serves the key-value store and barriers ({@link
- * CoordinatorState}).
+ * CoordinatorState}); with {@code verbs.fabric.kvs=hashed} (fixed, like the size, by the first
+ * HELLO) it holds no pair but relays each put and get to the member that holds the key ({@link
+ * KvsRelay}).
  *
  * <p>The job size and topology are fixed by the first node that joins; a later node with another
  * size or topology, or a rank already taken, is refused with an error naming the value. One
@@ -91,6 +94,8 @@ public final class Coordinator implements AutoCloseable {
   private CoordinatorState state;
   private int size;
   private String topology;
+  private KvsPlacement placement; // fixed by the first HELLO, like size and topology
+  private volatile KvsRelay relay; // verbs.fabric.kvs=hashed: set with the placement
   private volatile boolean closed;
 
   private static final class Member {
@@ -108,7 +113,7 @@ public final class Coordinator implements AutoCloseable {
     }
   }
 
-  private final class Conn implements Runnable {
+  private final class Conn implements Runnable, KvsRelay.Endpoint {
     volatile Socket socket; // the TCP socket, or the TLS socket over it once the peer starts TLS
     volatile DataOutputStream out;
     final long accepted = System.nanoTime();
@@ -121,7 +126,8 @@ public final class Coordinator implements AutoCloseable {
       this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 512));
     }
 
-    void send(int op, long id, Body body) {
+    @Override
+    public void send(int op, long id, Body body) {
       synchronized (out) {
         try {
           write(out, op, id, body);
@@ -130,6 +136,11 @@ public final class Coordinator implements AutoCloseable {
           closeQuietly();
         }
       }
+    }
+
+    @Override
+    public int memberRank() {
+      return rank;
     }
 
     void closeQuietly() {
@@ -344,6 +355,23 @@ public final class Coordinator implements AutoCloseable {
     return rejected.sum();
   }
 
+  /** @return where the job's pairs live, fixed by the first member's HELLO; null before it */
+  public synchronized KvsPlacement kvsPlacement() {
+    return placement;
+  }
+
+  /**
+   * @return what the coordinator holds of the key-value store: every pair with {@code
+   *     verbs.fabric.kvs=root}; with {@code hashed} none, only the puts and gets it is relaying (sent
+   *     to their holder and not yet answered, or queued for a holder that has not joined)
+   */
+  public JobChannel.CoordinatorKvs kvs() {
+    CoordinatorState st = stateOrNull();
+    KvsRelay r = relay;
+    return new JobChannel.CoordinatorKvs(st == null ? 0 : st.rootKvsPairs(), st == null ? 0 : st.rootKvsBytes(),
+        r == null ? 0 : r.inFlight());
+  }
+
   /** @return the bound port */
   public int port() {
     return server.getLocalPort();
@@ -388,14 +416,20 @@ public final class Coordinator implements AutoCloseable {
   private void handle(Conn c, Message m) throws IOException {
     DataInputStream in = m.body();
     switch (m.op()) {
-      case HELLO -> hello(c, m.requestId(), in.readInt(), in.readInt(), in.readUTF(), in.readUTF(), in.readUTF());
+      case HELLO -> hello(c, m.requestId(), in.readInt(), in.readInt(), in.readUTF(), in.readUTF(), in.readUTF(), in.readUTF());
       case PUT -> {
         String key = in.readUTF();
         byte[] v = readBytes(in);
+        long timeoutMs = in.readLong();
         CoordinatorState st = stateOrNull();
         try {
           if (st == null) {
             throw new IllegalStateException("PUT before HELLO");
+          }
+          KvsRelay r = relay;
+          if (r != null) {
+            r.put(c, m.requestId(), key, v, timeoutMs);
+            return;
           }
           st.put(key, v);
           c.send(OK, m.requestId(), null);
@@ -406,9 +440,15 @@ public final class Coordinator implements AutoCloseable {
       }
       case GET -> {
         String key = in.readUTF();
+        long timeoutMs = in.readLong();
         CoordinatorState st = stateOrNull();
         if (st == null) {
           c.send(ERROR, m.requestId(), o -> o.writeUTF("GET before HELLO"));
+          return;
+        }
+        KvsRelay r = relay;
+        if (r != null) {
+          r.get(c, m.requestId(), key, timeoutMs);
           return;
         }
         CompletableFuture<byte[]> f = st.get(key);
@@ -455,6 +495,21 @@ public final class Coordinator implements AutoCloseable {
           }
         });
       }
+      case OK, VALUE, ERROR -> { // a holder's answer to a relayed request
+        KvsRelay r = relay;
+        if (r == null) {
+          throw new IOException("coordinator op=" + m.op() + " from rank " + c.rank + " with verbs.fabric.kvs=root");
+        }
+        r.answer(c, m.op(), m.requestId(), in);
+      }
+      case KVS_USAGE -> {
+        JobChannel.CoordinatorKvs k = kvs();
+        c.send(KVS_USED, m.requestId(), o -> {
+          o.writeLong(k.pairs());
+          o.writeLong(k.bytes());
+          o.writeLong(k.inFlight());
+        });
+      }
       case HEARTBEAT -> { }
       case BYE -> {
         lost(c, "left");
@@ -468,16 +523,28 @@ public final class Coordinator implements AutoCloseable {
     return state;
   }
 
-  private void hello(Conn c, long id, int rank, int size, String address, String host, String topo) {
+  private void hello(Conn c, long id, int rank, int size, String address, String host, String topo, String kvs) {
     String error = null;
+    KvsPlacement p;
+    try {
+      p = KvsPlacement.fromValue(kvs);
+    } catch (IllegalArgumentException e) {
+      String msg = e.getMessage();
+      c.send(ERROR, id, o -> o.writeUTF(msg));
+      return;
+    }
     synchronized (this) {
       if (this.size == 0) {
         this.size = size;
         this.topology = topo;
+        this.placement = p;
         this.state = new CoordinatorState(size);
+        this.relay = p == KvsPlacement.HASHED && size > 0 ? new KvsRelay(size) : null;
       }
       if (size != this.size) {
         error = "verbs.size=" + size + " differs from the job's size " + this.size;
+      } else if (p != placement) {
+        error = "verbs.fabric.kvs=" + p.value() + " differs from the job's " + placement.value();
       } else if (!topo.equals(this.topology)) {
         error = "verbs.topology=" + topo + " differs from the job's topology " + this.topology;
       } else if (rank < 0 || rank >= size) {
@@ -502,6 +569,10 @@ public final class Coordinator implements AutoCloseable {
       o.writeUTF(tp);
     });
     LOG.info("coordinator: rank {} joined as node {} at {}", rank, rank + 1, address);
+    KvsRelay r = relay;
+    if (r != null) {
+      r.joined(rank, c);
+    }
     broadcastDirectory();
   }
 
@@ -543,6 +614,10 @@ public final class Coordinator implements AutoCloseable {
 
   private void lost(Conn c, String why) {
     int rank = c.rank;
+    KvsRelay r = relay;
+    if (r != null) {
+      r.lost(c, rank);
+    }
     List<Conn> targets = new ArrayList<>();
     synchronized (this) {
       conns.remove(c);
@@ -568,6 +643,10 @@ public final class Coordinator implements AutoCloseable {
 
   private void checkLiveness() {
     long now = System.nanoTime();
+    KvsRelay r = relay;
+    if (r != null) {
+      r.expire(now);
+    }
     List<Conn> all;
     synchronized (this) {
       all = new ArrayList<>(conns);

@@ -4,6 +4,7 @@ import static io.github.verbs4j.fabric.coord.CoordinatorProtocol.*;
 
 import io.github.verbs4j.fabric.FabricException;
 import io.github.verbs4j.fabric.FabricTimeoutException;
+import io.github.verbs4j.fabric.JobChannel;
 import io.github.verbs4j.fabric.NodeDirectory;
 import io.github.verbs4j.fabric.NodeInfo;
 import io.github.verbs4j.fabric.auth.Handshake;
@@ -23,8 +24,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,6 +36,11 @@ import org.slf4j.LoggerFactory;
 /**
  * A node's connection to the {@link Coordinator}: join, directory and peer-down events, key-value
  * store, barriers, heartbeats. Every blocking call takes a timeout. Thread-safe.
+ *
+ * <p>With {@link KvsPlacement#HASHED} the client also holds the pairs whose keys hash to its rank:
+ * it answers the coordinator's {@link CoordinatorProtocol#HELD_PUT} and {@link
+ * CoordinatorProtocol#HELD_GET} on its reader thread, keeps a get until its key arrives or its
+ * requester's timeout passes, and serves its own puts and gets of such keys without a round trip.
  */
 public final class CoordinatorClient implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CoordinatorClient.class);
@@ -67,8 +73,12 @@ public final class CoordinatorClient implements AutoCloseable {
   private final String where;
   private final AtomicLong ids = new AtomicLong();
   private final Map<Long, CompletableFuture<Object>> pending = new ConcurrentHashMap<>();
-  private final ScheduledExecutorService heartbeat;
+  private final ScheduledThreadPoolExecutor heartbeat; // also ends held gets at their timeout
   private final Thread reader;
+  private final KvsShard held = new KvsShard();
+  private volatile KvsPlacement placement = KvsPlacement.ROOT; // set by hello, with rank and size
+  private volatile int rank = -1;
+  private volatile int size;
   private volatile boolean closed;
   private volatile Throwable lostCause;
 
@@ -81,11 +91,12 @@ public final class CoordinatorClient implements AutoCloseable {
     this.where = where;
     this.reader = new Thread(() -> readLoop(in), "verbs4j-coordinator-client-" + socket.getLocalPort());
     reader.setDaemon(true);
-    this.heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
+    this.heartbeat = new ScheduledThreadPoolExecutor(1, r -> {
       Thread t = new Thread(r, "verbs4j-heartbeat-" + socket.getLocalPort());
       t.setDaemon(true);
       return t;
     });
+    heartbeat.setRemoveOnCancelPolicy(true);
     long p = Math.max(1, heartbeatPeriod.toMillis());
     heartbeat.scheduleAtFixedRate(() -> send(HEARTBEAT, 0, null), p, p, TimeUnit.MILLISECONDS);
   }
@@ -314,25 +325,64 @@ public final class CoordinatorClient implements AutoCloseable {
    * @throws FabricException naming the value the coordinator refused
    */
   public Welcome hello(int rank, int size, String address, String host, String topology, Duration timeout) {
-    return (Welcome) call(HELLO, o -> {
+    return hello(rank, size, address, host, topology, KvsPlacement.ROOT, timeout);
+  }
+
+  /**
+   * Joins the job.
+   *
+   * @param rank this process's rank
+   * @param size job size
+   * @param address data-plane address
+   * @param host host name
+   * @param topology topology spec
+   * @param kvs where the job's pairs live ({@code verbs.fabric.kvs}; every member must say the same)
+   * @param timeout how long to wait for the answer
+   * @return the assigned node id and the job's size and topology
+   * @throws FabricException naming the value the coordinator refused
+   */
+  public Welcome hello(int rank, int size, String address, String host, String topology, KvsPlacement kvs,
+      Duration timeout) {
+    Welcome w = (Welcome) call(HELLO, o -> {
       o.writeInt(rank);
       o.writeInt(size);
       o.writeUTF(address);
       o.writeUTF(host);
       o.writeUTF(topology);
+      o.writeUTF(kvs.value());
     }, timeout, "join rank=" + rank);
+    this.size = w.size();
+    this.rank = rank;
+    this.placement = kvs;
+    return w;
   }
 
   /**
    * @param key key
    * @param value value
    * @param timeout how long to wait for the acknowledgement
+   * @throws FabricException naming the key if it holds another value
    */
   public void put(String key, byte[] value, Duration timeout) {
+    String what = "kvPut key='" + key + "'";
+    if (holdsItself(key)) {
+      try {
+        byte[] v = value.clone();
+        KvsShard.complete(held.put(key, v), v);
+      } catch (IllegalArgumentException e) {
+        throw new FabricException(what + ": " + e.getMessage(), e);
+      }
+      return;
+    }
+    if (placement == KvsPlacement.HASHED && value.length > MAX_VALUE) {
+      throw new FabricException(what + ": value of " + value.length + " bytes exceeds the " + MAX_VALUE
+          + " a verbs.fabric.kvs=hashed put may carry");
+    }
     call(PUT, o -> {
       o.writeUTF(key);
       writeBytes(o, value);
-    }, timeout, "kvPut key='" + key + "'");
+      o.writeLong(millis(timeout));
+    }, timeout, what);
   }
 
   /**
@@ -341,7 +391,80 @@ public final class CoordinatorClient implements AutoCloseable {
    * @return the value
    */
   public byte[] get(String key, Duration timeout) {
-    return (byte[]) call(GET, o -> o.writeUTF(key), timeout, "kvGet key='" + key + "'");
+    String what = "kvGet key='" + key + "'";
+    if (holdsItself(key)) {
+      CompletableFuture<byte[]> f = held.get(key);
+      try {
+        return f.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        held.cancel(key, f);
+        throw new FabricTimeoutException(what + " timed out after " + timeout);
+      } catch (InterruptedException e) {
+        held.cancel(key, f);
+        Thread.currentThread().interrupt();
+        throw new FabricException(what + " interrupted", e);
+      } catch (ExecutionException e) {
+        throw new FabricException(what + ": " + e.getCause(), e.getCause());
+      }
+    }
+    return (byte[]) call(GET, o -> {
+      o.writeUTF(key);
+      o.writeLong(millis(timeout));
+    }, timeout, what);
+  }
+
+  /** With {@link KvsPlacement#HASHED}: whether this member holds {@code key}, so asks nobody. */
+  private boolean holdsItself(String key) {
+    int r = rank;
+    return placement == KvsPlacement.HASHED && r >= 0 && KvsPlacement.holder(key, size) == r;
+  }
+
+  private static long millis(Duration d) {
+    return d.compareTo(Duration.ofDays(365)) > 0 ? Duration.ofDays(365).toMillis() : Math.max(0, d.toMillis());
+  }
+
+  /**
+   * @return the bytes of the pairs this member holds ({@link KvsPlacement#entryBytes} each; 0 with
+   *     {@link KvsPlacement#ROOT}, where the coordinator holds them)
+   */
+  public long kvsBytes() {
+    return held.bytes();
+  }
+
+  /** @return the pairs this member holds (0 with {@link KvsPlacement#ROOT}) */
+  public int kvsPairs() {
+    return held.pairs();
+  }
+
+  /**
+   * @param timeout how long to wait for the answer
+   * @return what the coordinator holds of the store
+   */
+  public JobChannel.CoordinatorKvs coordinatorKvs(Duration timeout) {
+    return (JobChannel.CoordinatorKvs) call(KVS_USAGE, null, timeout, "coordinator kvs usage");
+  }
+
+  /** Stores a pair the coordinator relays to this holder, and answers. On the reader thread. */
+  private void heldPut(long id, String key, byte[] value) {
+    List<CompletableFuture<byte[]>> waiting;
+    try {
+      waiting = held.put(key, value);
+    } catch (IllegalArgumentException e) {
+      send(ERROR, id, o -> o.writeUTF(e.getMessage()));
+      return;
+    }
+    send(OK, id, null);
+    KvsShard.complete(waiting, value);
+  }
+
+  /** Answers a get the coordinator relays once the key is here; gives up at the requester's timeout. */
+  private void heldGet(long id, String key, long timeoutMs) {
+    CompletableFuture<byte[]> f = held.get(key);
+    if (!f.isDone()) {
+      ScheduledFuture<?> end = heartbeat.schedule(() -> held.cancel(key, f), timeoutMs, TimeUnit.MILLISECONDS);
+      f.whenComplete((v, e) -> end.cancel(false));
+    }
+    f.thenAccept(v -> send(VALUE, id, o -> writeBytes(o, v)));
   }
 
   /**
@@ -409,6 +532,7 @@ public final class CoordinatorClient implements AutoCloseable {
           case STEPPED -> complete(m.requestId(), new CoordinatorState.StepResult(b.readLong(), b.readLong(), b.readLong(), b.readBoolean(),
               b.readBoolean()));
           case VALUE -> complete(m.requestId(), readBytes(b));
+          case KVS_USED -> complete(m.requestId(), new JobChannel.CoordinatorKvs(b.readLong(), b.readLong(), b.readLong()));
           case RANKS -> {
             int n = b.readInt();
             List<Integer> r = new ArrayList<>(n);
@@ -426,6 +550,8 @@ public final class CoordinatorClient implements AutoCloseable {
             events.onDirectory(new NodeDirectory(nodes));
           }
           case PEER_DOWN -> events.onPeerDown(b.readInt());
+          case HELD_PUT -> heldPut(m.requestId(), b.readUTF(), readBytes(b));
+          case HELD_GET -> heldGet(m.requestId(), b.readUTF(), b.readLong());
           case HEARTBEAT -> { }
           default -> throw new IOException("unknown coordinator op=" + m.op());
         }

@@ -25,16 +25,23 @@ import java.io.IOException;
  *
  * Bodies use {@link DataOutputStream} encodings: strings as modified UTF-8 with a 16-bit length,
  * byte arrays as a 32-bit length and the bytes, integers big-endian. Requests carry a request id
- * the reply echoes; events carry 0. Ops: {@link #HELLO} (rank, size, address, host, topology, pid)
- * → {@link #WELCOME} (nodeId, size, topology) or {@link #ERROR} (message); {@link #DIRECTORY}
- * (count, then nodeId, rank, address, host, up); {@link #PUT} (key, value) → {@link #OK}; {@link
- * #GET} (key) → {@link #VALUE} (value); {@link #BARRIER} (name) → {@link #OK}; {@link #MISSING}
- * (name) → {@link #RANKS} (count, ranks); {@link #HEARTBEAT}; {@link #PEER_DOWN} (nodeId); {@link
- * #BYE}.
+ * the reply echoes; events carry 0. Ops: {@link #HELLO} (rank, size, address, host, topology, kvs
+ * placement) → {@link #WELCOME} (nodeId, size, topology) or {@link #ERROR} (message); {@link
+ * #DIRECTORY} (count, then nodeId, rank, address, host, up); {@link #PUT} (key, value, timeout ms)
+ * → {@link #OK}; {@link #GET} (key, timeout ms) → {@link #VALUE} (value); {@link #BARRIER} (name)
+ * → {@link #OK}; {@link #MISSING} (name) → {@link #RANKS} (count, ranks); {@link #HEARTBEAT};
+ * {@link #PEER_DOWN} (nodeId); {@link #BYE}; {@link #STEP} → {@link #STEPPED}; {@link #KVS_USAGE}
+ * → {@link #KVS_USED} (pairs, bytes, requests in flight).
+ *
+ * <p>With {@code verbs.fabric.kvs=hashed} the coordinator sends a member {@link #HELD_PUT} (key,
+ * value, timeout ms) and {@link #HELD_GET} (key, timeout ms) under a request id of its own for the
+ * keys that member holds; the member answers as the coordinator answers a request, {@link #OK},
+ * {@link #VALUE} or {@link #ERROR} echoing that id, and the coordinator relays the answer ({@link
+ * KvsRelay}). Version 2 added the placement, the timeouts, these two ops and {@link #KVS_USAGE}.
  */
 public final class CoordinatorProtocol {
   /** Protocol version. */
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
   /** Offset of the version byte after the length. */
   public static final int VERSION_OFFSET = 4;
   /** Offset of the op byte. */
@@ -45,6 +52,11 @@ public final class CoordinatorProtocol {
   public static final int BODY_OFFSET = 14;
   /** Largest message accepted. */
   public static final int MAX_MESSAGE = 16 << 20;
+  /**
+   * Largest value a put may carry with {@code verbs.fabric.kvs=hashed}: half a message, so a relayed
+   * put (the key and ids added) always fits in one.
+   */
+  public static final int MAX_VALUE = MAX_MESSAGE / 2;
 
   /** Join. */
   public static final int HELLO = 1;
@@ -78,6 +90,14 @@ public final class CoordinatorProtocol {
   public static final int STEP = 15;
   /** A round's outcome: the earliest next event, the frames sent and received, whether every rank left, whether all wait in a barrier. */
   public static final int STEPPED = 16;
+  /** Coordinator to holder ({@code verbs.fabric.kvs=hashed}): store a pair a member put (key, value, timeout ms). */
+  public static final int HELD_PUT = 17;
+  /** Coordinator to holder: answer with the key's value once it is stored (key, timeout ms). */
+  public static final int HELD_GET = 18;
+  /** Ask what the coordinator holds of the key-value store. */
+  public static final int KVS_USAGE = 19;
+  /** What it holds: pairs, bytes, requests it is relaying (three longs). */
+  public static final int KVS_USED = 20;
 
   private CoordinatorProtocol() {}
 

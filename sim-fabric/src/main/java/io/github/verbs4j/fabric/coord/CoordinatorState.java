@@ -1,17 +1,17 @@
 package io.github.verbs4j.fabric.coord;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The coordinator's key-value store and barriers, shared by the socket server and the in-JVM
- * fabric. Futures are completed outside the lock. Thread-safe.
+ * fabric. The pairs live in one shard ({@link KvsPlacement#ROOT}) or, in the in-JVM fabric with
+ * {@link KvsPlacement#HASHED}, in one shard per rank. Futures are completed outside the lock.
+ * Thread-safe.
  *
  * <p>A published value is read without the lock: in one JVM a thousand ranks each look up every
  * other rank's address (a million gets), and on a crowded host a thread preempted while holding
@@ -20,8 +20,11 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class CoordinatorState {
   private int size;
-  private final Map<String, byte[]> kv = new ConcurrentHashMap<>();
-  private final Map<String, List<CompletableFuture<byte[]>>> kvWaiters = new HashMap<>();
+  private final KvsPlacement placement;
+  /** {@link KvsPlacement#ROOT}: every pair; else null. */
+  private final KvsShard root;
+  /** {@link KvsPlacement#HASHED}: one shard per rank (the in-JVM fabric's members); else null. */
+  private volatile KvsShard[] shards;
   private final Map<String, TreeSet<Integer>> entered = new HashMap<>();
   private final Map<String, CompletableFuture<Void>> barriers = new HashMap<>();
   /** The modelled-time steps: the round open now and what its reports add up to. */
@@ -60,9 +63,24 @@ public final class CoordinatorState {
     }
   }
 
-  /** @param size the number of ranks a barrier waits for */
+  /** @param size the number of ranks a barrier waits for; every pair at the coordinator */
   public CoordinatorState(int size) {
+    this(size, KvsPlacement.ROOT);
+  }
+
+  /**
+   * @param size the number of ranks a barrier waits for
+   * @param placement where the pairs live: with {@link KvsPlacement#HASHED} a shard per rank, each
+   *     holding the keys that hash to it (the in-JVM fabric's members; the socket server relays
+   *     instead and builds this with ROOT)
+   */
+  public CoordinatorState(int size, KvsPlacement placement) {
     this.size = size;
+    this.placement = placement;
+    this.root = placement == KvsPlacement.ROOT ? new KvsShard() : null;
+    if (root == null) {
+      reshard(size);
+    }
   }
 
   /** @return the number of ranks */
@@ -80,6 +98,9 @@ public final class CoordinatorState {
     List<CompletableFuture<Void>> done = new ArrayList<>();
     synchronized (this) {
       size = newSize;
+      if (root == null) {
+        reshard(newSize);
+      }
       for (Map.Entry<String, TreeSet<Integer>> e : entered.entrySet()) {
         if (e.getValue().size() >= size) {
           done.add(barriers.get(e.getKey()));
@@ -90,30 +111,19 @@ public final class CoordinatorState {
   }
 
   /**
-   * Publishes a value (write-once).
+   * Publishes a value (write-once) at its holder.
    *
    * @param key the key
    * @param value the value
    * @throws IllegalArgumentException naming the key if it holds another value
    */
   public void put(String key, byte[] value) {
-    List<CompletableFuture<byte[]>> waiters;
     byte[] v = value.clone();
+    List<CompletableFuture<byte[]>> waiters;
     synchronized (this) {
-      byte[] old = kv.get(key);
-      if (old != null) {
-        if (!Arrays.equals(old, v)) {
-          throw new IllegalArgumentException("key '" + key + "' already holds another value (" + old.length
-              + " bytes); keys are write-once");
-        }
-        return;
-      }
-      kv.put(key, v);
-      waiters = kvWaiters.remove(key);
+      waiters = shard(key).put(key, v);
     }
-    if (waiters != null) {
-      waiters.forEach(f -> f.complete(v.clone()));
-    }
+    KvsShard.complete(waiters, v);
   }
 
   /**
@@ -121,18 +131,12 @@ public final class CoordinatorState {
    * @return a future completed with a copy of the value once published
    */
   public CompletableFuture<byte[]> get(String key) {
-    byte[] v = kv.get(key);
+    byte[] v = shard(key).peek(key); // a shard of an old size at worst: a miss, then the lock
     if (v != null) {
       return CompletableFuture.completedFuture(v.clone());
     }
     synchronized (this) {
-      v = kv.get(key); // published meanwhile
-      if (v != null) {
-        return CompletableFuture.completedFuture(v.clone());
-      }
-      CompletableFuture<byte[]> f = new CompletableFuture<>();
-      kvWaiters.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
-      return f;
+      return shard(key).get(key);
     }
   }
 
@@ -143,10 +147,74 @@ public final class CoordinatorState {
    * @param f its future
    */
   public synchronized void cancelGet(String key, CompletableFuture<byte[]> f) {
-    List<CompletableFuture<byte[]>> l = kvWaiters.get(key);
-    if (l != null) {
-      l.remove(f);
+    shard(key).cancel(key, f);
+  }
+
+  /** @return where the pairs live */
+  public KvsPlacement placement() {
+    return placement;
+  }
+
+  /**
+   * @param rank a rank
+   * @return the bytes of the pairs that rank holds ({@link KvsPlacement#entryBytes} each; 0 with
+   *     {@link KvsPlacement#ROOT})
+   */
+  public long kvsBytes(int rank) {
+    KvsShard s = memberShard(rank);
+    return s == null ? 0 : s.bytes();
+  }
+
+  /**
+   * @param rank a rank
+   * @return the pairs that rank holds (0 with {@link KvsPlacement#ROOT})
+   */
+  public int kvsPairs(int rank) {
+    KvsShard s = memberShard(rank);
+    return s == null ? 0 : s.pairs();
+  }
+
+  /** @return the bytes of the pairs the coordinator itself holds (every pair with root, none with hashed) */
+  public long rootKvsBytes() {
+    return root == null ? 0 : root.bytes();
+  }
+
+  /** @return the pairs the coordinator itself holds */
+  public int rootKvsPairs() {
+    return root == null ? 0 : root.pairs();
+  }
+
+  private KvsShard memberShard(int rank) {
+    KvsShard[] a = shards;
+    return a != null && rank >= 0 && rank < a.length ? a[rank] : null;
+  }
+
+  /** The shard that holds {@code key} at the current size; racy reads see an old array at worst. */
+  private KvsShard shard(String key) {
+    if (root != null) {
+      return root;
     }
+    KvsShard[] a = shards;
+    return a[KvsPlacement.holder(key, a.length)];
+  }
+
+  /** Hashed: one shard per rank; pairs and waiting gets move to their new holders. Holds the lock. */
+  private void reshard(int newSize) {
+    KvsShard[] old = shards;
+    int n = Math.max(1, newSize);
+    if (old != null && old.length == n) {
+      return;
+    }
+    KvsShard[] next = new KvsShard[n];
+    for (int r = 0; r < n; r++) {
+      next[r] = new KvsShard();
+    }
+    if (old != null) {
+      for (KvsShard s : old) {
+        s.drain((k, v, w) -> next[KvsPlacement.holder(k, n)].adopt(k, v, w));
+      }
+    }
+    shards = next;
   }
 
   /**

@@ -97,7 +97,7 @@ public final class LocalFabric implements AutoCloseable {
     this.topology = TopologySpec.parse(options.get(FabricOptions.TOPOLOGY)).build();
     this.model = new LinkModel(LinkParams.from(options), 64);
     this.faults = new FaultInjector(options);
-    this.coordinator = new CoordinatorState(0);
+    this.coordinator = new CoordinatorState(0, options.kvsPlacement());
     this.deterministic = options.deterministic();
     this.modelled = options.modelledTime();
     this.loop = deterministic ? new DeterministicLoop() : null;
@@ -369,6 +369,19 @@ public final class LocalFabric implements AutoCloseable {
   /** @return the fabric's meters */
   public FabricMetrics metrics() {
     return metrics;
+  }
+
+  /**
+   * @return the bytes of the pairs the fabric's coordinator state holds itself: every pair with
+   *     {@code verbs.fabric.kvs=root}, 0 with {@code hashed} (a node's {@code job().kvsBytes()} then)
+   */
+  public long coordinatorKvsBytes() {
+    return coordinator.rootKvsBytes();
+  }
+
+  /** @return the pairs the coordinator state holds itself (every pair with root, 0 with hashed) */
+  public long coordinatorKvsPairs() {
+    return coordinator.rootKvsPairs();
   }
 
   /** @return the options */

@@ -10,7 +10,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** A local node's {@link JobChannel}: the in-JVM fabric's coordinator state, no sockets. */
+/**
+ * A local node's {@link JobChannel}: the in-JVM fabric's coordinator state, no sockets. With {@code
+ * verbs.fabric.kvs=hashed} that state keeps a shard per rank, so this node's {@link #kvsBytes} are
+ * the pairs that hash to its rank.
+ */
 final class LocalJob implements JobChannel {
   private final LocalNode node;
   private final CoordinatorState coordinator;
@@ -51,6 +55,21 @@ final class LocalJob implements JobChannel {
     } catch (ExecutionException e) {
       throw new FabricException("kvGet key='" + key + "' failed", e.getCause());
     }
+  }
+
+  @Override
+  public long kvsBytes() {
+    return coordinator.kvsBytes(node.rank());
+  }
+
+  @Override
+  public long kvsPairs() {
+    return coordinator.kvsPairs(node.rank());
+  }
+
+  @Override
+  public CoordinatorKvs coordinatorKvs(Duration timeout) {
+    return new CoordinatorKvs(coordinator.rootKvsPairs(), coordinator.rootKvsBytes(), 0);
   }
 
   @Override

@@ -44,4 +44,19 @@ final class NettyJob implements JobChannel {
   public void barrier(String name, Duration timeout) {
     client("barrier '" + name + "'").barrier(name, timeout);
   }
+
+  @Override
+  public long kvsBytes() {
+    return client.kvsBytes();
+  }
+
+  @Override
+  public long kvsPairs() {
+    return client.kvsPairs();
+  }
+
+  @Override
+  public CoordinatorKvs coordinatorKvs(Duration timeout) {
+    return client("coordinator kvs").coordinatorKvs(timeout);
+  }
 }

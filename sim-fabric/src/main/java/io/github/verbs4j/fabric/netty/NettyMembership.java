@@ -156,7 +156,7 @@ final class NettyMembership implements CoordinatorClient.Events {
     String address = listen();
     job = new NettyJob(node, client, Duration.ofMillis(options.getLong(FabricOptions.JOIN_TIMEOUT_MS)));
     CoordinatorClient.Welcome w = client.hello(options.rank(), options.size(), address, host,
-        TopologySpec.parse(options.get(FabricOptions.TOPOLOGY)).toString(), left(deadline));
+        TopologySpec.parse(options.get(FabricOptions.TOPOLOGY)).toString(), options.kvsPlacement(), left(deadline));
     Peer[] ps = new Peer[options.size() + 1];
     for (int i = 1; i <= options.size(); i++) {
       ps[i] = new Peer(i);
