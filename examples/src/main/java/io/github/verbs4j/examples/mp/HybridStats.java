@@ -10,12 +10,13 @@ package io.github.verbs4j.examples.mp;
  * @param refusals switches this rank asked for that the peer refused
  * @param ringsGiven sources on DC that write into a ring of this rank (RDMA over DC)
  * @param ringsUsed peers on DC whose ring this rank writes into
+ * @param movesBack peers that went back from RC to the DC channel (asked by either side)
  */
 public record HybridStats(int dcPeers, int[] rcPeers, int rcCap, long switches, long refusals, int ringsGiven,
-    int ringsUsed) {
-  /** @return as link counts: RC links open (never closed, so also the peak), switches completed */
+    int ringsUsed, long movesBack) {
+  /** @return as link counts: RC links open, switches completed, moves back as closings */
   LinkStats asLinkStats() {
-    return new LinkStats(rcPeers.length, rcPeers.length, switches, 0, 0, 0, rcPeers.length);
+    return new LinkStats(rcPeers.length, rcPeers.length, switches, movesBack, 0, 0, rcPeers.length);
   }
 
   /** @return RC links held */

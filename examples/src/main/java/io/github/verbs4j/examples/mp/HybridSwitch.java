@@ -45,8 +45,20 @@ import org.slf4j.LoggerFactory;
  * If both ask at once, the lower rank's SWITCH wins: the higher rank answers it with its own
  * link, the lower ignores the higher's SWITCH. A rank with no room (or closing) answers
  * SWITCH_NACK; the asking side closes its unused link and goes back to the DC channel, where it had
- * posted nothing since its SWITCH. RC links are kept until the communicator closes (the paper keeps
- * them for reuse too).
+ * posted nothing since its SWITCH.
+ *
+ * <p><b>Moving back</b> (the paper re-assigns methods every interval): when a source on the DC
+ * channel reaches the threshold while this rank (or its node) holds all the RC links it may, and
+ * the RC peer this rank asked for with the fewest messages over the history has fewer than
+ * 1/{@link #HYSTERESIS} of the new source's, that peer goes back to the DC channel to make room ({@link Phase#LEAVING}):
+ * each side posts nothing more on RC, and once its RC sends and RDMA have completed sends CLOSE as
+ * its last RC message (the side that receives CLOSE first does the same); a side whose CLOSE has
+ * completed and that has the peer's makes the DC link current again. Its RC traffic is then all in
+ * the peer's CQ (the one CQ of the rank) before anything it posts on DC. The RC QP lingers {@link
+ * #LINGER_NANOS} (an ACK of the peer's CLOSE the device may still hold) and is then destroyed with
+ * its ring. A source moved back does not ask for RC again until its count has fallen below the
+ * threshold once (it may get a ring meanwhile), so two sources cannot take turns evicting each
+ * other; the new source is asked as soon as the room is there.
  */
 final class HybridSwitch {
   private static final Logger LOG = LoggerFactory.getLogger(HybridSwitch.class);
@@ -62,8 +74,15 @@ final class HybridSwitch {
     /** The peer asked: our RC link is at RTS and current, SWITCH_ACK waits for DC RDMA to complete. */
     ACCEPTING,
     /** On the RC link (this side may post once the peer is {@link Peer.State#OPEN} on it). */
-    RC
+    RC,
+    /** Going back to the DC channel: the RC link's CLOSE handshake is under way. */
+    LEAVING
   }
+
+  /** A source on RC is moved back only for one with this many times its messages (an assumption). */
+  static final int HYSTERESIS = 2;
+  /** How long a left RC QP outlives the handshake (as the on-demand links': an ACK may still be held). */
+  static final long LINGER_NANOS = ConnectionManager.LINGER_NANOS;
 
   /**
    * Seed 003 §3.4: eager rings per node for the sources on RC or DC RDMA (per rank under {@link
@@ -90,6 +109,12 @@ final class HybridSwitch {
   private final List<Peer> nacks = new ArrayList<>();
   /** Peers between DC and an RC link they are OPEN on. */
   private final List<Peer> moving = new ArrayList<>();
+  /** Peers on RC (phase {@link Phase#RC}), the candidates for moving back. */
+  private final List<Peer> onRc = new ArrayList<>();
+  /** Peers going back to DC, and the RC links they left (until destroyed). */
+  private final List<Peer> leaving = new ArrayList<>();
+  private final List<Link> retiring = new ArrayList<>();
+  private long movesBack;
   private int rcLinks;
   private long switches;
   private long refusals;
@@ -108,20 +133,82 @@ final class HybridSwitch {
 
   /** A message (not a credit or a marker) arrived from {@code p}: count it, and ask for RC when it is heavy. */
   void received(Peer p) {
-    long count = history.record(p.rank, System.nanoTime());
+    long now = System.nanoTime();
+    long count = history.record(p.rank, now);
+    if (p.cooling && count < threshold) {
+      p.cooling = false; // light again: it may earn RC anew
+    }
     if (p.phase != Phase.DC || p.inRing != null || stopped || count < threshold || p.dcLink == null) {
       return;
     }
-    if (!p.refused && p.link == p.dcLink && mayAddRcLink()) {
-      p.link = newRcLink(p);
-      p.state = Peer.State.CONNECTING;
-      p.phase = Phase.WANT;
-      markers.add(p);
-      moving.add(p);
+    boolean mayAsk = !p.refused && !p.cooling && p.link == p.dcLink;
+    if (mayAsk && mayAddRcLink()) {
+      askRc(p);
+    } else if (mayAsk && (!leaving.isEmpty() || moveBackLighterThan(p, count, now))) {
+      // room is being made: the source is asked once it is there, or asks again with a later message
     } else if ((p.refused || p.link == p.dcLink) && rings.size() < maxRings && conn.openRing(p)) {
       rings.add(p);
       offers.add(p);
     }
+  }
+
+  /** Makes an RC link for source {@code p} and asks it to switch (the rank's room is counted). */
+  private void askRc(Peer p) {
+    p.link = newRcLink(p);
+    p.state = Peer.State.CONNECTING;
+    p.phase = Phase.WANT;
+    p.askedRc = true;
+    markers.add(p);
+    moving.add(p);
+  }
+
+  /**
+   * Starts moving back the RC peer this rank asked for (its own heavy source, not one whose peer
+   * asked) with the fewest messages over the history, if it has fewer than 1/{@link #HYSTERESIS}
+   * of {@code count}, the messages of {@code candidate}.
+   *
+   * @return whether one is moving back
+   */
+  private boolean moveBackLighterThan(Peer candidate, long count, long now) {
+    Peer victim = null;
+    long least = Long.MAX_VALUE;
+    for (Peer v : onRc) {
+      long c = history.sum(v.rank, now);
+      if (v.askedRc && v.state == Peer.State.OPEN && c < least) {
+        least = c;
+        victim = v;
+      }
+    }
+    if (victim == null || least * HYSTERESIS >= count) {
+      return false;
+    }
+    leave(victim);
+    victim.roomFor = candidate;
+    return true;
+  }
+
+  /** Peer {@code p}, on RC, goes back to the DC channel: nothing more is posted on RC, CLOSE goes once drained. */
+  private void leave(Peer p) {
+    onRc.remove(p);
+    leaving.add(p);
+    p.phase = Phase.LEAVING;
+    p.state = Peer.State.DRAINING; // the sender posts CLOSE once the link's sends and RDMA have completed
+    sender.touch(p);
+    LOG.debug("rank {}: rank {} goes back to DC", rank, p.rank);
+  }
+
+  /**
+   * The peer's CLOSE arrived on the RC link: its last RC message. If this side had not begun
+   * moving back, it does now.
+   */
+  void closeReceived(Peer p) {
+    if (p.phase == Phase.RC && p.state == Peer.State.OPEN) {
+      leave(p);
+    } else if (p.phase != Phase.LEAVING) {
+      throw new MpException("rank " + rank + ": CLOSE from rank " + p.rank + " in phase " + p.phase + ", state "
+          + p.state);
+    }
+    p.peerClosed = true;
   }
 
   /**
@@ -169,6 +256,7 @@ final class HybridSwitch {
         connect(p.link, slab, at);
         p.state = Peer.State.OPEN; // the peer connected before it answered
         p.phase = Phase.RC;
+        onRc.add(p);
         switches++;
         p.pending.addFirst(new Outgoing(Wire.CREDIT, 0, 0, 0, 0, 0, 0, 0, null)); // tells the peer we are at RTS
         sender.touch(p);
@@ -205,6 +293,7 @@ final class HybridSwitch {
           return;
         }
         p.link = newRcLink(p);
+        p.askedRc = false;
         moving.add(p);
       }
       case WANT -> markers.remove(p); // we had not asked yet: answer instead, with the link we made
@@ -256,7 +345,7 @@ final class HybridSwitch {
    * @return work done
    */
   int progress() {
-    int work = 0;
+    int work = finishLeaving();
     for (int i = 0; i < offers.size(); i++) {
       Peer p = offers.get(i);
       Outgoing o = new Outgoing(Wire.RING_OFFER, 0, rings.indexOf(p), 0, 0, 0, p.inRingMr.address(),
@@ -287,12 +376,79 @@ final class HybridSwitch {
           p.phase = Phase.SWITCH_SENT;
         } else {
           p.phase = Phase.RC;
+          onRc.add(p);
           switches++;
         }
         LOG.debug("rank {}: {} sent to rank {}", rank, asking ? "SWITCH" : "SWITCH_ACK", p.rank);
       }
     }
     return work;
+  }
+
+  /**
+   * Pairs whose RC CLOSE handshake is through (ours completed, the peer's received) go back to the
+   * DC channel; RC links left long enough ago are destroyed.
+   *
+   * @return work done
+   */
+  private int finishLeaving() {
+    if (leaving.isEmpty() && retiring.isEmpty()) {
+      return 0;
+    }
+    int work = 0;
+    long now = System.nanoTime();
+    for (int i = 0; i < leaving.size(); i++) {
+      Peer p = leaving.get(i);
+      Link rc = p.link;
+      if (p.state == Peer.State.DRAINING) {
+        work += sender.drain(p); // CLOSE once the link is drained (the sender's active list may have let it go)
+      }
+      if (p.state != Peer.State.CLOSE_SENT || !p.peerClosed || !rc.sendsDone() || rc.rdmaInFlight > 0) {
+        continue;
+      }
+      leaving.remove(i--);
+      rc.closeCompletedAt = now;
+      retiring.add(rc);
+      p.link = p.dcLink;
+      p.state = Peer.State.OPEN;
+      p.phase = Phase.DC;
+      p.peerClosed = false;
+      p.cooling = true;
+      rcLinks--;
+      if (conn.nodeRings != null) {
+        conn.nodeRings.releaseRcLink();
+      }
+      movesBack++;
+      sender.touch(p); // what waited goes on DC
+      work++;
+      Peer c = p.roomFor;
+      p.roomFor = null;
+      if (c != null && c.phase == Phase.DC && c.inRing == null && !c.refused && !c.cooling && !stopped
+          && c.dcLink != null && c.link == c.dcLink && mayAddRcLink()) {
+        askRc(c); // the source the room was made for
+      }
+    }
+    for (int i = 0; i < retiring.size(); i++) {
+      Link l = retiring.get(i);
+      if (now - l.closeCompletedAt > LINGER_NANOS) {
+        retiring.remove(i--);
+        conn.closeLink(l, null);
+        work++;
+      }
+    }
+    return work;
+  }
+
+  /** @return the RC links left but not destroyed yet, to be closed with the communicator */
+  List<AutoCloseable> retired() {
+    List<AutoCloseable> l = new ArrayList<>();
+    for (Link r : retiring) {
+      conn.memory.linkClosed(r);
+      l.add(r.qp);
+      l.add(r.ringMr);
+    }
+    retiring.clear();
+    return l;
   }
 
   /**
@@ -316,7 +472,7 @@ final class HybridSwitch {
    */
   boolean settled() {
     moving.removeIf(p -> p.phase == Phase.RC && p.state == Peer.State.OPEN);
-    return moving.isEmpty() && markers.isEmpty() && nacks.isEmpty() && offers.isEmpty()
+    return moving.isEmpty() && markers.isEmpty() && nacks.isEmpty() && offers.isEmpty() && leaving.isEmpty()
         && conn.sendPoolFree.size() == Connections.DC_SEND_BUFFERS;
   }
 
@@ -336,6 +492,6 @@ final class HybridSwitch {
       }
     }
     return new HybridStats(dc, rc.stream().mapToInt(Integer::intValue).toArray(), maxRc, switches, refusals,
-        rings.size(), out);
+        rings.size(), out, movesBack);
   }
 }

@@ -58,6 +58,12 @@ final class Peer {
   HybridSwitch.Phase phase = HybridSwitch.Phase.DC;
   /** Hybrid: the peer refused an RC link (it had no room); this side does not ask again. */
   boolean refused;
+  /** Hybrid: moved back from RC to make room; it asks again only after it has been light once. */
+  boolean cooling;
+  /** Hybrid: this side asked for the pair's RC link (the peer is its heavy source), not the peer. */
+  boolean askedRc;
+  /** Hybrid: while moving back, the source it makes room for. */
+  Peer roomFor;
   /** Hybrid, DC RDMA: the ring this rank gave the peer to write into, else null. */
   io.github.verbs4j.verbs.MemoryRegion inRingMr;
   java.nio.ByteBuffer inRing;

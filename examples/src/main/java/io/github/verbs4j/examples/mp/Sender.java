@@ -123,7 +123,11 @@ final class Sender {
         if (l.rdmaInFlight > 0 || !l.sendsDone() || !trySend(p, l, CLOSE)) {
           return 0; // CLOSE goes behind everything sent on the link, once there is a slot for it
         }
-        cm.closeSent(p);
+        if (cm != null) {
+          cm.closeSent(p);
+        } else {
+          p.state = Peer.State.CLOSE_SENT; // hybrid: a pair going back to DC ({@link HybridSwitch})
+        }
         return 1;
       }
       case IDLE -> {

@@ -516,11 +516,15 @@ public final class VerbsCommunicator extends AbstractCommunicator {
         // only the credits in the header
       }
       case Wire.CLOSE -> {
-        if (cm == null) {
+        if (cm == null && hybrid == null) {
           broken = new MpException("rank " + rank() + ": CLOSE from rank " + p.rank + " on a baseline connection");
           throw broken;
         }
-        cm.closeReceived(p); // the peer's last message on this link: its own slot is not posted again
+        if (cm != null) {
+          cm.closeReceived(p); // the peer's last message on this link: its own slot is not posted again
+        } else {
+          hybrid.closeReceived(p); // its last message on RC: the pair goes back to DC
+        }
         if (slab == conn.pool) {
           conn.postShared(slot);
         }
@@ -607,6 +611,9 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     List<AutoCloseable> all = new ArrayList<>(conn.links());
     if (cm != null) {
       all.addAll(cm.closeables());
+    }
+    if (hybrid != null) {
+      all.addAll(hybrid.retired());
     }
     rendezvous.bounces(all);
     all.addAll(regions.all());

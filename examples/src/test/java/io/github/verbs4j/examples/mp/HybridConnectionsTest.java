@@ -337,6 +337,75 @@ class HybridConnectionsTest {
     }
   }
 
+  @ParameterizedTest
+  @EnumSource(value = MpJob.class, names = {"IB_HYBRID", "TCA_HYBRID"})
+  void aSourceThatWentQuietMovesBackToDcForAHeavierOne(MpJob job) throws Exception {
+    // windows of 1 ms: the history spans ~1 s, so a source quiet for 1.5 s counts nothing
+    MpConfig cfg = BASE.withHybrid(new MpConfig.Hybrid(16, Duration.ofMillis(1), 1));
+    List<HybridStats> got = job.run(3, ctx -> {
+      try (VerbsCommunicator comm = job.open(ctx, cfg)) {
+        int me = comm.rank();
+        ByteBuffer b = ByteBuffer.allocate(64);
+        exchange(comm, 1, 0, 1, 30); // rank 1 heavy towards rank 0: the pair moves to RC
+        HybridStats before = comm.hybridStats();
+        if (me < 2) {
+          assertTrue(before.onRc(1 - me), "rank " + me + " on RC with its heavy peer: " + before);
+        }
+        comm.barrier();
+        Thread.sleep(1500);
+        if (me == 2) {
+          for (int i = 0; i < 60; i++) { // rank 2 heavy: rank 0, at its cap, moves rank 1 back to DC
+            comm.send(ByteBuffer.allocate(64).putInt(0, i), 0, 2);
+          }
+        } else if (me == 1) {
+          for (int i = 0; i < 4; i++) { // across the move, both ways
+            comm.send(ByteBuffer.allocate(64).putInt(0, 100 + i), 0, 3);
+          }
+          for (int i = 0; i < 4; i++) {
+            comm.recv(b, 0, 4);
+            assertEquals(200 + i, b.getInt(0), "message " + i + " of rank 0 across the move");
+          }
+        } else {
+          for (int i = 0; i < 60; i++) {
+            comm.recv(b, 2, 2);
+            assertEquals(i, b.getInt(0), "message " + i + " of rank 2");
+            if (i < 4) {
+              comm.send(ByteBuffer.allocate(64).putInt(0, 200 + i), 1, 4);
+            }
+          }
+          for (int i = 0; i < 4; i++) {
+            comm.recv(b, 1, 3);
+            assertEquals(100 + i, b.getInt(0), "message " + i + " of rank 1 across the move");
+          }
+        }
+        comm.barrier();
+        exchange(comm, 1, 0, 5, 10); // rank 1 again, now on the DC channel
+        comm.barrier();
+        return comm.hybridStats();
+      }
+    });
+    HybridStats r0 = got.get(0);
+    assertTrue(r0.onRc(2), "rank 0 moved the heavy rank 2 to RC: " + r0);
+    assertFalse(r0.onRc(1), "and rank 1 back to DC: " + r0);
+    assertEquals(1, r0.movesBack(), r0.toString());
+    assertEquals(1, got.get(1).movesBack(), "rank 1 went back too: " + got.get(1));
+    assertEquals(0, got.get(1).rcLinks(), got.get(1).toString());
+    assertTrue(got.get(2).onRc(0), got.get(2).toString());
+  }
+
+  /** {@code count} messages from {@code from} to {@code to} with tag {@code tag}, checked in order. */
+  private static void exchange(VerbsCommunicator comm, int from, int to, int tag, int count) {
+    ByteBuffer b = ByteBuffer.allocate(64);
+    for (int i = 0; i < count; i++) {
+      if (comm.rank() == from) {
+        comm.send(ByteBuffer.allocate(64).putInt(0, i), to, tag);
+      } else if (comm.rank() == to) {
+        comm.recv(b, from, tag);
+        assertEquals(i, b.getInt(0), "message " + i + " with tag " + tag);
+      }
+    }
+  }
+
   @Test
   void badHybridSettingsAreRefusedByName() {
     assertEquals("hybrid threshold=0 must be at least 1", assertThrows(IllegalArgumentException.class,
@@ -345,6 +414,8 @@ class HybridConnectionsTest {
         () -> new MpConfig.Hybrid(1, Duration.ZERO, 1)).getMessage());
     assertEquals("hybrid rcLinks=-1 must be between 0 and 65535", assertThrows(IllegalArgumentException.class,
         () -> new MpConfig.Hybrid(1, Duration.ofSeconds(1), -1)).getMessage());
+    assertEquals("hybrid ppn=0 must be between 1 and 1024", assertThrows(IllegalArgumentException.class,
+        () -> new MpConfig.Hybrid(1, Duration.ofSeconds(1), 1, 0)).getMessage());
     assertEquals(Map.of("threshold", 64, "interval", Duration.ofSeconds(1), "rcLinks", 128),
         Map.of("threshold", MpConfig.Hybrid.defaults().threshold(), "interval",
             MpConfig.Hybrid.defaults().interval(), "rcLinks", MpConfig.Hybrid.defaults().rcLinks()));
