@@ -116,6 +116,11 @@ public final class MpMemoryCommand implements Callable<Integer> {
           + "engine thread for all ranks: use it for hundreds of ranks) or invoker (default: ${DEFAULT-VALUE}).")
   String threading;
 
+  @Option(names = "--kvs", paramLabel = "PLACEMENT",
+      description = "verbs.fabric.kvs of the job: root (the coordinator holds every key-value pair) or hashed (each "
+          + "pair at the rank its key hashes to, seed 003 §3.7; default: the job's setting, else root).")
+  String kvs;
+
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10m", converter = DurationConverter.class,
       description = "Longest wait for one message before the run fails with every rank's counters, e.g. 60s "
           + "(default: ${DEFAULT-VALUE}).")
@@ -140,8 +145,12 @@ public final class MpMemoryCommand implements Callable<Integer> {
       description = "With --sweep: the chart to write (default: ${DEFAULT-VALUE}).")
   Path chart;
 
-  /** One rank's meters and links ({@code rings}: the hybrid's rings given for RDMA over DC). */
-  private record RankResult(Map<MemoryComponent, Long> bytes, LinkStats links, int rings, long elapsedNanos) {
+  /**
+   * One rank's meters and links ({@code rings}: the hybrid's rings given for RDMA over DC) and its
+   * share of the job's key-value store.
+   */
+  private record RankResult(Map<MemoryComponent, Long> bytes, LinkStats links, int rings, long elapsedNanos,
+      KvsUsage kvs) {
     /** @return the model at the links (and rings) this rank held */
     Map<MemoryComponent, Long> atLinks(int n, int peers, MpConfig mp) {
       return mp.strategy().switches() ? MpFootprint.predictHybrid(n, peers, mp, links.open(), rings)
@@ -184,7 +193,8 @@ public final class MpMemoryCommand implements Callable<Integer> {
     int peers = peers(ranks);
     MpMemoryTotals totals = new MpMemoryTotals();
     for (RankResult r : results) {
-      totals.add(r.bytes(), r.atLinks(ranks, peers, mp), r.links(), r.rings(), r.elapsedNanos(), heap);
+      totals.add(r.bytes(), r.atLinks(ranks, peers, mp), r.links(), r.rings(), r.elapsedNanos(), heap)
+          .kvs(r.kvs());
     }
     print(spec.commandLine().getOut(), mp, totals, MpFootprint.predict(ranks, peers, mp), "local fabric", wall,
         "JVM heap in use after it");
@@ -216,6 +226,9 @@ public final class MpMemoryCommand implements Callable<Integer> {
     if (spec.commandLine().getParseResult().hasMatchedOption("--threading")) {
       cfg = cfg.with(VerbsConfig.THREADING.name(), threading);
     }
+    if (kvs != null) {
+      cfg = cfg.with("verbs.fabric.kvs", kvs);
+    }
     ranks = size;
     time = cfg.get(VerbsConfig.TIME);
     steps = new AtomicIntegerArray(size);
@@ -226,7 +239,7 @@ public final class MpMemoryCommand implements Callable<Integer> {
       try (VerbsCommunicator comm = VerbsCommunicator.open(ctx, mp, host)) {
         RankResult r;
         try {
-          r = measure(comm, registry);
+          r = measure(ctx, comm, registry);
         } catch (MpException e) {
           reportStall(comm, e); // this rank's side only: the peer is another process
           throw e;
@@ -234,7 +247,7 @@ public final class MpMemoryCommand implements Callable<Integer> {
         Runtime rt = Runtime.getRuntime();
         int peers = peers(size);
         MpMemoryTotals totals = new MpMemoryTotals().add(r.bytes(), r.atLinks(size, peers, mp), r.links(),
-            r.rings(), r.elapsedNanos(), rt.totalMemory() - rt.freeMemory());
+            r.rings(), r.elapsedNanos(), rt.totalMemory() - rt.freeMemory()).kvs(r.kvs());
         totals.allreduce(comm);
         if (comm.rank() == 0) {
           provider = ctx.device().provider();
@@ -339,7 +352,7 @@ public final class MpMemoryCommand implements Callable<Integer> {
       for (int r = 0; r < ranks; r++) {
         VerbsConfig cfg = VerbsConfig.of(Map.of("verbs.provider", provider, "verbs.fabric", "local",
             "verbs.fabric.name", fabric, "verbs.rank", Integer.toString(r), "verbs.size", Integer.toString(ranks),
-            "verbs.time", time, "verbs.threading", threading));
+            "verbs.time", time, "verbs.threading", threading, "verbs.fabric.kvs", kvs == null ? "root" : kvs));
         done.submit(() -> {
           SimpleMeterRegistry registry = new SimpleMeterRegistry();
           registries.add(registry);
@@ -442,7 +455,7 @@ public final class MpMemoryCommand implements Callable<Integer> {
         comms.set(me, comm);
       }
       try {
-        return measure(comm, registry);
+        return measure(ctx, comm, registry);
       } catch (MpException e) {
         reportStall(comm, e);
         throw e;
@@ -484,8 +497,11 @@ public final class MpMemoryCommand implements Callable<Integer> {
     err.flush();
   }
 
-  /** Runs the workload on {@code comm} and reads this rank's meters once closed links are gone. */
-  private RankResult measure(VerbsCommunicator comm, MeterRegistry registry) {
+  /**
+   * Runs the workload on {@code comm} and reads this rank's meters once closed links are gone, and
+   * its share of the job's key-value store (rank 0 also the coordinator's).
+   */
+  private RankResult measure(Context ctx, VerbsCommunicator comm, MeterRegistry registry) {
     int me = comm.rank();
     int n = comm.size();
     ByteBuffer out = ByteBuffer.allocate(size);
@@ -514,7 +530,8 @@ public final class MpMemoryCommand implements Callable<Integer> {
       bytes.put(c, g == null ? 0L : (long) g.value());
     }
     HybridStats hs = comm.hybridStats();
-    return new RankResult(bytes, comm.linkStats(), hs == null ? 0 : hs.ringsGiven(), elapsed);
+    return new RankResult(bytes, comm.linkStats(), hs == null ? 0 : hs.ringsGiven(), elapsed,
+        KvsUsage.of(ctx, me == 0));
   }
 
   private static void exchange(VerbsCommunicator comm, ByteBuffer out, ByteBuffer in, int to, int from, int tag) {
@@ -573,6 +590,12 @@ public final class MpMemoryCommand implements Callable<Integer> {
     if (mp.strategy() == MpConfig.Strategy.ON_DEMAND) {
       out.printf(Locale.ROOT, "spare rings per rank: %.1f; rings registered over the run: %d (all ranks; the "
           + "other openings reused a spare)%n", t.meanSpares(), t.ringsAllocated());
+    }
+    if (t.kvsRanks() > 0) {
+      out.printf(Locale.ROOT, "job key-value store (verbs.fabric.kvs=%s): the coordinator holds %,d pairs, %,d B; "
+          + "the ranks %,d pairs, %,d B per rank on the mean, %,d B at most (a pair: key + value + 8 B)%n",
+          kvs == null ? "root" : kvs, t.coordinatorPairs(), t.coordinatorBytes(), t.kvsPairs(),
+          t.kvsBytes() / t.kvsRanks(), t.kvsMax());
     }
     out.printf(Locale.ROOT, "workload time (slowest rank, %s clock): %.3f ms; wall for the whole run: %.0f ms; "
         + "%s: %,d B%n", time, t.elapsedNanos() / 1e6, wallNanos / 1e6, heapLabel, t.heap());

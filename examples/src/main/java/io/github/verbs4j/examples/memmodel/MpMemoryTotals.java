@@ -31,6 +31,13 @@ final class MpMemoryTotals {
   private long peak;
   private long elapsedNanos;
   private long heap;
+  /** The job's key-value store: ranks whose share could be read, their bytes and pairs, the most on one. */
+  private long kvsRanks;
+  private long kvsBytes;
+  private long kvsPairs;
+  private long kvsMax;
+  private long coordinatorBytes;
+  private long coordinatorPairs;
 
   MpMemoryTotals() {
     Arrays.fill(min, Long.MAX_VALUE);
@@ -74,7 +81,35 @@ final class MpMemoryTotals {
    *
    * @param comm the job's communicator
    */
+  /**
+   * Adds one rank's share of the job's key-value store (and the coordinator's, from the rank that
+   * read it).
+   *
+   * @return this
+   */
+  MpMemoryTotals kvs(KvsUsage u) {
+    if (u.readable()) {
+      kvsRanks++;
+      kvsBytes += u.bytes();
+      kvsPairs += u.pairs();
+      kvsMax = Math.max(kvsMax, u.bytes());
+      coordinatorBytes += u.coordinatorBytes();
+      coordinatorPairs += u.coordinatorPairs();
+    }
+    return this;
+  }
+
   void allreduce(Communicator comm) {
+    long[] kv = {kvsRanks, kvsBytes, kvsPairs, coordinatorBytes, coordinatorPairs};
+    comm.allreduce(kv, ReduceOp.SUM);
+    long[] kvMax = {kvsMax};
+    comm.allreduce(kvMax, ReduceOp.MAX);
+    kvsRanks = kv[0];
+    kvsBytes = kv[1];
+    kvsPairs = kv[2];
+    coordinatorBytes = kv[3];
+    coordinatorPairs = kv[4];
+    kvsMax = kvMax[0];
     long[] sums = new long[2 * C + 7];
     System.arraycopy(sum, 0, sums, 0, C);
     System.arraycopy(atLinks, 0, sums, C, C);
@@ -175,6 +210,33 @@ final class MpMemoryTotals {
 
   long elapsedNanos() {
     return elapsedNanos;
+  }
+
+  /** @return ranks whose share of the key-value store could be read (0: the provider hides its fabric) */
+  long kvsRanks() {
+    return kvsRanks;
+  }
+
+  /** @return bytes of the key-value store's pairs held by the ranks, all ranks */
+  long kvsBytes() {
+    return kvsBytes;
+  }
+
+  long kvsPairs() {
+    return kvsPairs;
+  }
+
+  /** @return the most bytes of pairs one rank holds */
+  long kvsMax() {
+    return kvsMax;
+  }
+
+  long coordinatorBytes() {
+    return coordinatorBytes;
+  }
+
+  long coordinatorPairs() {
+    return coordinatorPairs;
   }
 
   /** @return the most heap in use in one JVM after the run */

@@ -266,11 +266,8 @@ final class NpbReplay {
    * fabricNode()} is reached by reflection.
    */
   static FabricNode fabricNode(Context ctx) {
-    try {
-      return (FabricNode) ctx.getClass().getMethod("fabricNode").invoke(ctx);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("verbs.provider=ib has no fabricNode(): " + ctx.getClass(), e);
-    }
+    return io.github.verbs4j.examples.common.FabricNodes.of(ctx).orElseThrow(
+        () -> new IllegalStateException("verbs.provider=ib has no fabricNode(): " + ctx.getClass()));
   }
 
   /** One process: its context, its MPI layer ({@link NpbMpi}) and the driver's view of it. */

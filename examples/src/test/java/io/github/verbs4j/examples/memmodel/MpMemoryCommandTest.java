@@ -62,6 +62,42 @@ class MpMemoryCommandTest {
     assertTrue(cappedBytes * 2 < baseBytes, cappedBytes + " against " + baseBytes);
   }
 
+  private static final Pattern KVS = Pattern.compile("job key-value store \\(verbs.fabric.kvs=(\\w+)\\): the "
+      + "coordinator holds ([0-9,]+) pairs, ([0-9,]+) B; the ranks ([0-9,]+) pairs, ([0-9,]+) B per rank on the mean, "
+      + "([0-9,]+) B at most");
+
+  private static long[] kvs(Run r) {
+    Matcher m = KVS.matcher(r.out());
+    assertTrue(m.find(), r.out());
+    long[] v = new long[5];
+    for (int i = 0; i < 5; i++) {
+      v[i] = Long.parseLong(m.group(i + 2).replace(",", ""));
+    }
+    return v;
+  }
+
+  @Test
+  void hashedPlacementMovesTheKeyValuePairsFromTheCoordinatorToTheRanks() {
+    // the baseline publishes each rank's n QP numbers: the root holds n pairs of O(n) bytes
+    Run root = run("mp-memory", "--ranks", "16", "--connections", "baseline");
+    Run hashed = run("mp-memory", "--ranks", "16", "--connections", "baseline", "--kvs", "hashed");
+    assertEquals(0, root.code(), root.err());
+    assertEquals(0, hashed.code(), hashed.err());
+    long[] r = kvs(root);
+    long[] h = kvs(hashed);
+    assertTrue(r[0] >= 16, "the coordinator holds every rank's pair: " + root.out());
+    assertEquals(0, r[2], "and the ranks none");
+    assertEquals(0, h[0], "hashed: the coordinator holds none: " + hashed.out());
+    assertEquals(r[0], h[2], "the ranks hold the same pairs between them");
+    // values hold random PSNs, so their lengths differ a little from run to run
+    assertEquals(r[1], h[3] * 16, r[1] / 20, "the ranks hold about what the root held, between them");
+    assertTrue(h[4] < r[1] / 4, "no rank holds more than a quarter of what the root held: " + hashed.out());
+    Matcher a = TOTAL.matcher(root.out());
+    Matcher b = TOTAL.matcher(hashed.out());
+    assertTrue(a.find() && b.find());
+    assertEquals(a.group(1), b.group(1), "the verbs objects and the layer's bytes do not change");
+  }
+
   @Test
   void aSweepMeasuresEveryStrategyAtEveryRankCountAndFitsTheGrowth(@TempDir Path dir) throws Exception {
     Path png = dir.resolve("sweep.png");
