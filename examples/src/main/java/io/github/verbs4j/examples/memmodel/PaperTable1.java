@@ -18,12 +18,13 @@ public final class PaperTable1 {
     COMMUNICATORS_UNIT("eq. (1) gives 852·n + … = 3.57 GB; the printed 3.32 matches it in GiB (3.33 GiB), "
         + "the only row not in decimal units."),
     /** The buffer row's "after" value. */
-    BUFFERS_ERRATUM("the printed 118 MB is eq. (11) before the erratum (registration cache and staging once per "
-        + "node); the erratum corrects this cell (its value is not legible in our copy) and eq. (11), which now "
-        + "gives 151 MB; the corrected total implies about 148 MB (1.07 GB - 1.00 GB - 40 MB + 118 MB)."),
+    BUFFERS_ERRATUM("the erratum corrects this cell (printed 118 MB, eq. (11) before the erratum) and eq. (11), "
+        + "but its new value is not legible in our copy; 148 MB is what the corrected total implies (1.07 GB - "
+        + "1.00 GB - 40 MB of other + 118 MB); the corrected eq. (11) gives 151 MB."),
     /** The "other" row in both columns. */
     OTHER_ERRATUM("the erratum prints 53.3 MB (was 13.3 MB) but does not change eq. (7), which gives 13.3 MB; "
-        + "the model keeps eq. (7), so the 40 MB is not predicted.");
+        + "the model takes the erratum's value (primitive OTHER_ERRATUM: the 40 MB it adds, held constant), "
+        + "so this row is the paper's measurement, not a prediction.");
 
     private final String text;
 
@@ -82,7 +83,7 @@ public final class PaperTable1 {
   /** The rows in the table's order, the total last. */
   public static final List<Row> ROWS = List.of(
       row(Component.BUFFERS, "66896·m·n", s -> 66896.0 * s.ppn(), Cell.of(1.12e12, "1.12 TB"),
-          "-", NONE, Cell.of(118e6, "118 MB", Note.BUFFERS_ERRATUM)),
+          "-", NONE, Cell.of(148e6, "148 MB", Note.BUFFERS_ERRATUM)),
       row(Component.LOW_LEVEL_CONTEXTS, "31160·m·n", s -> 31160.0 * s.ppn(), Cell.of(523e9, "523 GB"),
           "24·n", s -> 24, Cell.of(106e6, "106 MB")),
       row(Component.HIGH_LEVEL_CONTEXTS, "948·m·n", s -> 948.0 * s.ppn(), Cell.of(15.9e9, "15.9 GB"),

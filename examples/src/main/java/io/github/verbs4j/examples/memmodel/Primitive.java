@@ -107,7 +107,9 @@ public enum Primitive {
 
   // Other: allocation-log and section sizes that no function claims (§2.3.7).
   OTHER_PER_PROCESS(65_540, "eq. (7)", "unclassified, per process"),
-  OTHER_PER_NODE(13_067_907, "eq. (7)", "unclassified, per node (text and data sections, ...)");
+  OTHER_PER_NODE(13_067_907, "eq. (7)", "unclassified, per node (text and data sections, ...)"),
+  OTHER_ERRATUM(39_969_933, "erratum, Table 1 row 9: 13.3 MB -> 53.3 MB, eq. (7) unchanged",
+      "unclassified, per node, that the erratum adds: 53.3 MB less eq. (7) at m = 4, held constant");
 
   private final long value;
   private final String source;
