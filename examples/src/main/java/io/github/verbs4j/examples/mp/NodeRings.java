@@ -9,10 +9,14 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 import java.util.UUID;
+import java.util.regex.Pattern;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -33,6 +37,9 @@ final class NodeRings implements AutoCloseable {
   static final int HEADER = 64;
   private static final int RINGS_TAKEN = 0;
   private static final int RC_HELD = 4;
+  private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
+  /** A node file's name. */
+  private static final Pattern NAME = Pattern.compile("verbs4j-mp-[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}\\.rings");
 
   private final int node;
   private final int leader;
@@ -85,11 +92,9 @@ final class NodeRings implements AutoCloseable {
       throw new IllegalArgumentException("a node's " + rings + " rings of " + ringBytes + " bytes need " + length
           + " bytes, more than one mapping holds (2 GiB): fewer slots or a smaller eager limit");
     }
-    Path dir = Files.isDirectory(Path.of("/dev/shm")) && Files.isWritable(Path.of("/dev/shm")) ? Path.of("/dev/shm")
-        : Path.of(System.getProperty("java.io.tmpdir"));
-    Path path = dir.resolve("verbs4j-mp-" + UUID.randomUUID() + ".rings");
+    Path path = directory().resolve("verbs4j-mp-" + UUID.randomUUID() + ".rings");
     try {
-      Files.createFile(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      Files.createFile(path, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
     } catch (FileAlreadyExistsException e) {
       throw new UncheckedIOException("node rings: " + path + " exists already", e);
     } catch (IOException | UnsupportedOperationException e) {
@@ -114,13 +119,35 @@ final class NodeRings implements AutoCloseable {
    */
   static NodeRings join(JobChannel kvs, int rank, int ppn, int rings, long ringBytes, int rcCap) {
     int leader = leaderOf(rank, ppn);
-    Path path = Path.of(kvs.lookup("node-rings", leader));
+    String published = kvs.lookup("node-rings", leader);
+    Path path = Path.of(published).toAbsolutePath().normalize();
+    // only a node file of this host's directory, never a link: a member must not make us map any other file
+    if (!directory().toAbsolutePath().normalize().equals(path.getParent()) || !NAME.matcher(path.getFileName()
+        .toString()).matches() || !Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+      throw new IllegalStateException("node rings: rank " + leader + " published node-rings='" + published
+          + "', which is not a node file (" + directory() + "/verbs4j-mp-<uuid>.rings)");
+    }
+    try {
+      if (!Files.getOwner(path, LinkOption.NOFOLLOW_LINKS).getName().equals(System.getProperty("user.name"))
+          || !Files.getPosixFilePermissions(path, LinkOption.NOFOLLOW_LINKS).equals(OWNER_ONLY)) {
+        throw new IllegalStateException("node rings: " + path + " is not this user's with mode rw-------");
+      }
+    } catch (IOException | UnsupportedOperationException e) {
+      throw new IllegalStateException("node rings: cannot check the owner and mode of " + path, e);
+    }
     long length = fileBytes(rings, ringBytes);
     return new NodeRings(rank / ppn, leader, rings, ringBytes, rcCap, path, map(path, length, false));
   }
 
+  /** @return where node files live: {@code /dev/shm} where it exists, else the temporary directory */
+  static Path directory() {
+    Path shm = Path.of("/dev/shm");
+    return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+  }
+
   private static MappedByteBuffer map(Path path, long length, boolean create) {
-    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+        LinkOption.NOFOLLOW_LINKS)) {
       if (create) {
         ch.truncate(0);
         ch.write(ByteBuffer.wrap(new byte[] {0}), length - 1); // sparse: pages are made when touched
