@@ -50,10 +50,10 @@ import org.slf4j.LoggerFactory;
  * <p><b>Moving back</b> (the paper re-assigns methods every interval): when a source on the DC
  * channel reaches the threshold while this rank (or its node) holds all the RC links it may, and
  * the RC peer this rank asked for with the fewest messages over the history has fewer than
- * 1/{@link #HYSTERESIS} of the new source's, that peer goes back to the DC channel to make room ({@link Phase#LEAVING}):
- * each side posts nothing more on RC, and once its RC sends and RDMA have completed sends CLOSE as
- * its last RC message (the side that receives CLOSE first does the same); a side whose CLOSE has
- * completed and that has the peer's makes the DC link current again. Its RC traffic is then all in
+ * 1/{@link #HYSTERESIS} of the new source's, that peer goes back to the DC channel to make room
+ * ({@link Phase#LEAVING}): each side posts nothing more on RC, and once its RC sends and RDMA have
+ * completed sends CLOSE as its last RC message (the side that receives CLOSE first does the same);
+ * a side whose CLOSE has completed and that has the peer's makes the DC link current again. Its RC traffic is then all in
  * the peer's CQ (the one CQ of the rank) before anything it posts on DC. The RC QP lingers {@link
  * #LINGER_NANOS} (an ACK of the peer's CLOSE the device may still hold) and is then destroyed with
  * its ring. A source moved back does not ask for RC again until its count has fallen below the
