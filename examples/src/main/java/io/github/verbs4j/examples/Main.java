@@ -65,7 +65,8 @@ public final class Main implements Runnable {
    */
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true);
-    cl.getSubcommands().get("run").setStopAtPositional(true);
+    // --jvm-opt=-Dkey=value: a JVM option is a value, though it looks like run's own -D
+    cl.getSubcommands().get("run").setStopAtPositional(true).setAllowOptionsAsOptionParameters(true);
     cl.setExecutionExceptionHandler((e, cmd, parseResult) -> {
       PrintWriter err = cmd.getErr();
       if (e instanceof CompletionError) {

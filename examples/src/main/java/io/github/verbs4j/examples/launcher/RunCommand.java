@@ -147,7 +147,7 @@ public final class RunCommand implements Callable<Integer> {
     }
   }
 
-  private List<String> command() {
+  List<String> command() {
     List<String> cmd = new ArrayList<>();
     cmd.add(program);
     cmd.addAll(args);

@@ -35,6 +35,8 @@ final class NodeShm {
   private final FabricMetrics metrics;
   private final EventLoop loop;
   private final NettyMembership members;
+  private final int mtu;
+  private SharedIoEventLoop shared; // the loop a polling caller drives, or null
   private volatile ShmLinks links; // set by link, before open returns
   private AtomicIntegerArray watched; // 1 while a full ring's peer is watched for room
 
@@ -44,6 +46,7 @@ final class NodeShm {
     this.metrics = metrics;
     this.loop = loop;
     this.members = members;
+    this.mtu = options.mtu();
   }
 
   /**
@@ -60,8 +63,9 @@ final class NodeShm {
     }
     watched = new AtomicIntegerArray(options.size() + 1);
     links = s;
-    if (group instanceof SharedIoEventLoop shared) {
-      shared.pollAlso(s::pollInline); // a polling caller reads the ring itself
+    if (group instanceof SharedIoEventLoop sl) {
+      sl.pollAlso(s::pollInline); // a polling caller reads the ring itself
+      shared = sl;
     }
     return s;
   }
@@ -90,12 +94,15 @@ final class NodeShm {
             + (a.equals("off") ? "it runs with verbs.fabric.shm=off" : "another host, or its ring does not map") + ")");
       }
     }
+    if (linked == options.size() - 1 && shared != null) {
+      shared.extraInputCarriesAll();
+    }
     LOG.debug("node {}: shared-memory rings to {} of {} peers ({})", node.nodeId(), linked, options.size() - 1, s.file());
   }
 
   /** Fabric thread: a frame out of this node's ring; a well-formed one goes to the node. */
   private void onFrame(ByteBuf frame) {
-    DropReason bad = FrameHeader.check(frame, 0, options.mtu(), node.nodeId());
+    DropReason bad = FrameHeader.check(frame, 0, mtu, node.nodeId());
     int type = bad == null ? frame.getUnsignedByte(FrameHeader.TYPE_OFFSET) : 0;
     if (type == FrameHeader.TYPE_DOORBELL || type == FrameHeader.TYPE_RECEIPT) {
       bad = DropReason.BAD_TYPE; // doorbells and receipts come on sockets only

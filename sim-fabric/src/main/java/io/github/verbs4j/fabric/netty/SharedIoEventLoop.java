@@ -69,6 +69,15 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   /** Tasks run per pass at most, so a task that keeps queueing tasks cannot hold a caller forever. */
   private static final int TASKS_PER_PASS = 4096;
   private volatile IntSupplier extraInput; // pollAlso
+  /** The extra input carries every peer's data: a caller's pass may leave the sockets for a while. */
+  private volatile boolean extraCarriesAll;
+  /**
+   * With every peer on the ring, how often a caller's pass looks at the sockets (doorbells,
+   * receipts, frames a wall-time delay fault holds back): a select is a system call, which costs
+   * more than the ring's whole round trip on a virtual machine.
+   */
+  private static final long SOCKET_POLL_NANOS = 50_000;
+  private long socketsPolledNanos; // by the driver only
   /** Longest blocking select of the background thread (it re-checks shutdown and callers after). */
   private static final long MAX_BLOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
   /** How long the background thread waits before trying again when a caller holds the loop. */
@@ -289,18 +298,35 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
     extraInput = poll;
   }
 
+  /**
+   * Every peer's data frames now come through the {@link #pollAlso} input (all peers share this
+   * host): a polling caller looks at the sockets only every {@link #SOCKET_POLL_NANOS}. Any thread.
+   */
+  void extraInputCarriesAll() {
+    extraCarriesAll = true;
+  }
+
   /** One pass: I/O (blocking or not, per the context), then tasks and due timers. Driver only. */
   private int runIo(IoHandlerContext c) {
     if (!initialized) {
       initialized = true;
       handler.initialize();
     }
-    int n = handler.run(c);
     IntSupplier more = extraInput;
+    int n = c != nonBlocking || more == null || !extraCarriesAll || socketsDue() ? handler.run(c) : 0;
     if (more != null) {
       n += more.getAsInt();
     }
     return n + runTasks();
+  }
+
+  private boolean socketsDue() {
+    long now = System.nanoTime();
+    if (now - socketsPolledNanos < SOCKET_POLL_NANOS) {
+      return false;
+    }
+    socketsPolledNanos = now;
+    return true;
   }
 
   /**
