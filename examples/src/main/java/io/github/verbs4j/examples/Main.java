@@ -12,6 +12,7 @@ import io.github.verbs4j.examples.launcher.ProbeCommand;
 import io.github.verbs4j.examples.launcher.RunCommand;
 import io.github.verbs4j.examples.memmodel.MemoryModelCommand;
 import io.github.verbs4j.examples.memmodel.MpMemoryCommand;
+import io.github.verbs4j.examples.mp.MpLatencyCommand;
 import io.github.verbs4j.examples.perftest.AtomicLat;
 import io.github.verbs4j.examples.perftest.Compare;
 import io.github.verbs4j.examples.perftest.Demo;
@@ -49,7 +50,7 @@ import picocli.CommandLine.Spec;
     subcommands = {RunCommand.class, Demo.class, SendLat.class, WriteLat.class, ReadLat.class, AtomicLat.class, SendBw.class,
         WriteBw.class, ReadBw.class, Compare.class, Reproduce.class, SoakCommand.class, FloodBench.class, HimenoCommand.class, GmpiArgsCommand.class,
         GmpiPingPongCommand.class, GmpiHimenoCommand.class, PlotCommand.class, MemoryModelCommand.class,
-        MpMemoryCommand.class,
+        MpMemoryCommand.class, MpLatencyCommand.class,
         SrqFcCommand.class, ProbeCommand.class, HelpCommand.class})
 public final class Main implements Runnable {
   @Spec

@@ -92,7 +92,7 @@ public final class FabricOptions {
   public static final Key PROGRESS = key("verbs.fabric.progress", "thread",
       "netty: thread (the node's event-loop thread runs all I/O) or caller (a thread that calls progress() runs the I/O itself; a background thread takes over when no caller has for verbs.fabric.progress-lease-us)");
   /** How long a caller keeps the I/O. */
-  public static final Key PROGRESS_LEASE_US = key("verbs.fabric.progress-lease-us", "200",
+  public static final Key PROGRESS_LEASE_US = key("verbs.fabric.progress-lease-us", "2000",
       "netty, verbs.fabric.progress=caller: how long after a caller's last progress() the background thread stays out, us");
   /** Netty listen address. */
   public static final Key HOST = key("verbs.fabric.host", "127.0.0.1", "netty: address the data listener binds and advertises");

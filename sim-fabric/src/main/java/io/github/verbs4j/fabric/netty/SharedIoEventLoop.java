@@ -289,8 +289,11 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   }
 
   /**
-   * Sets more input each I/O pass reads as the loop's thread, after the sockets: the node's
-   * shared-memory ring ({@code verbs.fabric.shm}), so a polling caller reads it itself. Any thread.
+   * Sets more input a polling caller's pass reads as the loop's thread, after the sockets: the
+   * node's shared-memory ring ({@code verbs.fabric.shm}), so a polling caller reads it itself. A
+   * pass that blocks in the selector (the background thread's, a caller's {@link #awaitIo}) does not
+   * read it: reading it tells the ring's poller that a caller polls, and the poller would stay out
+   * while the ring's frames wait for a selector that they do not wake. Any thread.
    *
    * @param poll reads what arrived and returns how much, or null for none
    */
@@ -312,8 +315,8 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
       initialized = true;
       handler.initialize();
     }
-    IntSupplier more = extraInput;
-    int n = c != nonBlocking || more == null || !extraCarriesAll || socketsDue() ? handler.run(c) : 0;
+    IntSupplier more = c == nonBlocking ? extraInput : null;
+    int n = more == null || !extraCarriesAll || socketsDue() ? handler.run(c) : 0;
     if (more != null) {
       n += more.getAsInt();
     }

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -89,8 +90,12 @@ public final class ShmLinks implements AutoCloseable {
   /** Held by whoever reads the ring (it has one consumer): the poller, or the fabric thread. */
   private final AtomicBoolean reading = new AtomicBoolean();
   private volatile long lastInlineNanos; // the fabric thread's last read of the ring
-  /** The poller leaves the ring to a fabric thread that read it this recently, ns. */
-  private static final long INLINE_LEASE_NANOS = 200_000;
+  /**
+   * The poller leaves the ring to a fabric thread that read it this recently, ns: the fabric's
+   * caller lease ({@code verbs.fabric.progress-lease-us}); while it holds, the poller looks again
+   * only once per lease, so a polling caller is not interrupted by it.
+   */
+  private final long leaseNanos;
   /** The poller's longest sleep when no doorbell comes (a doorbell lost with its connection). */
   private static final long SLEEP_LIMIT_NANOS = 5_000_000;
   private final IdleStrategy idle;
@@ -107,12 +112,14 @@ public final class ShmLinks implements AutoCloseable {
    * @param self this node's id
    * @param size the number of nodes
    * @param idle how the poller waits
+   * @param leaseNanos how long after a polling caller's last read the poller stays out
    * @param loop the node's fabric thread, where {@code sink} runs
    * @param sink takes each received frame (header and payload) and owns it
    */
-  public ShmLinks(Path dir, int capacity, int self, int size, String idleStrategy, Executor loop,
+  public ShmLinks(Path dir, int capacity, int self, int size, String idleStrategy, long leaseNanos, Executor loop,
       Consumer<ByteBuf> sink) {
     this.self = self;
+    this.leaseNanos = leaseNanos;
     this.loop = loop;
     this.sink = sink;
     this.idle = idleStrategy(idleStrategy);
@@ -155,7 +162,7 @@ public final class ShmLinks implements AutoCloseable {
     Path dir = directory(options);
     PrivateDir.cleanStale(dir);
     return new ShmLinks(dir, capacityFor(options.mtu()), self, options.size(), options.get(FabricOptions.IDLE_STRATEGY),
-        loop, sink);
+        TimeUnit.MICROSECONDS.toNanos(options.getLong(FabricOptions.PROGRESS_LEASE_US)), loop, sink);
   }
 
   /**
@@ -486,7 +493,7 @@ public final class ShmLinks implements AutoCloseable {
         return;
       }
     }
-    if (System.nanoTime() - lastInlineNanos <= INLINE_LEASE_NANOS) {
+    if (System.nanoTime() - lastInlineNanos <= leaseNanos) {
       return; // a polling caller reads the ring: no doorbell needed
     }
     ownBell.putIntVolatile(ShmRing.SLEEPING, 1);
@@ -512,7 +519,7 @@ public final class ShmLinks implements AutoCloseable {
     int idleRounds = 0;
     while (running) {
       int n = 0;
-      boolean leased = System.nanoTime() - lastInlineNanos <= INLINE_LEASE_NANOS;
+      boolean leased = System.nanoTime() - lastInlineNanos <= leaseNanos;
       if (!leased && reading.compareAndSet(false, true)) {
         try {
           n = own.controlledRead(reader, READ_LIMIT);
@@ -531,7 +538,7 @@ public final class ShmLinks implements AutoCloseable {
         }
         idle.idle(n);
       } else if (leased) {
-        LockSupport.parkNanos(INLINE_LEASE_NANOS); // the caller reads; no doorbell needed
+        LockSupport.parkNanos(leaseNanos); // the caller reads; no doorbell needed
       } else if (++idleRounds < sleepAfter) {
         idle.idle(0);
       } else {

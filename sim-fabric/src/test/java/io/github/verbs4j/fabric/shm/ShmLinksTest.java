@@ -43,7 +43,7 @@ class ShmLinksTest {
   }
 
   private ShmLinks links(int self, int capacity) {
-    ShmLinks l = new ShmLinks(dir, capacity, self, 8, "backoff", loop, f -> {
+    ShmLinks l = new ShmLinks(dir, capacity, self, 8, "backoff", 200_000, loop, f -> {
       byte[] b = new byte[f.readableBytes()];
       f.readBytes(b);
       f.release();

@@ -1,0 +1,110 @@
+package io.github.verbs4j.examples.mp;
+
+import io.github.verbs4j.verbs.Context;
+import io.github.verbs4j.verbs.Verbs;
+import io.github.verbs4j.verbs.config.VerbsConfig;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code verbs4j mp-latency}: the message-passing layer's point-to-point latency, as OSU's {@code
+ * osu_latency} measures MPI's: ranks 0 and 1 ping-pong blocking {@code send}/{@code recv} of each
+ * size; rank 0 prints the half round trip (median, mean, 99th percentile). Put beside perftest's
+ * {@code send_lat} of the same size, it is what the layer adds to the verbs.
+ */
+@Command(name = "mp-latency", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Point-to-point latency of the verbs message-passing layer, like osu_latency: ranks 0 and 1 "
+        + "ping-pong blocking send/recv; rank 0 prints the half round trip per size. Other ranks only open the "
+        + "communicator."})
+public final class MpLatencyCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--sizes", paramLabel = "BYTES", split = ",", defaultValue = "8,2048,65536",
+      description = "Message sizes, comma separated (default: ${DEFAULT-VALUE}).")
+  List<Integer> sizes;
+
+  @Option(names = {"-n", "--iters"}, paramLabel = "N", defaultValue = "20000",
+      description = "Timed round trips per size (default: ${DEFAULT-VALUE}).")
+  int iterations;
+
+  @Option(names = "--warmup", paramLabel = "N", defaultValue = "20000",
+      description = "Untimed round trips before each size (default: ${DEFAULT-VALUE}).")
+  int warmup;
+
+  @Mixin
+  ConnectionOptions connections = new ConnectionOptions();
+
+  private final PrintStream out = System.out;
+
+  @Override
+  public Integer call() {
+    if (iterations < 1 || warmup < 0) {
+      throw new ParameterException(spec.commandLine(), "--iters=" + iterations + " must be at least 1 and --warmup="
+          + warmup + " at least 0");
+    }
+    for (int s : sizes) {
+      if (s < 0 || s > (64 << 20)) {
+        throw new ParameterException(spec.commandLine(), "--sizes: " + s + " must be between 0 and 67108864");
+      }
+    }
+    try (Context ctx = Verbs.open(VerbsConfig.load());
+        Communicator comm = VerbsCommunicator.open(ctx, connections.apply(MpConfig.defaults()))) {
+      if (comm.size() < 2) {
+        throw new ParameterException(spec.commandLine(), "mp-latency needs at least 2 ranks, the job has " + comm.size());
+      }
+      if (comm.rank() == 0) {
+        out.printf("# mp-latency: %s, %d ranks, %d round trips per size after %d untimed%n", ctx.device().provider(),
+            comm.size(), iterations, warmup);
+        out.printf("%-10s %14s %14s %14s%n", "# bytes", "median [us]", "mean [us]", "p99 [us]");
+      }
+      for (int size : sizes) {
+        double[] r = measure(comm, size);
+        if (comm.rank() == 0) {
+          out.printf("%-10d %14.2f %14.2f %14.2f%n", size, r[0], r[1], r[2]);
+        }
+      }
+      comm.barrier();
+    }
+    return 0;
+  }
+
+  /** @return rank 0's half round trips: median, mean, 99th percentile, µs (zeros on other ranks) */
+  private double[] measure(Communicator comm, int size) {
+    int rank = comm.rank();
+    ByteBuffer send = comm.allocate(Math.max(1, size));
+    ByteBuffer recv = comm.allocate(Math.max(1, size));
+    send.limit(size);
+    recv.limit(size);
+    long[] t = new long[iterations];
+    comm.barrier();
+    for (int i = -warmup; i < iterations; i++) {
+      long start = System.nanoTime();
+      if (rank == 0) {
+        comm.send(send.clear().limit(size), 1, size);
+        comm.recv(recv.clear().limit(size), 1, size);
+      } else if (rank == 1) {
+        comm.recv(recv.clear().limit(size), 0, size);
+        comm.send(send.clear().limit(size), 0, size);
+      }
+      if (i >= 0) {
+        t[i] = System.nanoTime() - start;
+      }
+    }
+    if (rank != 0) {
+      return new double[3];
+    }
+    Arrays.sort(t);
+    double mean = Arrays.stream(t).average().orElse(0);
+    return new double[] {t[iterations / 2] / 2e3, mean / 2e3, t[(int) Math.min(iterations - 1L, iterations * 99L / 100)] / 2e3};
+  }
+}
