@@ -68,7 +68,7 @@ public final class MpLatencyCommand implements Callable<Integer> {
         out.printf("%-10s %14s %14s %14s%n", "# bytes", "median [us]", "mean [us]", "p99 [us]");
       }
       for (int size : sizes) {
-        double[] r = measure(comm, size);
+        double[] r = measure(comm, size, iterations, warmup);
         if (comm.rank() == 0) {
           out.printf("%-10d %14.2f %14.2f %14.2f%n", size, r[0], r[1], r[2]);
         }
@@ -78,13 +78,23 @@ public final class MpLatencyCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** @return rank 0's half round trips: median, mean, 99th percentile, µs (zeros on other ranks) */
-  private double[] measure(Communicator comm, int size) {
+  /**
+   * Ping-pongs {@code size} bytes between ranks 0 and 1 and checks the last message each received.
+   *
+   * @param comm the communicator (other ranks only take part in the barrier)
+   * @param size message bytes
+   * @param iterations timed round trips
+   * @param warmup untimed round trips before them
+   * @return rank 0's half round trips: median, mean, 99th percentile, µs (zeros on other ranks)
+   * @throws MpException if a message arrived with other bytes than its sender's pattern
+   */
+  static double[] measure(Communicator comm, int size, int iterations, int warmup) {
     int rank = comm.rank();
     ByteBuffer send = comm.allocate(Math.max(1, size));
     ByteBuffer recv = comm.allocate(Math.max(1, size));
-    send.limit(size);
-    recv.limit(size);
+    for (int i = 0; i < size; i++) {
+      send.put(i, pattern(rank, i));
+    }
     long[] t = new long[iterations];
     comm.barrier();
     for (int i = -warmup; i < iterations; i++) {
@@ -100,11 +110,23 @@ public final class MpLatencyCommand implements Callable<Integer> {
         t[i] = System.nanoTime() - start;
       }
     }
+    if (rank <= 1) {
+      for (int i = 0; i < size; i++) {
+        if (recv.get(i) != pattern(1 - rank, i)) {
+          throw new MpException("rank " + rank + ": byte " + i + " of the last " + size + "-byte message is " + recv.get(i)
+              + ", rank " + (1 - rank) + " sent " + pattern(1 - rank, i));
+        }
+      }
+    }
     if (rank != 0) {
       return new double[3];
     }
     Arrays.sort(t);
     double mean = Arrays.stream(t).average().orElse(0);
     return new double[] {t[iterations / 2] / 2e3, mean / 2e3, t[(int) Math.min(iterations - 1L, iterations * 99L / 100)] / 2e3};
+  }
+
+  private static byte pattern(int rank, int i) {
+    return (byte) (i * 31 + rank * 101 + 7);
   }
 }
