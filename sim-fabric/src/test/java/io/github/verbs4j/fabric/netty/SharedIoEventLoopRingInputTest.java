@@ -3,10 +3,7 @@ package io.github.verbs4j.fabric.netty;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.channel.IoHandle;
-import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
-import io.netty.channel.IoRegistration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -101,49 +98,16 @@ class SharedIoEventLoopRingInputTest {
         + allowed + " allowed");
   }
 
-  /** Counts selects; blocks, when the context lets it, until woken (as epoll does, a wake-up outside a select is not kept). */
-  private static final class CountingSelector implements IoHandler {
+  /** Counts selects by kind of thread; blocks when the context lets it. */
+  private static final class CountingSelector extends BlockingFakeSelector {
     final AtomicInteger backgroundSelects = new AtomicInteger();
     final AtomicInteger callerSelects = new AtomicInteger();
-    private boolean selecting;
-    private boolean woken;
 
     @Override
     public synchronized int run(IoHandlerContext c) {
       (Thread.currentThread().getName().equals(BACKGROUND) ? backgroundSelects : callerSelects).incrementAndGet();
-      if (!c.canBlock()) {
-        return 0;
-      }
-      selecting = true;
-      woken = false;
-      try {
-        while (!woken && c.canBlock()) {
-          wait(10);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } finally {
-        selecting = false;
-      }
+      block(c);
       return 0;
-    }
-
-    @Override
-    public synchronized void wakeup() {
-      if (selecting) {
-        woken = true;
-        notifyAll();
-      }
-    }
-
-    @Override
-    public IoRegistration register(IoHandle handle) {
-      throw new UnsupportedOperationException("no channels in this test");
-    }
-
-    @Override
-    public boolean isCompatible(Class<? extends IoHandle> handleType) {
-      return false;
     }
   }
 }

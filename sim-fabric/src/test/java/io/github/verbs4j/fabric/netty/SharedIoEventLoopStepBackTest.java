@@ -5,10 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.channel.IoHandle;
-import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
-import io.netty.channel.IoRegistration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -86,15 +83,10 @@ class SharedIoEventLoopStepBackTest {
     assertFalse(blocked, "with a caller asking for the loop, the background thread's select must not block");
   }
 
-  /**
-   * Blocks (once {@link #armed}) while the context allows it, until a wake-up that comes during the
-   * block; a wake-up outside a block is dropped, as epoll's is between passes.
-   */
-  private static final class FakeSelector implements IoHandler {
+  /** Blocks (once {@link #armed}) while the context allows it; records the background thread's first armed select. */
+  private static final class FakeSelector extends BlockingFakeSelector {
     volatile boolean armed;
     volatile Boolean firstArmedBackgroundSelect; // whether the first armed select of the background thread could block
-    private boolean selecting;
-    private boolean woken;
 
     @Override
     public synchronized int run(IoHandlerContext c) {
@@ -107,39 +99,8 @@ class SharedIoEventLoopStepBackTest {
       if (background && firstArmedBackgroundSelect == null) {
         firstArmedBackgroundSelect = mayBlock;
       }
-      if (!mayBlock) {
-        return 0;
-      }
-      selecting = true;
-      woken = false;
-      try {
-        while (!woken && c.canBlock()) {
-          wait(100);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } finally {
-        selecting = false;
-      }
+      block(c);
       return 0;
-    }
-
-    @Override
-    public synchronized void wakeup() {
-      if (selecting) {
-        woken = true;
-        notifyAll();
-      }
-    }
-
-    @Override
-    public IoRegistration register(IoHandle handle) {
-      throw new UnsupportedOperationException("no channels in this test");
-    }
-
-    @Override
-    public boolean isCompatible(Class<? extends IoHandle> handleType) {
-      return false;
     }
   }
 }
