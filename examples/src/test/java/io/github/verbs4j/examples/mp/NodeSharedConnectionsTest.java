@@ -34,6 +34,9 @@ class NodeSharedConnectionsTest {
   /** A rank's links and its buffer meter. */
   private record Seen(HybridStats stats, long buffers) {}
 
+  /** Most rounds the exchange runs while waiting for the switches to settle. */
+  private static final int MAX_ROUNDS = 200;
+
   private static long nodeFiles() throws IOException {
     Path shm = Path.of("/dev/shm");
     if (!Files.isDirectory(shm)) {
@@ -42,6 +45,27 @@ class NodeSharedConnectionsTest {
     try (Stream<Path> s = Files.list(shm)) {
       return s.filter(p -> p.getFileName().toString().startsWith("verbs4j-mp-")).count();
     }
+  }
+
+  /**
+   * Collective: whether the exchange may stop after {@code round} rounds: at least {@code min}
+   * rounds, and then every node holds an RC link or had an ask refused, and some rank writes into a
+   * node's rings; at most {@link #MAX_ROUNDS} (the assertions then say what is missing).
+   */
+  private static boolean converged(VerbsCommunicator comm, int round, int min, int nodes, int ppn) {
+    if (round < min) {
+      return false;
+    }
+    long[] seen = new long[nodes + 1];
+    HybridStats st = comm.hybridStats();
+    seen[comm.rank() / ppn] = st.rcLinks() + st.refusals();
+    seen[nodes] = st.ringsUsed();
+    comm.allreduce(seen, ReduceOp.SUM);
+    boolean done = seen[nodes] > 0;
+    for (int node = 0; node < nodes; node++) {
+      done &= seen[node] > 0;
+    }
+    return done || round >= MAX_ROUNDS;
   }
 
   @ParameterizedTest
@@ -59,7 +83,10 @@ class NodeSharedConnectionsTest {
       try (VerbsCommunicator comm = job.open(ctx, cfg)) {
         int me = comm.rank();
         ByteBuffer in = ByteBuffer.allocate(100);
-        for (int round = 0; round < rounds; round++) {
+        // At least `rounds` rounds, then on until every node's switches are settled (it holds an RC
+        // link, or its asks were refused) and rings carry messages: switches are asked for and
+        // answered asynchronously, so on a busy machine they may settle after the first rounds.
+        for (int round = 0; !converged(comm, round, rounds, n / ppn, ppn); round++) {
           for (int k = 1; k < n; k++) {
             int to = (me + k) % n;
             int from = (me - k + n) % n;
@@ -83,10 +110,12 @@ class NodeSharedConnectionsTest {
     long used = 0;
     for (int node = 0; node < n / ppn; node++) {
       int rc = 0;
+      long refused = 0;
       int rings = 0;
       for (int r = node * ppn; r < (node + 1) * ppn; r++) {
         HybridStats st = got.get(r).stats();
         rc += st.rcLinks();
+        refused += st.refusals();
         rings += st.ringsGiven();
         used += st.ringsUsed();
         assertEquals(n - 1 - st.rcLinks(), st.dcPeers(), "rank " + r + ": the other peers stay on DC");
@@ -97,7 +126,10 @@ class NodeSharedConnectionsTest {
                 + ")");
       }
       assertTrue(rc <= nodeCap, "node " + node + " holds " + rc + " RC links, cap " + nodeCap);
-      assertTrue(rc > 0, "node " + node + " moved some sources to RC");
+      // Its ranks asked: a node either holds RC links or had its asks refused. Asks of the same
+      // node in flight at once fill its cap, so a peer of that node cannot accept meanwhile; a
+      // refused source stays on DC (with a ring), and under load a node may end with none.
+      assertTrue(rc > 0 || refused > 0, "node " + node + " neither moved a source to RC nor had an ask refused");
       assertTrue(rings > 0, "node " + node + ": sources beyond the node's cap got rings from its file");
     }
     assertTrue(used > 0, "heavy sources beyond the cap write into the node's rings");
