@@ -26,6 +26,9 @@ import picocli.CommandLine.Spec;
         + "ping-pong blocking send/recv; rank 0 prints the half round trip per size. Other ranks only open the "
         + "communicator."})
 public final class MpLatencyCommand implements Callable<Integer> {
+  /** Most timed round trips per size: their times are kept (8 bytes each). */
+  static final int MAX_ITERATIONS = 10_000_000;
+
   @Spec
   CommandSpec spec;
 
@@ -48,9 +51,12 @@ public final class MpLatencyCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (iterations < 1 || warmup < 0) {
-      throw new ParameterException(spec.commandLine(), "--iters=" + iterations + " must be at least 1 and --warmup="
-          + warmup + " at least 0");
+    if (iterations < 1 || iterations > MAX_ITERATIONS) {
+      throw new ParameterException(spec.commandLine(), "--iters=" + iterations + " must be between 1 and "
+          + MAX_ITERATIONS + " (rank 0 keeps one time per round trip)");
+    }
+    if (warmup < 0) {
+      throw new ParameterException(spec.commandLine(), "--warmup=" + warmup + " must be at least 0");
     }
     for (int s : sizes) {
       if (s < 0 || s > (64 << 20)) {

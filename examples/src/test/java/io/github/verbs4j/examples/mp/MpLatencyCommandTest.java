@@ -39,5 +39,11 @@ class MpLatencyCommandTest {
     err.getBuffer().setLength(0);
     rc = cl.execute("mp-latency", "--iters", "0");
     assertTrue(rc != 0 && err.toString().contains("--iters=0"), err.toString());
+    err.getBuffer().setLength(0);
+    rc = cl.execute("mp-latency", "--iters", "2147483647"); // refused before any array is made
+    assertTrue(rc != 0 && err.toString().contains("--iters=2147483647 must be between 1 and 10000000"), err.toString());
+    err.getBuffer().setLength(0);
+    rc = cl.execute("mp-latency", "--warmup", "-1");
+    assertTrue(rc != 0 && err.toString().contains("--warmup=-1"), err.toString());
   }
 }
