@@ -20,7 +20,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * How a netty node's frames get onto its connections. A frame sent on the node's event loop with
- * nothing queued is modelled, encoded, written and flushed at once. A frame sent from any other
+ * nothing queued is modelled, encoded and written at once, and flushed with the others of the loop's
+ * pass (a DMA chain's TLP frames leave in one system call). A frame sent from any other
  * thread waits here, unencoded, in a bounded lock-free queue; the event loop drains it, encodes and
  * writes every frame and flushes each connection once per drain. So the link model, the pooled
  * frame buffers and Netty's write path all run on the event loop (Netty 4.2 recycles its buffer and
@@ -76,7 +77,11 @@ final class Outbox {
   // Set by attach before the first frame.
   private LinkModel model;
   private int self;
-  private Peer[] touched = new Peer[0]; // event loop only
+  private Peer[] touched = new Peer[0]; // event loop only: connections owed a flush
+  private int owedCount; // event loop only
+  private boolean flushScheduled; // event loop only: flushTask queued (Netty's own loop)
+  private final Runnable flushTask = this::flushOwed;
+  private final boolean flushAtPassEnd; // the loop flushes at the end of each pass
   private int frameHighWater = CAPACITY / 2; // frames per connection that make it unwritable
 
   /**
@@ -94,6 +99,12 @@ final class Outbox {
     this.wallDelays = wallDelays;
     this.highWater = highWater;
     this.maxPending = maxPending;
+    if (loop instanceof SharedIoEventLoop shared) {
+      shared.atPassEnd(this::flushOwed);
+      this.flushAtPassEnd = true;
+    } else {
+      this.flushAtPassEnd = false;
+    }
   }
 
   /**
@@ -142,7 +153,7 @@ final class Outbox {
     // Modelled-time steps: the hops are modelled now, in the sender's order, not when the loop drains.
     long time = modelAtSend ? model.advance(route, 0, done, sendTime + delay, payload.readableBytes()) : -1;
     if (loop.inEventLoop() && queue.isEmpty()) {
-      return writeOwn(via, route, done, tag, flags, payload, sendTime, delay, time, true);
+      return writeOwn(via, route, done, tag, flags, payload, sendTime, delay, time);
     }
     Channel ch = via.channel;
     if (ch == null || !via.up) {
@@ -251,8 +262,6 @@ final class Outbox {
   /** Event loop: encode and write everything queued, then flush each connection once. */
   private void drain() {
     drainScheduled.set(0); // before polling: a frame offered from now on schedules another drain
-    int nTouched = 0;
-    Peer[] t = touched;
     Outgoing o;
     int n = 0;
     while (n < CAPACITY && (o = queue.poll()) != null) {
@@ -277,22 +286,12 @@ final class Outbox {
         drop(DropReason.CLOSED, payload);
         continue;
       }
-      if (writeOwn(via, route, done, tag, flags, payload, sendTime, delay, time, false) && !via.needsFlush) {
-        via.needsFlush = true;
-        t[nTouched++] = via;
-      }
+      writeOwn(via, route, done, tag, flags, payload, sendTime, delay, time);
       if (via.outboxUnwritable && q < highWater / 2 && frames < frameHighWater / 2) {
         updateWritability(via);
       }
     }
-    for (int i = 0; i < nTouched; i++) {
-      t[i].needsFlush = false;
-      Channel ch = t[i].channel;
-      t[i] = null;
-      if (ch != null) {
-        ch.flush();
-      }
-    }
+    flushOwed();
     if (!queue.isEmpty() && drainScheduled.compareAndSet(0, 1)) {
       loop.execute(drainTask);
     }
@@ -328,13 +327,13 @@ final class Outbox {
    * system call), which needs no composite buffer; that is safe only here, where no other thread
    * writes to the connection between the two.
    *
-   * @return true if the frame was written (and, with {@code flush} false, a flush is owed)
+   * @return false if it was dropped
    */
   private boolean writeOwn(Peer via, Route route, int done, int tag, int flags, ByteBuf payload, long sendTime,
-      long delay, long modelled, boolean flush) {
+      long delay, long modelled) {
     int len = payload.readableBytes();
     if (len <= COPY_LIMIT || (delay > 0 && wallDelays)) {
-      return write(via, encode(route, done, tag, flags, payload, sendTime, delay, modelled), delay, true, flush);
+      return write(via, encode(route, done, tag, flags, payload, sendTime, delay, modelled), delay, true, false);
     }
     Channel ch = via.channel;
     if (ch == null || !via.up) {
@@ -349,11 +348,8 @@ final class Outbox {
         route.dst(), tag, len, sendTime, time);
     metrics.sent(len);
     ch.write(h, ch.voidPromise());
-    if (flush) {
-      ch.writeAndFlush(payload, ch.voidPromise());
-    } else {
-      ch.write(payload, ch.voidPromise());
-    }
+    ch.write(payload, ch.voidPromise());
+    owe(via);
     return true;
   }
 
@@ -361,7 +357,8 @@ final class Outbox {
    * Writes a whole frame: one of this node's ({@code own}: counted as sent) or one passing through
    * (counted as forwarded).
    *
-   * @return true if the frame was written without a flush (the caller flushes), or handed on
+   * @param flush whether to flush now; else the flush is owed ({@link #flushOwed})
+   * @return false if it was dropped
    */
   private boolean write(Peer via, ByteBuf frame, long delay, boolean own, boolean flush) {
     Channel ch = via.channel;
@@ -378,14 +375,49 @@ final class Outbox {
     }
     if (delay > 0 && wallDelays) {
       loop.schedule(() -> ch.writeAndFlush(frame, ch.voidPromise()), delay, TimeUnit.NANOSECONDS);
-      return flush; // written later, flushed by the scheduled task
+      return true; // written and flushed later, by the scheduled task
     }
     if (flush) {
       ch.writeAndFlush(frame, ch.voidPromise());
     } else {
       ch.write(frame, ch.voidPromise());
+      owe(via);
     }
     return true;
+  }
+
+  /**
+   * Event loop: a frame was written to {@code via}'s connection without a flush. The flush comes
+   * at the end of the loop's pass ({@link SharedIoEventLoop#atPassEnd}), or from a task after the
+   * I/O Netty's own loop is handling: so the frames of one pass (a DMA chain's TLPs and the
+   * write-backs of a tca proxy's duty cycle, an engine's packets) leave in one system call.
+   */
+  private void owe(Peer via) {
+    if (via.needsFlush) {
+      return;
+    }
+    via.needsFlush = true;
+    touched[owedCount++] = via;
+    if (!flushAtPassEnd && !flushScheduled) {
+      flushScheduled = true;
+      loop.execute(flushTask);
+    }
+  }
+
+  /** Event loop: flushes every connection written to without a flush since the last time. */
+  void flushOwed() {
+    flushScheduled = false;
+    Peer[] t = touched;
+    for (int i = 0; i < owedCount; i++) {
+      Peer via = t[i];
+      t[i] = null;
+      via.needsFlush = false;
+      Channel ch = via.channel;
+      if (ch != null) {
+        ch.flush();
+      }
+    }
+    owedCount = 0;
   }
 
   private boolean drop(DropReason r, ByteBuf payload) {

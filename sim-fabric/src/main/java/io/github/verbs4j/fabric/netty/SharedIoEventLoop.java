@@ -109,6 +109,7 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   // another thread driving it (its call then ran its work without the I/O): fabric metrics.
   private final LongAdder takeovers = new LongAdder();
   private final LongAdder callerMisses = new LongAdder();
+  private volatile Runnable passEnd; // atPassEnd
   /** Tests only: runs on the background thread just after it took the loop, else null. */
   volatile Runnable afterBackgroundTake;
 
@@ -174,6 +175,7 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
       }
       return n;
     } finally {
+      endPass();
       ThreadExecutorMap.setCurrentExecutor(old);
       releaseDriver();
     }
@@ -222,6 +224,7 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
       }
       return true;
     } finally {
+      endPass();
       awaiting.until(null, 0);
       callerAwaits = false;
       lastCallerNanos = System.nanoTime();
@@ -307,6 +310,25 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
    */
   void extraInputCarriesAll() {
     extraCarriesAll = true;
+  }
+
+  /**
+   * Sets what runs at the end of every pass, as the loop's thread, whoever drove it: the outbox
+   * flushes there what the pass wrote ({@code Outbox.flushOwed}). Set once, before the first pass.
+   */
+  void atPassEnd(Runnable r) {
+    passEnd = r;
+  }
+
+  private void endPass() {
+    Runnable r = passEnd;
+    if (r != null) {
+      try {
+        r.run();
+      } catch (Throwable t) {
+        LOG.warn("end of pass failed", t);
+      }
+    }
   }
 
   /** One pass: I/O (blocking or not, per the context), then tasks and due timers. Driver only. */
@@ -395,6 +417,7 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
       } catch (Throwable t) {
         LOG.warn("event loop pass failed", t);
       } finally {
+        endPass();
         ThreadExecutorMap.setCurrentExecutor(old);
         releaseDriver();
       }
