@@ -280,7 +280,7 @@ public final class Peach2Board implements AutoCloseable {
         nio.put(nio.position(), src, srcIndex + done, piece);
         w.writerIndex(w.writerIndex() + piece);
       }
-      Peach2Tlp.seal(w, LinkFrame.BODY_OFFSET, crc);
+      Peach2Tlp.seal(w, LinkFrame.BODY_OFFSET, crc, link.mayCorrupt());
       awaitWritable(dstNode);
       int n = (int) Peach2Tlp.tlpCount(piece, params.tlpPayloadBytes());
       if (!dataLink.transmit(dstNode, f, n, sendTime)) {

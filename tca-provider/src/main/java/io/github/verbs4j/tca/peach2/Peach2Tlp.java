@@ -31,12 +31,17 @@ import java.util.zip.CRC32C;
  * </pre>
  *
  * <ul>
- *   <li>version: {@link #VERSION}; type: {@link #TYPE_MEMORY_WRITE}; flags and reserved: 0.
+ *   <li>version: {@link #VERSION}; type: {@link #TYPE_MEMORY_WRITE}; reserved: 0.
+ *   <li>flags: bit 0 {@link #FLAG_DIGEST} (PCIe's TD bit: the TLP carries an ECRC); the other bits 0.
  *   <li>requester node: the fabric node (LID) of the board that issued the write.
  *   <li>address: where the first data byte goes in the sub-cluster's global window; the receiving
  *       board subtracts its own offset before writing to its host (seed 001 §3.4).
- *   <li>ECRC: end-to-end CRC; a frame whose ECRC does not match is dropped and counted, never
- *       written (the fabric may corrupt frames under fault injection).
+ *   <li>ECRC: end-to-end CRC, present when {@link #FLAG_DIGEST} is set (else 0); a frame whose ECRC
+ *       does not match is dropped and counted, never written (the fabric may corrupt frames under
+ *       fault injection). A board attaches the digest while the fabric may corrupt frames: without
+ *       that, nothing on the way can change a frame (the link then sends it unchecked, and the
+ *       fabric drops rather than corrupts an unchecked frame), and leaving it out spares a CRC over
+ *       every data byte at both ends.
  * </ul>
  */
 public final class Peach2Tlp {
@@ -58,6 +63,8 @@ public final class Peach2Tlp {
   public static final int LENGTH_OFFSET = 16;
   /** Offset of the 32-bit ECRC. */
   public static final int ECRC_OFFSET = 20;
+  /** Flag: the TLP carries an ECRC (PCIe's TLP digest, the TD bit). */
+  public static final int FLAG_DIGEST = 0x01;
   /** Header length; data starts here. */
   public static final int HEADER_LENGTH = 24;
 
@@ -87,14 +94,22 @@ public final class Peach2Tlp {
   }
 
   /**
-   * Computes the ECRC of a complete frame (header at {@code offset}, data after it) and stores it.
+   * Finishes a complete frame (header at {@code offset}, data after it): with {@code digest},
+   * computes its ECRC, stores it and sets {@link #FLAG_DIGEST}; else leaves both clear.
    *
    * @param buf the frame
    * @param offset where the header starts
    * @param crc a reusable CRC object
+   * @param digest whether the frame carries an ECRC
    */
-  public static void seal(ByteBuf buf, int offset, CRC32C crc) {
-    buf.setInt(offset + ECRC_OFFSET, compute(buf, offset, crc));
+  public static void seal(ByteBuf buf, int offset, CRC32C crc, boolean digest) {
+    if (digest) {
+      buf.setByte(offset + FLAGS_OFFSET, FLAG_DIGEST);
+      buf.setInt(offset + ECRC_OFFSET, compute(buf, offset, crc));
+    } else {
+      buf.setByte(offset + FLAGS_OFFSET, 0);
+      buf.setInt(offset + ECRC_OFFSET, 0);
+    }
   }
 
   /**
@@ -143,11 +158,15 @@ public final class Peach2Tlp {
     if (buf.getUnsignedByte(offset + TYPE_OFFSET) != TYPE_MEMORY_WRITE) {
       return "bad_type";
     }
+    int flags = buf.getUnsignedByte(offset + FLAGS_OFFSET);
+    if ((flags & ~FLAG_DIGEST) != 0) {
+      return "bad_flags";
+    }
     long len = buf.getUnsignedInt(offset + LENGTH_OFFSET);
     if (len != readable - HEADER_LENGTH) {
       return "bad_length";
     }
-    if (buf.getInt(offset + ECRC_OFFSET) != compute(buf, offset, crc)) {
+    if (flags == FLAG_DIGEST && buf.getInt(offset + ECRC_OFFSET) != compute(buf, offset, crc)) {
       return "ecrc";
     }
     return null;

@@ -239,7 +239,7 @@ final class FakeWire implements AutoCloseable {
         f.setLong(f.writerIndex(), value);
       }
       f.writerIndex(f.writerIndex() + dataBytes);
-      Peach2Tlp.seal(f, LinkFrame.BODY_OFFSET, new java.util.zip.CRC32C());
+      Peach2Tlp.seal(f, LinkFrame.BODY_OFFSET, new java.util.zip.CRC32C(), true);
       return dll.transmit(dst, f, (int) Peach2Tlp.tlpCount(dataBytes, params.tlpPayloadBytes()));
     }
 
