@@ -45,6 +45,8 @@ final class Outbox {
   static final int RECEIPT_BYTES = 64 << 10;
   /** Least time between two receipts to one peer in the middle of a read. */
   static final long RECEIPT_INTERVAL_NANOS = 1_000_000;
+  /** Bytes written to a connection without a flush after which it is flushed at once ({@link #owe}). */
+  static final int PASS_FLUSH_BYTES = 64 << 10;
   /** The user-defined writability bit this queue clears when it holds too much for a connection. */
   private static final int WRITABILITY_BIT = 1;
 
@@ -349,7 +351,7 @@ final class Outbox {
     metrics.sent(len);
     ch.write(h, ch.voidPromise());
     ch.write(payload, ch.voidPromise());
-    owe(via);
+    owe(via, FrameHeader.LENGTH + len);
     return true;
   }
 
@@ -380,8 +382,9 @@ final class Outbox {
     if (flush) {
       ch.writeAndFlush(frame, ch.voidPromise());
     } else {
+      int bytes = frame.readableBytes();
       ch.write(frame, ch.voidPromise());
-      owe(via);
+      owe(via, bytes);
     }
     return true;
   }
@@ -390,9 +393,20 @@ final class Outbox {
    * Event loop: a frame was written to {@code via}'s connection without a flush. The flush comes
    * at the end of the loop's pass ({@link SharedIoEventLoop#atPassEnd}), or from a task after the
    * I/O Netty's own loop is handling: so the frames of one pass (a DMA chain's TLPs and the
-   * write-backs of a tca proxy's duty cycle, an engine's packets) leave in one system call.
+   * write-backs of a tca proxy's duty cycle, an engine's packets) leave in one system call. Once
+   * {@link #PASS_FLUSH_BYTES} are owed to a connection it is flushed at once: a pass that sends a
+   * large message streams it, so the peer need not wait for the pass's end to start reading.
    */
-  private void owe(Peer via) {
+  private void owe(Peer via, int bytes) {
+    via.owedBytes += bytes;
+    if (via.owedBytes >= PASS_FLUSH_BYTES) {
+      via.owedBytes = 0;
+      Channel ch = via.channel;
+      if (ch != null) {
+        ch.flush(); // still in the owed list if it was: one more flush there costs nothing
+      }
+      return;
+    }
     if (via.needsFlush) {
       return;
     }
@@ -412,6 +426,7 @@ final class Outbox {
       Peer via = t[i];
       t[i] = null;
       via.needsFlush = false;
+      via.owedBytes = 0;
       Channel ch = via.channel;
       if (ch != null) {
         ch.flush();

@@ -15,6 +15,7 @@ final class Peer {
   volatile boolean outboxUnwritable; // changed only under outboxLock, with the channel's bit
   final Object outboxLock = new Object();
   boolean needsFlush; // event loop only
+  int owedBytes; // event loop only: written since its last flush (Outbox.owe)
   /** Frame bytes written to the connection since it opened; written on the event loop only. */
   volatile long written;
   /** Of those, the bytes the peer has said it decoded (its latest receipt); event loop writes. */

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The frames a node's event loop sends itself leave with one flush per pass: a caller's pass of
  * {@link SharedIoEventLoop} (a tca DMA chain's TLP frames, a duty cycle's write-backs) or a task of
- * Netty's own loop. The connection is an {@link EmbeddedChannel} whose outbound side counts flushes;
+ * Netty's own loop, except that a connection owed {@link Outbox#PASS_FLUSH_BYTES} is flushed at
+ * once. The connection is an {@link EmbeddedChannel} whose outbound side counts flushes;
  * its messages become visible only when flushed.
  */
 class OutboxFlushTest {
@@ -93,6 +94,36 @@ class OutboxFlushTest {
     assertEquals(0, seenInside[1], "frames visible before the pass ended");
     assertEquals(1, flushes.get(), "flushes for the pass");
     assertFrames();
+  }
+
+  @Test
+  void aPassThatSendsMuchFlushesAsItGoes() {
+    shared = new SharedIoEventLoop(NioIoHandler.newFactory(), "outbox-test", TimeUnit.SECONDS.toNanos(30));
+    Outbox out = outbox(shared);
+    Peer peer = new Peer(1);
+    peer.channel = channel;
+    int size = 8000; // copied behind its header: one message per frame
+    int frames = 20; // ~160 KB: past the flush limit twice
+    int[] seenInside = {-1};
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    boolean ran = false;
+    while (!ran) {
+      assertTrue(System.nanoTime() < until, "the caller never got the loop");
+      ran = shared.progress(() -> {
+        if (!shared.inEventLoop()) {
+          return 0;
+        }
+        for (int i = 0; i < frames; i++) {
+          assertTrue(out.send(peer, route, 1, 7, 0, Unpooled.directBuffer(size).writeZero(size), 0, 0));
+        }
+        seenInside[0] = channel.outboundMessages().size();
+        return 1;
+      }) > 0;
+    }
+    int perFlush = (Outbox.PASS_FLUSH_BYTES + FrameHeader.LENGTH + size - 1) / (FrameHeader.LENGTH + size);
+    assertEquals(2 * perFlush, seenInside[0], "frames visible before the pass ended");
+    assertEquals(3, flushes.get(), "two flushes at the limit, one at the end");
+    assertEquals(frames, channel.outboundMessages().size());
   }
 
   @Test
