@@ -67,44 +67,18 @@ class OutboxFlushTest {
     return Unpooled.directBuffer(8).writeLong(0x5EED_0000L + i);
   }
 
-  @Test
-  void aCallersPassFlushesItsFramesOnceAtItsEnd() {
+  /** A peer on the test connection, with the outbox of a fresh shared loop. */
+  private Outbox sharedOutbox(Peer peer) {
     shared = new SharedIoEventLoop(NioIoHandler.newFactory(), "outbox-test", TimeUnit.SECONDS.toNanos(30));
-    Outbox out = outbox(shared);
-    Peer peer = new Peer(1);
     peer.channel = channel;
-    int[] seenInside = {-1, -1};
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    boolean ran = false;
-    while (!ran) { // the background thread drives at start; with a long lease the caller then keeps the loop
-      assertTrue(System.nanoTime() < until, "the caller never got the loop");
-      ran = shared.progress(() -> {
-        if (!shared.inEventLoop()) {
-          return 0;
-        }
-        for (int i = 0; i < FRAMES; i++) {
-          assertTrue(out.send(peer, route, 1, 7, 0, payload(i), 0, 0));
-        }
-        seenInside[0] = flushes.get();
-        seenInside[1] = channel.outboundMessages().size();
-        return 1;
-      }) > 0;
-    }
-    assertEquals(0, seenInside[0], "flushes while the pass ran");
-    assertEquals(0, seenInside[1], "frames visible before the pass ended");
-    assertEquals(1, flushes.get(), "flushes for the pass");
-    assertFrames();
+    return outbox(shared);
   }
 
-  @Test
-  void aPassThatSendsMuchFlushesAsItGoes() {
-    shared = new SharedIoEventLoop(NioIoHandler.newFactory(), "outbox-test", TimeUnit.SECONDS.toNanos(30));
-    Outbox out = outbox(shared);
-    Peer peer = new Peer(1);
-    peer.channel = channel;
-    int size = 8000; // copied behind its header: one message per frame
-    int frames = 20; // ~160 KB: past the flush limit twice
-    int[] seenInside = {-1};
+  /**
+   * Runs {@code inside} once in a caller's pass of the shared loop, as the loop's thread. The
+   * background thread drives at start; with a long lease the caller keeps the loop once it has it.
+   */
+  private void inOneCallerPass(Runnable inside) {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     boolean ran = false;
     while (!ran) {
@@ -113,13 +87,43 @@ class OutboxFlushTest {
         if (!shared.inEventLoop()) {
           return 0;
         }
-        for (int i = 0; i < frames; i++) {
-          assertTrue(out.send(peer, route, 1, 7, 0, Unpooled.directBuffer(size).writeZero(size), 0, 0));
-        }
-        seenInside[0] = channel.outboundMessages().size();
+        inside.run();
         return 1;
       }) > 0;
     }
+  }
+
+  @Test
+  void aCallersPassFlushesItsFramesOnceAtItsEnd() {
+    Peer peer = new Peer(1);
+    Outbox out = sharedOutbox(peer);
+    int[] seenInside = {-1, -1};
+    inOneCallerPass(() -> {
+      for (int i = 0; i < FRAMES; i++) {
+        assertTrue(out.send(peer, route, 1, 7, 0, payload(i), 0, 0));
+      }
+      seenInside[0] = flushes.get();
+      seenInside[1] = channel.outboundMessages().size();
+    });
+    assertEquals(0, seenInside[0], "flushes while the pass ran");
+    assertEquals(0, seenInside[1], "frames visible before the pass ended");
+    assertEquals(1, flushes.get(), "flushes for the pass");
+    assertFrames();
+  }
+
+  @Test
+  void aPassThatSendsMuchFlushesAsItGoes() {
+    Peer peer = new Peer(1);
+    Outbox out = sharedOutbox(peer);
+    int size = 8000; // copied behind its header: one message per frame
+    int frames = 20; // ~160 KB: past the flush limit twice
+    int[] seenInside = {-1};
+    inOneCallerPass(() -> {
+      for (int i = 0; i < frames; i++) {
+        assertTrue(out.send(peer, route, 1, 7, 0, Unpooled.directBuffer(size).writeZero(size), 0, 0));
+      }
+      seenInside[0] = channel.outboundMessages().size();
+    });
     int perFlush = (Outbox.PASS_FLUSH_BYTES + FrameHeader.LENGTH + size - 1) / (FrameHeader.LENGTH + size);
     assertEquals(2 * perFlush, seenInside[0], "frames visible before the pass ended");
     assertEquals(3, flushes.get(), "two flushes at the limit, one at the end");
