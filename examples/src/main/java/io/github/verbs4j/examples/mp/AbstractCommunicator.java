@@ -24,6 +24,8 @@ public abstract class AbstractCommunicator implements Communicator {
   static final int COLLECTIVE = 1;
   private static final int BARRIER = 1;
   private static final int ALLREDUCE = 2;
+  /** The tags of the barrier a closing communicator runs after its last sends (its own kind of message). */
+  static final int FENCE = 3;
   private static final int LAST_ROUND = 0xff;
 
   private final int rank;
@@ -163,11 +165,35 @@ public abstract class AbstractCommunicator implements Communicator {
 
   @Override
   public final void barrier() {
+    disseminate(BARRIER, (dest, tag, empty) -> isend(empty, dest, tag, COLLECTIVE));
+  }
+
+  /** Posts an empty message of a barrier's round. */
+  @FunctionalInterface
+  protected interface RoundSend {
+    /**
+     * @param dest the rank it goes to
+     * @param tag its tag (collective context)
+     * @param empty an empty buffer
+     * @return the send's request
+     */
+    Request post(int dest, int tag, ByteBuffer empty);
+  }
+
+  /**
+   * A dissemination barrier (Hensgen, Finkel and Manber): in round {@code i} each rank sends to
+   * rank + 2^i and receives from rank - 2^i, so after ⌈log2 size⌉ rounds every rank has heard,
+   * directly or not, from every other.
+   *
+   * @param kind the barrier's kind, the high bits of its tags ({@link #BARRIER}, {@link #FENCE})
+   * @param send posts a round's message
+   */
+  protected final void disseminate(int kind, RoundSend send) {
     ByteBuffer empty = ByteBuffer.allocate(0);
     for (int k = 1, round = 0; k < size; k <<= 1, round++) {
-      int tag = BARRIER << 8 | round;
+      int tag = kind << 8 | round;
       Request in = irecv(empty, (rank - k + size) % size, tag, COLLECTIVE);
-      Request out = isend(empty, (rank + k) % size, tag, COLLECTIVE);
+      Request out = send.post((rank + k) % size, tag, empty);
       waitAll(in, out);
     }
   }

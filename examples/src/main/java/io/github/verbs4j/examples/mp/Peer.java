@@ -77,11 +77,20 @@ final class Peer {
   /** Appends what a timed-out wait reports about this peer, if anything waits or its link is not open. */
   void describe(StringBuilder b) {
     Link l = link;
-    if (hasWork() || l != null && l.credits == 0 || state != State.OPEN && l != null) {
-      b.append("; to rank ").append(rank).append(" (").append(state).append(", epoch ").append(epoch).append("): ")
-          .append(pending.size()).append(" waiting, RDMA queued ").append(pendingRdma.size());
+    boolean inFlight = l != null && (!l.sendsDone() || l.rdmaInFlight > 0);
+    if (hasWork() || inFlight || l != null && l.credits == 0 || state != State.OPEN && l != null
+        || phase != HybridSwitch.Phase.DC && phase != HybridSwitch.Phase.RC) {
+      b.append("; to rank ").append(rank).append(" (").append(state).append(", epoch ").append(epoch);
+      if (dcLink != null) {
+        b.append(", ").append(phase);
+      }
+      b.append("): ").append(pending.size()).append(" waiting, RDMA queued ").append(pendingRdma.size());
       if (l != null) {
-        b.append(", credits ").append(l.credits).append(", free slots ").append(l.freeSendSlots.size());
+        b.append(", credits ").append(l.credits).append(", free slots ").append(l.freeSendSlots.size())
+            .append(" of ").append(l.sendSlots).append(", RDMA in flight ").append(l.rdmaInFlight);
+        if (l.remoteRing != 0) {
+          b.append(", into ring ").append(l.remoteRingIndex).append(" at slot ").append(l.nextRemoteSlot);
+        }
       }
     }
   }

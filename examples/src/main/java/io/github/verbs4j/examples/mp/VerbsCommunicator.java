@@ -341,6 +341,15 @@ public final class VerbsCommunicator extends AbstractCommunicator {
     return r;
   }
 
+  /** Posts a FENCE to {@code dest}: an empty collective message that needs no credit. */
+  private Request postFence(int dest, int tag, ByteBuffer empty) {
+    Request r = new Request(Request.Kind.SEND, dest, tag, COLLECTIVE, empty, 0);
+    Peer p = peer(dest);
+    sender.enqueue(p, new Outgoing(Wire.FENCE, COLLECTIVE, tag, 0, 0, 0, 0, 0, r));
+    sender.drain(p);
+    return r;
+  }
+
   private void sendToSelf(Request r) {
     Request recv = matcher.takePosted(rank(), r.tag, r.context);
     if (recv != null) {
@@ -491,7 +500,7 @@ public final class VerbsCommunicator extends AbstractCommunicator {
       used(p.rank, false);
     }
     switch (kind) {
-      case Wire.EAGER -> {
+      case Wire.EAGER, Wire.FENCE -> {
         Request r = matcher.takePosted(p.rank, tag, context);
         if (r != null) {
           deliver(r, p.rank, tag, slab, at + Wire.HEADER_LENGTH, length);
@@ -585,8 +594,19 @@ public final class VerbsCommunicator extends AbstractCommunicator {
   }
 
   /**
-   * Meets the other ranks in a barrier, waits until everything this rank sent has left, then
-   * destroys the QPs and memory (and the device when {@link #open(MpConfig)} opened it).
+   * Meets the other ranks in a barrier, waits until everything this rank sent has completed, meets
+   * them again in a fence, then destroys the QPs and memory (and the device when {@link
+   * #open(MpConfig)} opened it).
+   *
+   * <p>The fence is there because a message may still be on its way to a rank that has left the
+   * first barrier: credits this rank returned while it waited in it. Had that rank destroyed its
+   * QPs, the message would never be acknowledged, and on DC it would hold up everything behind it
+   * on its initiator, a later barrier message to a third rank included, for the ~34 s of retries
+   * (Open MPI's finalize ends with an out-of-band fence for the same reason). The fence's messages
+   * (FENCE) need no credit, as none are returned once closing; a rank sends them only after its
+   * own sends have completed, so a rank that leaves the fence knows every rank's last messages
+   * were acknowledged; it waits for its FENCEs to complete too before it destroys anything. On-demand
+   * links need none: their CLOSE handshake ends each link ({@link #quiesce()}).
    */
   @Override
   public void close() {
@@ -603,6 +623,10 @@ public final class VerbsCommunicator extends AbstractCommunicator {
         closing = true;
         sender.closing = true;
         quiesce();
+        if (cm == null) {
+          disseminate(FENCE, this::postFence); // no rank destroys before every rank's last sends completed
+          quiesce(); // the fence's own messages: a QP destroyed with a send not yet gone would drop it
+        }
       } catch (RuntimeException e) {
         failure = e;
       }

@@ -42,10 +42,11 @@ import java.nio.ByteBuffer;
  * request id, QPN in the tag, PSN in the length, read depth in the receiver's request id, MTU in
  * the rkey) and are the sender's last message on the DC channel to that peer. RING_OFFER gives the
  * peer a ring to write its messages into with RDMA over DC (address, rkey, the ring's index in the
- * tag).
+ * tag). FENCE is a round message of the barrier a closing communicator runs once its sends have
+ * completed; like CREDIT and CLOSE it needs no credit, as none are returned any more.
  */
 final class Wire {
-  static final byte VERSION = 1;
+  static final byte VERSION = 2;
   static final int VERSION_OFFSET = 0;
   static final int KIND_OFFSET = 1;
   static final int CONTEXT_OFFSET = 2;
@@ -70,6 +71,7 @@ final class Wire {
   static final int SWITCH_ACK = 8;
   static final int SWITCH_NACK = 9;
   static final int RING_OFFER = 10;
+  static final int FENCE = 11;
 
   private Wire() {}
 
