@@ -443,12 +443,9 @@ public final class TcaMallocPool {
       ByteBuffer nio = src.internalNioBuffer(srcIndex, len);
       m.put(off, nio, nio.position(), len);
     } else {
-      int at = off;
-      for (ByteBuffer b : src.nioBuffers(srcIndex, len)) {
-        int n = b.remaining();
-        m.put(at, b, b.position(), n);
-        at += n;
-      }
+      // a frame spread over the decoder's reads: copied component by component into one view of the
+      // memory (nioBuffers would make a buffer object per component)
+      src.getBytes(srcIndex, m.slice(off, len));
     }
   }
 

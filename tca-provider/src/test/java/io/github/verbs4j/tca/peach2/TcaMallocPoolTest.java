@@ -1,5 +1,6 @@
 package io.github.verbs4j.tca.peach2;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -67,6 +68,28 @@ class TcaMallocPoolTest {
     assertEquals(3, a.buffer().get(2));
     assertNull(pool.segmentAt(1L << 30, 8));
     assertFalse(pool.write(1L << 30, Unpooled.wrappedBuffer(new byte[4]), 0, 4));
+  }
+
+  @Test
+  void aFrameSpreadOverSeveralBuffersLandsWholeAndInPlace() {
+    TcaMallocPool.Block a = pool.allocate(4096, 64);
+    byte[] bytes = new byte[3000];
+    for (int i = 0; i < bytes.length; i++) {
+      bytes[i] = (byte) (i * 7 + 1);
+    }
+    io.netty.buffer.CompositeByteBuf frame = Unpooled.compositeBuffer();
+    frame.addComponent(true, Unpooled.wrappedBuffer(new byte[] {9, 9}, 0, 2)); // header bytes, skipped
+    frame.addComponent(true, Unpooled.directBuffer(1000).writeBytes(bytes, 0, 998));
+    frame.addComponent(true, Unpooled.wrappedBuffer(bytes, 998, 1500));
+    frame.addComponent(true, Unpooled.directBuffer(600).writeBytes(bytes, 2498, 502));
+    long off = a.address() - pool.globalBase() + 100;
+    assertTrue(pool.write(off, frame, 2, bytes.length));
+    byte[] landed = new byte[bytes.length];
+    a.buffer().get(100, landed);
+    assertArrayEquals(bytes, landed);
+    assertEquals(0, a.buffer().get(99), "nothing before the target");
+    assertEquals(0, a.buffer().get(100 + bytes.length), "nothing after it");
+    frame.release();
   }
 
   @Test
