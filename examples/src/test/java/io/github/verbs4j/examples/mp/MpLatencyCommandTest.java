@@ -14,18 +14,20 @@ import picocli.CommandLine;
 class MpLatencyCommandTest {
   @ParameterizedTest
   @EnumSource(value = MpJob.class, names = {"LOOPBACK_BASELINE", "IB_BASELINE", "TCA_BASELINE", "IB_DC"})
-  void ranksZeroAndOnePingPongCheckedBytesAndRankZeroGetsItsTimes(MpJob job) throws Exception {
+  void ranksZeroAndOnePingPongOrExchangeCheckedBytesAndRankZeroGetsItsTimes(MpJob job) throws Exception {
     for (int size : new int[] {0, 8, 2048, 20_000}) { // 20,000 B goes by rendezvous
-      List<double[]> r = job.run(3, ctx -> {
-        try (VerbsCommunicator c = job.open(ctx, MpConfig.defaults())) {
-          return MpLatencyCommand.measure(c, size, 200, 20);
-        }
-      });
-      double[] zero = r.get(0);
-      assertTrue(zero[0] > 0 && zero[1] > 0 && zero[2] >= zero[0], job + " " + size + " B: median, mean, p99 "
-          + java.util.Arrays.toString(zero));
-      assertArrayEquals(new double[3], r.get(1), "only rank 0 reports");
-      assertArrayEquals(new double[3], r.get(2), "rank 2 only takes part in the barriers");
+      for (boolean exchange : new boolean[] {false, true}) {
+        List<double[]> r = job.run(3, ctx -> {
+          try (VerbsCommunicator c = job.open(ctx, MpConfig.defaults())) {
+            return MpLatencyCommand.measure(c, size, 200, 20, exchange);
+          }
+        });
+        double[] zero = r.get(0);
+        assertTrue(zero[0] > 0 && zero[1] > 0 && zero[2] >= zero[0], job + " " + size + " B, exchange " + exchange
+            + ": median, mean, p99 " + java.util.Arrays.toString(zero));
+        assertArrayEquals(new double[3], r.get(1), "only rank 0 reports");
+        assertArrayEquals(new double[3], r.get(2), "rank 2 only takes part in the barriers");
+      }
     }
   }
 
