@@ -83,6 +83,8 @@ public final class DataLinkLayer implements AutoCloseable {
   final Peach2Counters counters;
   final HostClock clock;
   final HostScheduler scheduler;
+  /** The board's frame buffers (every frame this board sends is built in one). */
+  final FramePool frames;
   final int nodeId;
   private final Peach2Topology topology;
   private final PcieLink[] links;
@@ -104,6 +106,7 @@ public final class DataLinkLayer implements AutoCloseable {
     this.counters = counters;
     this.clock = link.clock();
     this.scheduler = link.scheduler();
+    this.frames = new FramePool(link.alloc());
     this.topology = link.topology();
     this.nodeId = link.nodeId();
     this.links = new PcieLink[topology.maxNodes() + 1];

@@ -82,9 +82,8 @@ public final class FabricLink implements Peach2Link {
     };
     this.scheduler = new HostScheduler() {
       @Override
-      public Cancellable schedule(long delayNanos, Runnable task) {
-        FabricTimer t = node.scheduler().schedule(delayNanos, task);
-        return t::cancel;
+      public FabricTimer schedule(long delayNanos, Runnable task) {
+        return node.scheduler().schedule(delayNanos, task);
       }
 
       @Override

@@ -1,24 +1,19 @@
 package io.github.verbs4j.tca.peach2;
 
+import io.github.verbs4j.fabric.time.FabricTimer;
+
 /**
  * Runs host tasks and timers on the node's link thread (the thread that also lands incoming
  * writes), so work triggered by writes, timers and posts never races within a node. In the
  * deterministic in-JVM fabric, delays are modelled nanoseconds.
  */
 public interface HostScheduler {
-  /** A scheduled task that may be cancelled. */
-  @FunctionalInterface
-  interface Cancellable {
-    /** Cancels the task if it has not run. */
-    void cancel();
-  }
-
   /**
    * @param delayNanos delay, at least 0
    * @param task the task
-   * @return a handle
+   * @return a handle to cancel it (the fabric's own, so that scheduling makes no handle of its own)
    */
-  Cancellable schedule(long delayNanos, Runnable task);
+  FabricTimer schedule(long delayNanos, Runnable task);
 
   /** @param task runs as soon as possible on the link thread */
   void execute(Runnable task);

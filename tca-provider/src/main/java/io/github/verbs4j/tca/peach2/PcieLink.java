@@ -1,5 +1,6 @@
 package io.github.verbs4j.tca.peach2;
 
+import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.tca.peach2.DataLinkLayer.State;
 import io.github.verbs4j.tca.peach2.Peach2Counters.Link;
 import io.netty.buffer.ByteBuf;
@@ -59,7 +60,7 @@ final class PcieLink {
   private long lastProgress;
   private long retrainEnd;
   private boolean txTimerScheduled;
-  private HostScheduler.Cancellable txHandle;
+  private FabricTimer txHandle;
   private int waiters;
   // receiver
   private int nextRcvSeq;
@@ -573,7 +574,7 @@ final class PcieLink {
 
   /** An Ack or Nak in a frame of its own, for everything up to the last TLP received in sequence. */
   private void sendDllp(int type) {
-    ByteBuf f = dll.link.alloc().directBuffer(LinkFrame.DLLP_FRAME_LENGTH);
+    ByteBuf f = dll.frames.allocate(LinkFrame.DLLP_FRAME_LENGTH);
     LinkFrame.writeDllpFrame(LinkFrame.raw(f), type, nextRcvSeq - 1);
     acked();
     ackDllpDue = false;
@@ -654,7 +655,7 @@ final class PcieLink {
   }
 
   private void sendInit(int type) {
-    ByteBuf f = dll.link.alloc().directBuffer(LinkFrame.DLLP_FRAME_LENGTH);
+    ByteBuf f = dll.frames.allocate(LinkFrame.DLLP_FRAME_LENGTH);
     LinkFrame.writeInitFrame(f, type, epoch, peerEpoch);
     put(f, false);
   }

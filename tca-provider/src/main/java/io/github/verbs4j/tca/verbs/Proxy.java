@@ -1,6 +1,6 @@
 package io.github.verbs4j.tca.verbs;
 
-import io.github.verbs4j.tca.peach2.HostScheduler;
+import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.tca.peach2.Peach2Board;
 import io.github.verbs4j.verbs.spi.runtime.AgentLock;
 import io.github.verbs4j.verbs.spi.runtime.RuntimeAgent;
@@ -54,7 +54,7 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
   private long now;
   // the wake-up timer on the board's scheduler (under the agent)
   private final Runnable wakeTask = this::onWakeTimer;
-  private HostScheduler.Cancellable wakeTimer;
+  private FabricTimer wakeTimer;
   private long wakeDeadline;
   /** The wake-up timer fired (set on the scheduler's thread; the next duty cycle forgets the timer). */
   private volatile boolean wakeFired;
