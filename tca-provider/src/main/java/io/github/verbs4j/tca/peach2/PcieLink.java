@@ -229,8 +229,8 @@ final class PcieLink {
     if (replay.isEmpty()) {
       lastProgress = now;
     }
-    // the replay buffer keeps its own view (same bytes): replays never carry the Ack appended below
-    replay.add(sent.retainedDuplicate(), seq, tlps, checked, now);
+    // the replay buffer keeps a reference and the bytes so far: replays never carry the Ack appended below
+    replay.add(sent.retain(), off, lcrcAt + LinkFrame.LCRC_LENGTH, seq, tlps, checked, now);
     if (ackPending && frame.writableBytes() >= LinkFrame.DLLP_TRAILER) {
       Peach2Dllp.write(frame, frame.writerIndex(), Peach2Dllp.ACK, nextRcvSeq - 1);
       frame.writerIndex(frame.writerIndex() + LinkFrame.DLLP_TRAILER);
@@ -306,7 +306,7 @@ final class PcieLink {
     counters.link(Link.REPLAYS, 1);
     replay.markResent();
     for (int k = 0; k < n; k++) {
-      put(replay.frame(k).retainedDuplicate(), !replay.checked(k));
+      put(replay.replica(k), !replay.checked(k));
     }
     counters.link(Link.REPLAYED_FRAMES, n);
     // the timer counts from when the replay has left (PCIe starts it at the end of a transmission):
@@ -316,7 +316,7 @@ final class PcieLink {
     long out = 0;
     if (!wall) {
       for (int k = 0; k < n; k++) {
-        out += dll.params.wireNs(LinkFrame.raw(replay.frame(k)).readableBytes());
+        out += dll.params.wireNs(replay.length(k));
       }
     }
     replayDeadline = now + out + timeout.current();
