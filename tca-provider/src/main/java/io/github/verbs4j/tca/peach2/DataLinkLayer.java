@@ -311,7 +311,7 @@ public final class DataLinkLayer implements AutoCloseable {
     return p == null ? 0 : p.unacknowledgedTlps();
   }
 
-  /** Releases every frame held and stops the timers; waiting senders return. Idempotent. */
+  /** Releases every frame held, frees the frame buffers and stops the timers; waiting senders return. Idempotent. */
   @Override
   public void close() {
     closed = true;
@@ -321,5 +321,6 @@ public final class DataLinkLayer implements AutoCloseable {
         p.close();
       }
     }
+    frames.close();
   }
 }

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * #MEDIUM} or {@link #LARGE} bytes comes from a free list of direct buffers of that capacity;
  * releasing it (the fabric releases a frame once delivered or dropped, the replay buffer its view
  * once acknowledged, on any thread) puts it back. At most a class's maximum of buffers are made;
- * beyond that, and above {@link #LARGE}, frames come from the fabric's allocator.
+ * beyond that, and above {@link #LARGE}, frames come from the fabric's allocator. {@link #close}
+ * frees the free buffers, and each buffer still in use when it is released.
  *
  * <p>Thread-safety: any thread may take and return buffers (the proxies, the link thread, DMA
  * channels and the callers that run them all build frames).
@@ -78,9 +79,16 @@ final class FramePool {
     return b.clear();
   }
 
-  /** @return buffers made so far, for tests */
+  /** @return buffers made and not freed, for tests */
   int created() {
     return small.created.get() + medium.created.get() + large.created.get();
+  }
+
+  /** The board closes: frees the free buffers now and the others as they are released. Idempotent. */
+  void close() {
+    small.close();
+    medium.close();
+    large.close();
   }
 
   private static final class SizeClass {
@@ -88,6 +96,7 @@ final class FramePool {
     final int max;
     final Queue<Recycled> free;
     final AtomicInteger created = new AtomicInteger();
+    volatile boolean closed;
 
     SizeClass(int capacity, int max) {
       this.capacity = capacity;
@@ -108,6 +117,18 @@ final class FramePool {
       }
       return new Recycled(this);
     }
+
+    void close() {
+      closed = true;
+      drain();
+    }
+
+    void drain() {
+      Recycled p;
+      while ((p = free.poll()) != null) {
+        p.destroy();
+      }
+    }
   }
 
   /** A direct buffer that goes back to its free list when its reference count reaches zero. */
@@ -125,10 +146,16 @@ final class FramePool {
 
     @Override
     protected void deallocate() {
-      if (!home.free.offer(this)) {
-        home.created.decrementAndGet();
-        super.deallocate(); // the list is full: free the memory
+      if (home.closed || !home.free.offer(this)) {
+        destroy(); // the pool is closed or the list is full: free the memory
+      } else if (home.closed) {
+        home.drain(); // closed while this went back
       }
+    }
+
+    void destroy() {
+      home.created.decrementAndGet();
+      super.deallocate();
     }
   }
 }

@@ -52,6 +52,20 @@ class FramePoolTest {
   }
 
   @Test
+  void closingFreesTheFreeBuffersAndEachOtherWhenReleased() {
+    ByteBuf free = pool.allocate(64);
+    ByteBuf inFlight = pool.allocate(LinkFrame.capacity(4096));
+    free.release();
+    assertEquals(2, pool.created());
+    pool.close();
+    assertEquals(1, pool.created(), "the free one is freed at once");
+    inFlight.release();
+    assertEquals(0, pool.created(), "the one in flight is freed when released");
+    pool.close();
+    assertEquals(0, pool.created());
+  }
+
+  @Test
   void beyondTheLimitsAndAboveTheLargestClassFramesComeFromTheFallback() {
     List<ByteBuf> held = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
