@@ -82,8 +82,29 @@ public final class FabricLink implements Peach2Link {
     };
     this.scheduler = new HostScheduler() {
       @Override
-      public FabricTimer schedule(long delayNanos, Runnable task) {
-        return node.scheduler().schedule(delayNanos, task);
+      public Cancellable schedule(long delayNanos, Runnable task) {
+        FabricTimer t = node.scheduler().schedule(delayNanos, task);
+        return t::cancel;
+      }
+
+      @Override
+      public Timer timer(Runnable task) {
+        return new Timer() {
+          private FabricTimer armed; // the fabric's handle: arming makes no other
+
+          @Override
+          public void arm(long delayNanos) {
+            armed = node.scheduler().schedule(delayNanos, task);
+          }
+
+          @Override
+          public void cancel() {
+            if (armed != null) {
+              armed.cancel();
+              armed = null;
+            }
+          }
+        };
       }
 
       @Override

@@ -1,6 +1,5 @@
 package io.github.verbs4j.tca.peach2;
 
-import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.tca.peach2.DataLinkLayer.State;
 import io.github.verbs4j.tca.peach2.Peach2Counters.Link;
 import io.netty.buffer.ByteBuf;
@@ -45,8 +44,8 @@ final class PcieLink {
   private final ReplayBuffer replay;
   private final HeldFrames pending;
   private final CRC32 txCrc = new CRC32();
-  private final Runnable txTimer = this::onTxTimer;
-  private final Runnable ackTimer = this::onAckTimer;
+  private final HostScheduler.Timer txTimer;
+  private final HostScheduler.Timer ackTimer;
   private State state = State.ACTIVE;
   private boolean gone;
   // transmitter
@@ -60,7 +59,6 @@ final class PcieLink {
   private long lastProgress;
   private long retrainEnd;
   private boolean txTimerScheduled;
-  private FabricTimer txHandle;
   private int waiters;
   // receiver
   private int nextRcvSeq;
@@ -91,6 +89,8 @@ final class PcieLink {
     this.timeout = new ReplayTimeout(minTimeout, wall ? dl.wallMaxReplayTimeoutNs() : downAfter / 8);
     this.replay = new ReplayBuffer(dl.replayBufferTlps());
     this.pending = new HeldFrames(dll, this::releaseDue);
+    this.txTimer = dll.scheduler.timer(this::onTxTimer);
+    this.ackTimer = dll.scheduler.timer(this::onAckTimer);
     if (!cablesUp) {
       state = State.DOWN;
     }
@@ -261,7 +261,7 @@ final class PcieLink {
   private void armTx(long delay) {
     if (!txTimerScheduled && !dll.closed()) {
       txTimerScheduled = true;
-      txHandle = dll.scheduler.schedule(Math.max(0, delay), txTimer);
+      txTimer.arm(Math.max(0, delay));
     }
   }
 
@@ -272,7 +272,7 @@ final class PcieLink {
    */
   private void retimeReplay(long now) {
     if (txTimerScheduled) {
-      txHandle.cancel();
+      txTimer.cancel();
       txTimerScheduled = false;
     }
     if (replayDeadline != 0) {
@@ -541,7 +541,7 @@ final class PcieLink {
       ackTimerScheduled = true;
       long now = dll.clock.nowNanos();
       ackDue = (wall || arrival == Long.MIN_VALUE ? now : arrival) + ackDelay;
-      dll.scheduler.schedule(wall ? ackDelay : Math.max(0, ackDue - now), ackTimer);
+      ackTimer.arm(wall ? ackDelay : Math.max(0, ackDue - now));
     }
   }
 

@@ -1,6 +1,5 @@
 package io.github.verbs4j.tca.peach2;
 
-import io.github.verbs4j.fabric.time.FabricTimer;
 import io.github.verbs4j.fabric.topo.Peach2Topology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.buffer.ByteBuf;
@@ -118,7 +117,7 @@ final class FakeWire implements AutoCloseable {
     public HostScheduler scheduler() {
       return new HostScheduler() {
         @Override
-        public FabricTimer schedule(long delayNanos, Runnable task) {
+        public Cancellable schedule(long delayNanos, Runnable task) {
           Task t;
           synchronized (FakeWire.this) {
             t = new Task(now + delayNanos, order++, task);
@@ -126,7 +125,7 @@ final class FakeWire implements AutoCloseable {
           }
           return () -> {
             synchronized (FakeWire.this) {
-              return tasks.remove(t); // a record: equal only to itself here (order is unique)
+              tasks.remove(t); // a record: equal only to itself here (order is unique)
             }
           };
         }
