@@ -83,6 +83,8 @@ public final class DataLinkLayer implements AutoCloseable {
   final Peach2Counters counters;
   final HostClock clock;
   final HostScheduler scheduler;
+  /** The board's frame buffers (every frame this board sends is built in one). */
+  final FramePool frames;
   final int nodeId;
   private final Peach2Topology topology;
   private final PcieLink[] links;
@@ -104,6 +106,7 @@ public final class DataLinkLayer implements AutoCloseable {
     this.counters = counters;
     this.clock = link.clock();
     this.scheduler = link.scheduler();
+    this.frames = new FramePool(link.alloc());
     this.topology = link.topology();
     this.nodeId = link.nodeId();
     this.links = new PcieLink[topology.maxNodes() + 1];
@@ -308,7 +311,7 @@ public final class DataLinkLayer implements AutoCloseable {
     return p == null ? 0 : p.unacknowledgedTlps();
   }
 
-  /** Releases every frame held and stops the timers; waiting senders return. Idempotent. */
+  /** Releases every frame held, frees the frame buffers and stops the timers; waiting senders return. Idempotent. */
   @Override
   public void close() {
     closed = true;
@@ -318,5 +321,6 @@ public final class DataLinkLayer implements AutoCloseable {
         p.close();
       }
     }
+    frames.close();
   }
 }

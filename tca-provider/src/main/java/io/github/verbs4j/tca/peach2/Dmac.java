@@ -93,7 +93,7 @@ public final class Dmac {
    */
   public void writeHostDescriptor(TcaMallocPool.Block block, int index, long src, long dst, int length,
       int burstDwords, int gapDwords, int flags, long next) {
-    ByteBuffer m = block.buffer();
+    ByteBuffer m = block.sharedBuffer();
     DmaDescriptor.write(m, index * DmaDescriptor.LENGTH, src, dst, length, burstDwords, gapDwords, flags,
         next < 0 ? -1 : hostLink(next));
     board.clock().charge(board.params().descriptorCreateHostNs());

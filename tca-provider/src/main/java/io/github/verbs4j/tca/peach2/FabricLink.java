@@ -88,6 +88,26 @@ public final class FabricLink implements Peach2Link {
       }
 
       @Override
+      public Timer timer(Runnable task) {
+        return new Timer() {
+          private FabricTimer armed; // the fabric's handle: arming makes no other
+
+          @Override
+          public void arm(long delayNanos) {
+            armed = node.scheduler().schedule(delayNanos, task);
+          }
+
+          @Override
+          public void cancel() {
+            if (armed != null) {
+              armed.cancel();
+              armed = null;
+            }
+          }
+        };
+      }
+
+      @Override
       public void execute(Runnable task) {
         node.scheduler().execute(task);
       }

@@ -19,7 +19,7 @@ final class HeldFrames {
   private final LongArrayQueue sendAt = new LongArrayQueue(Long.MAX_VALUE); // MAX: never a send time
   private final DataLinkLayer dll;
   private final boolean wall;
-  private final Runnable release;
+  private final HostScheduler.Timer release;
   private boolean releaseArmed;
   private int tlps;
 
@@ -31,7 +31,7 @@ final class HeldFrames {
   HeldFrames(DataLinkLayer dll, Runnable release) {
     this.dll = dll;
     this.wall = !dll.clock.isModelled();
-    this.release = release;
+    this.release = dll.scheduler.timer(release);
   }
 
   boolean isEmpty() {
@@ -101,7 +101,7 @@ final class HeldFrames {
       return;
     }
     releaseArmed = true;
-    dll.scheduler.schedule(Math.max(0, at - dll.clock.nowNanos()), release);
+    release.arm(Math.max(0, at - dll.clock.nowNanos()));
   }
 
   /** The release timer ran. */

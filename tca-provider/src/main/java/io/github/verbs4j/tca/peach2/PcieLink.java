@@ -44,8 +44,8 @@ final class PcieLink {
   private final ReplayBuffer replay;
   private final HeldFrames pending;
   private final CRC32 txCrc = new CRC32();
-  private final Runnable txTimer = this::onTxTimer;
-  private final Runnable ackTimer = this::onAckTimer;
+  private final HostScheduler.Timer txTimer;
+  private final HostScheduler.Timer ackTimer;
   private State state = State.ACTIVE;
   private boolean gone;
   // transmitter
@@ -59,7 +59,6 @@ final class PcieLink {
   private long lastProgress;
   private long retrainEnd;
   private boolean txTimerScheduled;
-  private HostScheduler.Cancellable txHandle;
   private int waiters;
   // receiver
   private int nextRcvSeq;
@@ -90,6 +89,8 @@ final class PcieLink {
     this.timeout = new ReplayTimeout(minTimeout, wall ? dl.wallMaxReplayTimeoutNs() : downAfter / 8);
     this.replay = new ReplayBuffer(dl.replayBufferTlps());
     this.pending = new HeldFrames(dll, this::releaseDue);
+    this.txTimer = dll.scheduler.timer(this::onTxTimer);
+    this.ackTimer = dll.scheduler.timer(this::onAckTimer);
     if (!cablesUp) {
       state = State.DOWN;
     }
@@ -228,8 +229,8 @@ final class PcieLink {
     if (replay.isEmpty()) {
       lastProgress = now;
     }
-    // the replay buffer keeps its own view (same bytes): replays never carry the Ack appended below
-    replay.add(sent.retainedDuplicate(), seq, tlps, checked, now);
+    // the replay buffer keeps a reference and the bytes so far: replays never carry the Ack appended below
+    replay.add(sent.retain(), off, lcrcAt + LinkFrame.LCRC_LENGTH, seq, tlps, checked, now);
     if (ackPending && frame.writableBytes() >= LinkFrame.DLLP_TRAILER) {
       Peach2Dllp.write(frame, frame.writerIndex(), Peach2Dllp.ACK, nextRcvSeq - 1);
       frame.writerIndex(frame.writerIndex() + LinkFrame.DLLP_TRAILER);
@@ -260,7 +261,7 @@ final class PcieLink {
   private void armTx(long delay) {
     if (!txTimerScheduled && !dll.closed()) {
       txTimerScheduled = true;
-      txHandle = dll.scheduler.schedule(Math.max(0, delay), txTimer);
+      txTimer.arm(Math.max(0, delay));
     }
   }
 
@@ -271,7 +272,7 @@ final class PcieLink {
    */
   private void retimeReplay(long now) {
     if (txTimerScheduled) {
-      txHandle.cancel();
+      txTimer.cancel();
       txTimerScheduled = false;
     }
     if (replayDeadline != 0) {
@@ -305,7 +306,7 @@ final class PcieLink {
     counters.link(Link.REPLAYS, 1);
     replay.markResent();
     for (int k = 0; k < n; k++) {
-      put(replay.frame(k).retainedDuplicate(), !replay.checked(k));
+      put(replay.replica(k), !replay.checked(k));
     }
     counters.link(Link.REPLAYED_FRAMES, n);
     // the timer counts from when the replay has left (PCIe starts it at the end of a transmission):
@@ -315,7 +316,7 @@ final class PcieLink {
     long out = 0;
     if (!wall) {
       for (int k = 0; k < n; k++) {
-        out += dll.params.wireNs(LinkFrame.raw(replay.frame(k)).readableBytes());
+        out += dll.params.wireNs(replay.length(k));
       }
     }
     replayDeadline = now + out + timeout.current();
@@ -540,7 +541,7 @@ final class PcieLink {
       ackTimerScheduled = true;
       long now = dll.clock.nowNanos();
       ackDue = (wall || arrival == Long.MIN_VALUE ? now : arrival) + ackDelay;
-      dll.scheduler.schedule(wall ? ackDelay : Math.max(0, ackDue - now), ackTimer);
+      ackTimer.arm(wall ? ackDelay : Math.max(0, ackDue - now));
     }
   }
 
@@ -573,7 +574,7 @@ final class PcieLink {
 
   /** An Ack or Nak in a frame of its own, for everything up to the last TLP received in sequence. */
   private void sendDllp(int type) {
-    ByteBuf f = dll.link.alloc().directBuffer(LinkFrame.DLLP_FRAME_LENGTH);
+    ByteBuf f = dll.frames.allocate(LinkFrame.DLLP_FRAME_LENGTH);
     LinkFrame.writeDllpFrame(LinkFrame.raw(f), type, nextRcvSeq - 1);
     acked();
     ackDllpDue = false;
@@ -654,7 +655,7 @@ final class PcieLink {
   }
 
   private void sendInit(int type) {
-    ByteBuf f = dll.link.alloc().directBuffer(LinkFrame.DLLP_FRAME_LENGTH);
+    ByteBuf f = dll.frames.allocate(LinkFrame.DLLP_FRAME_LENGTH);
     LinkFrame.writeInitFrame(f, type, epoch, peerEpoch);
     put(f, false);
   }

@@ -271,7 +271,7 @@ public final class Peach2Board implements AutoCloseable {
     int done = 0;
     do {
       int piece = Math.min(MAX_FRAME_DATA, len - done);
-      ByteBuf f = link.alloc().directBuffer(LinkFrame.capacity(piece));
+      ByteBuf f = dataLink.frames.allocate(LinkFrame.capacity(piece));
       ByteBuf w = LinkFrame.raw(f);
       w.writerIndex(LinkFrame.BODY_OFFSET); // the link header, written by the data link layer
       Peach2Tlp.writeHeader(w, nodeId, dst + done, piece);

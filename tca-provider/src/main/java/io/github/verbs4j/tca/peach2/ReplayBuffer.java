@@ -9,8 +9,9 @@ import io.netty.buffer.ByteBuf;
  * frame of {@code n} TLPs fits; an empty buffer takes any one frame, so a frame longer than the
  * bound still goes (alone). A preallocated ring: adding and purging allocate nothing.
  *
- * <p>Holds one reference to each frame (a retained duplicate of what was sent: its own indices, the
- * same bytes) and releases it when the frame is acknowledged or the buffer is cleared. Not
+ * <p>Holds one reference to each frame sent, with where its bytes start and how many there are (the
+ * frame's own indices move as the fabric reads it, and an Ack appended after the LCRC is not
+ * replayed), and releases it when the frame is acknowledged or the buffer is cleared. Not
  * thread-safe: the {@link DataLinkLayer} guards it with its link's lock.
  */
 final class ReplayBuffer {
@@ -18,6 +19,8 @@ final class ReplayBuffer {
 
   private final int limitTlps;
   private final ByteBuf[] frames;
+  private final int[] start;
+  private final int[] length;
   private final int[] firstSeq;
   private final int[] tlps;
   private final boolean[] checked;
@@ -32,6 +35,8 @@ final class ReplayBuffer {
   ReplayBuffer(int limitTlps) {
     this.limitTlps = limitTlps;
     this.frames = new ByteBuf[limitTlps];
+    this.start = new int[limitTlps];
+    this.length = new int[limitTlps];
     this.firstSeq = new int[limitTlps];
     this.tlps = new int[limitTlps];
     this.checked = new boolean[limitTlps];
@@ -51,14 +56,18 @@ final class ReplayBuffer {
    * Appends a frame just sent (the caller checked {@link #hasRoom}).
    *
    * @param frame a reference to the frame, now owned by the buffer
+   * @param frameStart the index of its first byte
+   * @param frameLength its bytes up to its LCRC
    * @param seq its first TLP's sequence number
    * @param n its TLPs
    * @param hasLcrc whether it carries an LCRC (else it must be replayed unchecked)
    * @param now when it was sent (for round-trip samples)
    */
-  void add(ByteBuf frame, int seq, int n, boolean hasLcrc, long now) {
+  void add(ByteBuf frame, int frameStart, int frameLength, int seq, int n, boolean hasLcrc, long now) {
     int i = (head + size) % frames.length;
     frames[i] = frame;
+    start[i] = frameStart;
+    length[i] = frameLength;
     firstSeq[i] = seq;
     tlps[i] = n;
     checked[i] = hasLcrc;
@@ -131,10 +140,19 @@ final class ReplayBuffer {
 
   /**
    * @param k 0 = the oldest frame
-   * @return the frame (still owned by the buffer)
+   * @return a new reference to that frame, indexed over its bytes as first sent (for a replay)
    */
-  ByteBuf frame(int k) {
-    return frames[(head + k) % frames.length];
+  ByteBuf replica(int k) {
+    int i = (head + k) % frames.length;
+    return frames[i].retainedDuplicate().setIndex(start[i], start[i] + length[i]);
+  }
+
+  /**
+   * @param k 0 = the oldest frame
+   * @return its bytes as first sent
+   */
+  int length(int k) {
+    return length[(head + k) % frames.length];
   }
 
   /**

@@ -111,6 +111,7 @@ public final class TcaMallocPool {
     private final int offset;
     private final int length;
     private boolean freed;
+    private volatile ByteBuffer shared;
 
     Block(TcaMallocPool pool, Segment segment, int offset, int length) {
       this.pool = pool;
@@ -132,6 +133,20 @@ public final class TcaMallocPool {
     /** @return a little-endian view of exactly this block (position 0, limit length) */
     public ByteBuffer buffer() {
       return segment.memory.slice(offset, length).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * @return one little-endian view of this block, made on first use and shared by every caller:
+     *     for absolute gets and puts only (nobody moves its position or limit), so that code writing
+     *     the block again and again (a DMA descriptor per transfer) makes no view each time
+     */
+    public ByteBuffer sharedBuffer() {
+      ByteBuffer b = shared;
+      if (b == null) {
+        b = buffer();
+        shared = b;
+      }
+      return b;
     }
 
     /** @return the pool */

@@ -53,8 +53,8 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
   private volatile boolean closed;
   private long now;
   // the wake-up timer on the board's scheduler (under the agent)
-  private final Runnable wakeTask = this::onWakeTimer;
-  private HostScheduler.Cancellable wakeTimer;
+  private final HostScheduler.Timer wakeTimer;
+  private boolean wakeArmed;
   private long wakeDeadline;
   /** The wake-up timer fired (set on the scheduler's thread; the next duty cycle forgets the timer). */
   private volatile boolean wakeFired;
@@ -81,6 +81,7 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
       channels[p] = new Channel(board, ctx.costs(), p, areas, (p - 1) * Layout.AREA, llMax);
     }
     this.runners = runners.create(this, board.link());
+    this.wakeTimer = board.link().scheduler().timer(this::onWakeTimer);
   }
 
   void start() {
@@ -210,7 +211,7 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
     pending = false;
     if (wakeFired) {
       wakeFired = false;
-      wakeTimer = null;
+      wakeArmed = false;
     }
     long t = clock.getAsLong();
     now = t;
@@ -286,21 +287,22 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
     }
     long next = nextDeadline(t);
     boolean modelled = board.clock().isModelled();
-    if (wakeTimer != null && wakeDeadline - t > 0
+    if (wakeArmed && wakeDeadline - t > 0
         && (next == wakeDeadline || (!modelled && next != Long.MAX_VALUE && next - wakeDeadline >= 0))) {
       return; // a timer due no later is set and has not come due
     }
-    if (wakeTimer != null) {
+    if (wakeArmed) {
       // on a modelled clock a timer left at a deadline nothing waits for any more would be the
       // next event and move the clock there: it must carry exactly the current deadline
       wakeTimer.cancel();
-      wakeTimer = null;
+      wakeArmed = false;
     }
     if (next == Long.MAX_VALUE) {
       return;
     }
     wakeDeadline = next;
-    wakeTimer = board.link().scheduler().schedule(Math.max(0, next - t), wakeTask);
+    wakeArmed = true;
+    wakeTimer.arm(Math.max(0, next - t));
   }
 
   @Override
@@ -349,9 +351,9 @@ final class Proxy implements Channel.Sink, RuntimeAgent {
       Thread.onSpinWait();
     }
     try {
-      if (wakeTimer != null) {
+      if (wakeArmed) {
         wakeTimer.cancel();
-        wakeTimer = null;
+        wakeArmed = false;
       }
       for (int p = 1; p < channels.length; p++) {
         channels[p].release();
