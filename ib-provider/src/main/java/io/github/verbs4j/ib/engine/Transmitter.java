@@ -1,5 +1,6 @@
 package io.github.verbs4j.ib.engine;
 
+import io.github.verbs4j.fabric.FrameBufferPool;
 import io.github.verbs4j.ib.wire.Bth;
 import io.github.verbs4j.ib.wire.Icrc;
 import io.github.verbs4j.ib.wire.Lrh;
@@ -20,11 +21,19 @@ public final class Transmitter {
   private static final Logger LOG = LoggerFactory.getLogger(Transmitter.class);
   /** Smallest payload built in a train (smaller ones are cheap to copy). */
   static final int IN_TRAIN_PAYLOAD = 1024;
+  /** Packet buffers of headers, ACKs, atomics and small inline payloads: at most 4,096 of 256 B. */
+  static final FrameBufferPool.Size SMALL_PACKETS = new FrameBufferPool.Size(256, 4096);
+  /**
+   * A full packet of the largest IB MTU with every header: at most 1,024 (a 1 MiB message in flight
+   * is 256 of them).
+   */
+  static final FrameBufferPool.Size LARGE_PACKETS = new FrameBufferPool.Size(4096 + 128, 1024);
 
   private final PacketPort port;
   private final IbParams params;
   private final IbCounters counters;
-  private final PacketPool packets;
+  /** Packets reused on whatever thread runs the engine, released by the fabric on any thread. */
+  private final FrameBufferPool packets;
   private final Icrc icrc = new Icrc();
   private int base;
   private boolean inTrain;
@@ -38,7 +47,7 @@ public final class Transmitter {
     this.port = port;
     this.params = params;
     this.counters = counters;
-    this.packets = new PacketPool(port.alloc(), PacketPool.MAX_SMALL, PacketPool.MAX_LARGE);
+    this.packets = new FrameBufferPool(port.alloc(), SMALL_PACKETS, LARGE_PACKETS);
   }
 
   /**
@@ -49,7 +58,8 @@ public final class Transmitter {
   ByteBuf claim(Opcode op, int payload) {
     base = 0;
     inTrain = false;
-    return packets.allocate(op.headerLength() + payload + Bth.padFor(payload) + Icrc.LENGTH);
+    int length = op.headerLength() + payload + Bth.padFor(payload) + Icrc.LENGTH;
+    return packets.allocate(length).writerIndex(length);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.github.verbs4j.tca.peach2;
 
+import io.github.verbs4j.fabric.FrameBufferPool;
 import io.github.verbs4j.fabric.topo.Peach2Topology;
 import io.github.verbs4j.tca.peach2.Peach2Counters.Link;
 import io.netty.buffer.ByteBuf;
@@ -83,8 +84,16 @@ public final class DataLinkLayer implements AutoCloseable {
   final Peach2Counters counters;
   final HostClock clock;
   final HostScheduler scheduler;
+  /** Frame buffers of DLLPs, PIO writes and low-latency ring packets: at most 4,096 of 256 B. */
+  static final FrameBufferPool.Size SMALL_FRAMES = new FrameBufferPool.Size(256, 4096);
+  /** A high-bandwidth ring packet of the largest size: at most 256 (4 MiB). */
+  static final FrameBufferPool.Size MEDIUM_FRAMES = new FrameBufferPool.Size(LinkFrame.capacity(16 * 1024), 256);
+  /** A frame of the most data a board puts in one ({@link Peach2Board#MAX_FRAME_DATA}): at most 64. */
+  static final FrameBufferPool.Size LARGE_FRAMES =
+      new FrameBufferPool.Size(LinkFrame.capacity(Peach2Board.MAX_FRAME_DATA), 64);
+
   /** The board's frame buffers (every frame this board sends is built in one). */
-  final FramePool frames;
+  final FrameBufferPool frames;
   final int nodeId;
   private final Peach2Topology topology;
   private final PcieLink[] links;
@@ -106,7 +115,7 @@ public final class DataLinkLayer implements AutoCloseable {
     this.counters = counters;
     this.clock = link.clock();
     this.scheduler = link.scheduler();
-    this.frames = new FramePool(link.alloc());
+    this.frames = new FrameBufferPool(link.alloc(), SMALL_FRAMES, MEDIUM_FRAMES, LARGE_FRAMES);
     this.topology = link.topology();
     this.nodeId = link.nodeId();
     this.links = new PcieLink[topology.maxNodes() + 1];

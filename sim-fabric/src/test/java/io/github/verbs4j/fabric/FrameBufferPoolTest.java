@@ -1,7 +1,8 @@
-package io.github.verbs4j.tca.peach2;
+package io.github.verbs4j.fabric;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
@@ -10,9 +11,13 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** A board's frame buffers come back when released and are handed out empty. */
-class FramePoolTest {
-  private final FramePool pool = new FramePool(PooledByteBufAllocator.DEFAULT, 4, 2, 1);
+/** A provider's frame buffers come back when released and are handed out empty. */
+class FrameBufferPoolTest {
+  private static final int SMALL = 256;
+  private static final int MEDIUM = 4096;
+  private static final int LARGE = 65_536;
+  private final FrameBufferPool pool = new FrameBufferPool(PooledByteBufAllocator.DEFAULT,
+      new FrameBufferPool.Size(SMALL, 4), new FrameBufferPool.Size(MEDIUM, 2), new FrameBufferPool.Size(LARGE, 1));
 
   @Test
   void aReleasedFrameIsReusedEmptyWithOneReference() {
@@ -36,17 +41,19 @@ class FramePoolTest {
   }
 
   @Test
-  void aFrameWhoseReplayViewOutlivesItGoesBackWithTheView() {
+  void aFrameWhoseViewsOutliveItGoesBackWithTheLastView() {
     for (int i = 0; i < 10_000; i++) {
-      ByteBuf small = pool.allocate(LinkFrame.DLLP_FRAME_LENGTH);
-      ByteBuf medium = pool.allocate(LinkFrame.capacity(4096));
-      ByteBuf large = pool.allocate(LinkFrame.capacity(Peach2Board.MAX_FRAME_DATA));
-      ByteBuf view = medium.writerIndex(100).retainedDuplicate();
-      medium.release(); // the fabric delivered it
-      small.release();
+      ByteBuf small = pool.allocate(SMALL);
+      ByteBuf medium = pool.allocate(MEDIUM);
+      ByteBuf large = pool.allocate(LARGE);
+      ByteBuf duplicate = medium.writerIndex(100).retainedDuplicate();
+      ByteBuf slice = large.writerIndex(64).retainedSlice(0, 16);
+      medium.release(); // the fabric delivered them
       large.release();
-      assertEquals(100, view.readableBytes());
-      view.release(); // acknowledged: the frame goes back now
+      small.release();
+      assertEquals(100, duplicate.readableBytes());
+      duplicate.release(); // the last reference: the parent goes back now
+      slice.release();
     }
     assertEquals(3, pool.created());
   }
@@ -54,7 +61,7 @@ class FramePoolTest {
   @Test
   void closingFreesTheFreeBuffersAndEachOtherWhenReleased() {
     ByteBuf free = pool.allocate(64);
-    ByteBuf inFlight = pool.allocate(LinkFrame.capacity(4096));
+    ByteBuf inFlight = pool.allocate(MEDIUM);
     free.release();
     assertEquals(2, pool.created());
     pool.close();
@@ -71,9 +78,9 @@ class FramePoolTest {
     for (int i = 0; i < 6; i++) {
       held.add(pool.allocate(64));
     }
-    assertEquals(4, pool.created(), "at most maxSmall small buffers are made");
-    ByteBuf huge = pool.allocate(FramePool.LARGE + 1);
-    assertTrue(huge.capacity() >= FramePool.LARGE + 1);
+    assertEquals(4, pool.created(), "at most four small buffers are made");
+    ByteBuf huge = pool.allocate(LARGE + 1);
+    assertTrue(huge.capacity() >= LARGE + 1);
     assertEquals(4, pool.created());
     held.add(huge);
     held.forEach(ByteBuf::release);
@@ -84,5 +91,14 @@ class FramePoolTest {
       held.set(i, pool.allocate(8));
     }
     assertEquals(4, pool.created(), "the four pooled ones are free again");
+  }
+
+  @Test
+  void sizeClassesMustBePositiveAndGrow() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new FrameBufferPool.Size(0, 4));
+    assertTrue(e.getMessage().contains("capacity=0"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> new FrameBufferPool(PooledByteBufAllocator.DEFAULT,
+        new FrameBufferPool.Size(512, 1), new FrameBufferPool.Size(256, 1)));
+    assertTrue(e.getMessage().contains("must grow"), e.getMessage());
   }
 }
