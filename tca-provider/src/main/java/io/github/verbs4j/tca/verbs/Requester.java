@@ -617,9 +617,8 @@ final class Requester {
       }
       w.seq = ch.send(out, ctx, w, total - tail);
     }
-    if (qp.reliable()) {
-      w.state = SendWqe.SENT;
-    } else {
+    w.state = SendWqe.SENT;
+    if (!qp.reliable()) {
       finish(w, WcStatus.SUCCESS);
     }
   }

@@ -4,7 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.verbs4j.verbs.AhAttr;
 import io.github.verbs4j.verbs.MemoryRegion;
+import io.github.verbs4j.verbs.Mtu;
+import io.github.verbs4j.verbs.QpCap;
+import io.github.verbs4j.verbs.QpInitAttr;
+import io.github.verbs4j.verbs.QpType;
+import io.github.verbs4j.verbs.QueuePair;
 import io.github.verbs4j.verbs.QpAttr;
 import io.github.verbs4j.verbs.QpState;
 import io.github.verbs4j.verbs.RecvWr;
@@ -244,5 +250,44 @@ class RendezvousWindowTest {
         assertEquals(0, target.responder.granted(), "the grants were released");
       }
     }
+  }
+
+  @Test
+  void ucKeepsOneRendezvousAtATimeAndDeliversEveryMessage() throws Exception {
+    try (TwoTcaNodes n = new TwoTcaNodes(20)) {
+      QpCap cap = QpCap.builder().maxSendWr(16).maxRecvWr(16).maxSendSge(1).maxRecvSge(1).build();
+      try (QueuePair a = n.a.pd.createQp(QpInitAttr.builder(QpType.UC).sendCq(n.a.cq).recvCq(n.a.cq).cap(cap).build());
+          QueuePair b = n.b.pd.createQp(QpInitAttr.builder(QpType.UC).sendCq(n.b.cq).recvCq(n.b.cq).cap(cap).build())) {
+        connectUc(a, b, n.b.lid());
+        connectUc(b, a, n.a.lid());
+        byte[][] data = new byte[K][LEN];
+        for (int i = 0; i < K; i++) {
+          random.nextBytes(data[i]);
+          n.a.pool.buffer().put(i * LEN, data[i]);
+          b.postRecv(new RecvWr().wrId(100 + i).sge(n.b.pool, (long) i * LEN, LEN));
+        }
+        for (int i = 0; i < K; i++) {
+          a.postSend(new SendWr().wrId(i).opcode(WrOpcode.SEND).signaled(true).sge(n.a.pool, (long) i * LEN, LEN));
+        }
+        for (int i = 0; i < K; i++) {
+          WorkCompletion wc = pollAny(n.b.cq);
+          assertEquals(WcStatus.SUCCESS, wc.status(), "receive " + i + ": " + wc);
+          assertEquals(100 + i, wc.wrId(), "received in order");
+          assertArrayEquals(data[i], read(n.b.pool.buffer(), (long) i * LEN, LEN), "bytes of message " + i);
+        }
+        for (int i = 0; i < K; i++) {
+          WorkCompletion wc = pollAny(n.a.cq);
+          assertEquals(WcStatus.SUCCESS, wc.status());
+          assertEquals(i, wc.wrId(), "completed in order");
+        }
+      }
+    }
+  }
+
+  private static void connectUc(QueuePair qp, QueuePair peer, int peerLid) {
+    qp.modify(new QpAttr().qpState(QpState.INIT).pkeyIndex(0).portNum(1).qpAccessFlags(TwoTcaNodes.ALL));
+    qp.modify(new QpAttr().qpState(QpState.RTR).pathMtu(Mtu.MTU_4096).destQpNum(peer.qpNum()).rqPsn(7)
+        .ahAttr(AhAttr.lid(peerLid)));
+    qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(7));
   }
 }
