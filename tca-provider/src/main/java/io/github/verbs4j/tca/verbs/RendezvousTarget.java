@@ -8,12 +8,14 @@ import io.github.verbs4j.verbs.spi.RecvWqe;
 import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
 
 /**
- * The target's rendezvous messages of one QP: those it answered with CTS and whose FIN it has not
- * taken yet (at most {@link #WINDOW}, consecutive PSNs from the responder's expected PSN, in PSN
- * order), and at most one RTS that arrived while earlier ones were granted and could not be granted
- * (no receive WQE, a bad key or length): it is <em>held</em> and judged again when those before it
- * have finished, so its NAK (RNR or fatal) comes after them, as an InfiniBand responder checks each
- * request only once every earlier one is done, and a NAK still acknowledges everything before it.
+ * The target's rendezvous messages of one QP, in PSN order from the responder's expected PSN (at
+ * most {@link #WINDOW}): first those it answered with CTS and whose FIN it has not taken yet
+ * (<em>granted</em>), then RTSs it could not grant while earlier messages were granted (no receive
+ * WQE, a bad key or length) and those that came behind them (<em>held</em>). The first held RTS is
+ * judged again when every message before it has finished, as an InfiniBand responder checks a
+ * request only once the earlier ones are done: granted, or NAKed (RNR or fatal) so that the NAK
+ * still acknowledges everything before it; the held RTSs behind a NAKed one are dropped (the
+ * requester sends them again from the NAKed one).
  *
  * <p>Each grant keeps, from its CTS to its FIN (or a flush), the receive WQE it took, the region it
  * holds and the bounce buffer it allocated: the requester may DMA into a granted destination until
@@ -21,7 +23,7 @@ import io.github.verbs4j.verbs.spi.SoftMemoryRegion;
  */
 final class RendezvousTarget {
   /**
-   * Rendezvous messages a requester has waiting for their CTS and a target grants at once per QP:
+   * Rendezvous messages a requester has waiting for their CTS and a target keeps at once per QP:
    * enough that the target's CTS for the next message comes back while the requester still moves
    * the data of the previous ones, so both proxies copy at the same time; small, since each grant
    * may hold a bounce buffer as long as its message.
@@ -30,6 +32,8 @@ final class RendezvousTarget {
 
   /** One rendezvous message at the target. */
   static final class Grant {
+    /** A free slot. */
+    static final int FREE = 0;
     /** Answered with CTS; waits for its FIN. */
     static final int GRANTED = 1;
     /** Not grantable while earlier messages were granted: judged again when they finish. */
@@ -75,16 +79,15 @@ final class RendezvousTarget {
     private void release() {
       freeMemory();
       hasRecv = false;
-      state = 0;
+      state = FREE;
     }
   }
 
   private final Grant[] ring = new Grant[WINDOW];
   private int first;
+  /** Messages kept: the granted ones, then the held ones. */
   private int count;
-  /** The spare slot: a held RTS when {@link #held} points at it. */
-  private Grant spare = new Grant();
-  private Grant held;
+  private int granted;
 
   RendezvousTarget() {
     for (int i = 0; i < ring.length; i++) {
@@ -94,31 +97,102 @@ final class RendezvousTarget {
 
   /** @return granted messages waiting for their FIN */
   int granted() {
+    return granted;
+  }
+
+  /** @return messages kept, granted and held: the next RTS's PSN is this far from the expected PSN */
+  int kept() {
     return count;
   }
 
-  /** @return whether an RTS may be granted now (room, and no held RTS before it) */
+  /** @return whether an RTS may be judged on arrival (room, and no held RTS before it) */
   boolean mayGrant() {
-    return count < WINDOW && held == null;
+    return count < WINDOW && count == granted;
   }
 
-  /** @return the slot the next grant fills (its receive WQE is taken into it); not yet counted */
-  Grant next() {
-    return ring[(first + count) % WINDOW];
+  /**
+   * @return the slot {@link Responder} judges an RTS in: the first held RTS when there is one (with
+   *     the receive WQE it took, if any), else a free slot for an arriving RTS
+   */
+  Grant judging() {
+    Grant g = ring[(first + granted) % WINDOW];
+    if (count == granted) {
+      g.state = Grant.FREE;
+      g.hasRecv = false;
+    }
+    return g;
   }
 
-  /** Counts {@link #next()} as granted. */
+  /** The message in {@link #judging()} is granted (its CTS goes now). */
   void grant(Grant g) {
+    if (g.state != Grant.HELD) {
+      count++;
+    }
     g.state = Grant.GRANTED;
+    granted++;
+  }
+
+  /**
+   * The RTS in {@link #judging()} cannot be granted while earlier messages are: it is held (with the
+   * receive WQE it took, if any).
+   */
+  void hold(Grant g, Packet p) {
+    if (g.state != Grant.HELD) {
+      g.rts.copyFrom(p);
+      g.psn = p.psn;
+      g.state = Grant.HELD;
+      count++;
+    }
+  }
+
+  /**
+   * The RTS in {@link #judging()} was refused (NAKed): the RTSs held behind it are dropped too.
+   */
+  void refuse(Grant g) {
+    if (g.state == Grant.HELD) {
+      for (int i = granted; i < count; i++) {
+        Grant h = ring[(first + i) % WINDOW];
+        h.state = Grant.FREE;
+        h.hasRecv = false;
+      }
+      count = granted;
+    }
+  }
+
+  /**
+   * An RTS after a held one waits behind it, taking nothing.
+   *
+   * @return false if there is no room (it is discarded)
+   */
+  boolean queue(Packet p) {
+    if (count == granted || count == WINDOW) {
+      return false;
+    }
+    Grant g = ring[(first + count) % WINDOW];
+    g.rts.copyFrom(p);
+    g.psn = p.psn;
+    g.state = Grant.HELD;
+    g.hasRecv = false;
     count++;
+    return true;
+  }
+
+  /** @return the first held RTS, or null */
+  Grant firstHeld() {
+    return count > granted ? ring[(first + granted) % WINDOW] : null;
+  }
+
+  /** @return the first held RTS when every message before it has finished, or null */
+  Grant heldDue() {
+    return granted == 0 ? firstHeld() : null;
   }
 
   /** @return the oldest granted message, or null */
   Grant oldest() {
-    return count == 0 ? null : ring[first];
+    return granted == 0 ? null : ring[first];
   }
 
-  /** @return the granted message of that PSN, or null */
+  /** @return the message kept (granted or held) of that PSN, or null */
   Grant find(int psn) {
     for (int i = 0; i < count; i++) {
       Grant g = ring[(first + i) % WINDOW];
@@ -135,44 +209,14 @@ final class RendezvousTarget {
    */
   void removeOldest() {
     ring[first].freeMemory();
-    ring[first].state = 0;
+    ring[first].state = Grant.FREE;
     first = (first + 1) % WINDOW;
     count--;
+    granted--;
   }
 
   /**
-   * Holds the RTS that {@link #next()} was filled for: it and the receive WQE taken into it, if any.
-   *
-   * @param p the RTS
-   */
-  void hold(Packet p) {
-    int at = (first + count) % WINDOW;
-    Grant g = ring[at];
-    g.releaseRegion();
-    ring[at] = spare;
-    spare = g;
-    g.state = Grant.HELD;
-    g.rts.copyFrom(p);
-    held = g;
-  }
-
-  /** @return the held RTS when no message before it waits any more, or null */
-  Grant heldDue() {
-    return count == 0 ? held : null;
-  }
-
-  /** Makes the held RTS the {@link #next()} slot again (with the receive WQE it took), to be judged now. */
-  void unhold() {
-    int at = (first + count) % WINDOW;
-    Grant g = ring[at];
-    ring[at] = held;
-    spare = g;
-    held.state = 0;
-    held = null;
-  }
-
-  /**
-   * Flushes the receive WQEs the grants and the held RTS took, in PSN order, and releases all.
+   * Flushes the receive WQEs the messages kept took, in PSN order, and releases all.
    *
    * @param flush scratch completion
    * @param qp the QP
@@ -181,32 +225,24 @@ final class RendezvousTarget {
   int flush(WorkCompletion flush, TcaQueuePair qp) {
     int n = 0;
     for (int i = 0; i < count; i++) {
-      n += flush(ring[(first + i) % WINDOW], flush, qp);
-    }
-    if (held != null) {
-      n += flush(held, flush, qp);
+      Grant g = ring[(first + i) % WINDOW];
+      if (g.hasRecv) {
+        flush.reset(g.recv.wrId(), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, qp.qpNum());
+        qp.rcq().push(flush, false);
+        n++;
+      }
     }
     release();
     return n;
   }
 
-  private static int flush(Grant g, WorkCompletion flush, TcaQueuePair qp) {
-    if (!g.hasRecv) {
-      return 0;
-    }
-    flush.reset(g.recv.wrId(), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, qp.qpNum());
-    qp.rcq().push(flush, false);
-    return 1;
-  }
-
-  /** Returns every grant's pool memory and region; forgets the held RTS. */
+  /** Returns every grant's pool memory and region; forgets the held RTSs. */
   void release() {
     for (Grant g : ring) {
       g.release();
     }
-    spare.release();
     first = 0;
     count = 0;
-    held = null;
+    granted = 0;
   }
 }

@@ -25,10 +25,10 @@ import java.nio.ByteBuffer;
  *   <li>Longer SEND and WRITE: an RTS packet; the target answers CTS with where the data goes (the
  *       receive buffer or region itself when the DMA rules allow, else a bounce buffer of its
  *       pool); the requester DMA-writes the data there (from its own memory when the rules allow,
- *       else through a bounce buffer with matching low four address bits) and sends FIN. Up to {@link RendezvousTarget#WINDOW} such messages
- *       (RC; UC one) wait for their CTS at once, so the data of one moves while the target answers
- *       the next; nothing else of this QP starts before their FINs have gone (eager data would
- *       overtake a FIN).
+ *       else through a bounce buffer with matching low four address bits) and sends FIN. Up to
+ *       {@link RendezvousTarget#WINDOW} such messages (RC; UC one) wait for their CTS at once, so
+ *       the data of one moves while the target answers the next; nothing else of this QP starts
+ *       before their FINs have gone (eager data would overtake a FIN).
  *   <li>READ: a request packet; short data comes back in the response packet, long data is
  *       DMA-written by the target's proxy into a landing area here.
  *   <li>CAS and FETCH_ADD: a request packet; the old value comes back in the response.

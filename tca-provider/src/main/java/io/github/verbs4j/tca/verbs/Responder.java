@@ -108,6 +108,11 @@ final class Responder {
     return rendezvous.granted();
   }
 
+  /** @return rendezvous messages granted or held (diagnostics, tests) */
+  int keptRendezvous() {
+    return rendezvous.kept();
+  }
+
   private boolean accepts(QpState s) {
     return configured && (s == QpState.RTR || s == QpState.RTS || s == QpState.SQD || s == QpState.SQE);
   }
@@ -168,11 +173,14 @@ final class Responder {
       epsn = p.psn; // UC: no sequence recovery, each message stands alone
     }
     boolean rts = p.opcode == Packet.RTS_SEND || p.opcode == Packet.RTS_WRITE;
-    RendezvousTarget.Grant granted = rts ? rendezvous.find(p.psn) : null;
-    if (granted != null) {
-      // the requester went back (timer) and asks again: the same CTS, the same granted memory
+    RendezvousTarget.Grant kept = rts ? rendezvous.find(p.psn) : null;
+    if (kept != null) {
+      // the requester went back (timer) and asks again: the same CTS, the same granted memory; a
+      // held RTS is answered when its turn comes
       ctx.counters().duplicates(1);
-      cts(ch, p, granted.dst, false);
+      if (kept.state == RendezvousTarget.Grant.GRANTED) {
+        cts(ch, p, kept.dst, false);
+      }
       return;
     }
     int d = Psn.diff(p.psn, epsn);
@@ -183,11 +191,16 @@ final class Responder {
       duplicate(ch, p);
       return;
     }
-    if (rts && d == rendezvous.granted() && rendezvous.mayGrant()) {
-      rts(ch, p, uc, false); // the next message after those granted (UC: only when none is)
-      return;
+    if (rts && d == rendezvous.kept()) {
+      if (rendezvous.mayGrant()) {
+        rts(ch, p, uc); // the next message after those granted (UC: only when none is)
+        return;
+      }
+      if (rendezvous.queue(p)) {
+        return; // behind a held RTS: judged after it
+      }
     }
-    if (d > 0 || rendezvous.granted() > 0) {
+    if (d > 0 || rendezvous.kept() > 0) {
       ctx.counters().outOfSequence(1); // behind an RNR-NAKed message: the requester sends it again
       ch.discarded(p);
       return;
@@ -262,24 +275,25 @@ final class Responder {
   }
 
   /**
-   * An RTS at the next PSN after those granted: CTS with where the data goes, or, when earlier
-   * messages are granted and this one cannot be, held until they finish ({@link RendezvousTarget}).
-   *
-   * @param recvTaken a held RTS judged again: the receive WQE it took is in {@link RendezvousTarget#next()}
+   * An RTS at the next PSN after those granted (arriving, or held and judged again): CTS with where
+   * the data goes; when earlier messages are granted and this one cannot be, held until they
+   * finish; else refused with a NAK ({@link RendezvousTarget}).
    */
-  private void rts(Channel ch, Packet p, boolean uc, boolean recvTaken) {
+  private void rts(Channel ch, Packet p, boolean uc) {
     int len = p.length;
     boolean write = p.opcode == Packet.RTS_WRITE;
     boolean imm = p.has(Packet.F_IMM);
     boolean ahead = rendezvous.granted() > 0;
-    RendezvousTarget.Grant g = rendezvous.next();
-    g.hasRecv = recvTaken;
+    RendezvousTarget.Grant g = rendezvous.judging();
     if (write) {
       SoftMemoryRegion mr = remoteRegion(p.rkey, p.addr, len, Access.REMOTE_WRITE);
       if (mr == null || !((TcaMemoryRegion) mr).hold()) {
         if (ahead) {
-          rendezvous.hold(p);
-        } else if (uc) {
+          rendezvous.hold(g, p);
+          return;
+        }
+        rendezvous.refuse(g);
+        if (uc) {
           cts(ch, p, 0, true);
         } else {
           accessError(ch, p, false);
@@ -293,8 +307,11 @@ final class Responder {
       if (!qp.takeRecv(g.recv)) {
         g.releaseRegion();
         if (ahead) {
-          rendezvous.hold(p);
-        } else if (uc) {
+          rendezvous.hold(g, p);
+          return;
+        }
+        rendezvous.refuse(g);
+        if (uc) {
           cts(ch, p, 0, true);
         } else {
           rnr(ch, p, false);
@@ -308,10 +325,11 @@ final class Responder {
           : !ctx.checkRecv(qp.pd(), g.recv, len) ? WcStatus.LOC_PROT_ERR : null;
       if (bad != null) {
         if (ahead) {
-          rendezvous.hold(p); // with its receive WQE: it completes in error once those before it are done
+          rendezvous.hold(g, p); // with its receive WQE: it completes in error once those before it are done
           return;
         }
         g.hasRecv = false;
+        rendezvous.refuse(g);
         int nak = bad == WcStatus.LOC_LEN_ERR ? Packet.NAK_INVALID_REQUEST : Packet.NAK_REMOTE_OPERATIONAL;
         recvError(bad, g.recv, ch, p, nak, uc);
         if (uc) {
@@ -389,11 +407,13 @@ final class Responder {
       return;
     }
     advance(p.psn);
+    // held RTSs are judged now, as if they arrived after this FIN: the first one is granted or
+    // refused; each one after a granted one may be granted or stays held
     RendezvousTarget.Grant h = rendezvous.heldDue();
-    if (h != null && h.rts.psn == epsn) {
-      boolean recvTaken = h.hasRecv;
-      rendezvous.unhold();
-      rts(ch, h.rts, uc, recvTaken); // judged now, as if it arrived after this FIN
+    while (h != null) {
+      int before = rendezvous.granted();
+      rts(ch, h.rts, uc);
+      h = rendezvous.granted() > before ? rendezvous.firstHeld() : null; // held again or refused: stop
     }
   }
 

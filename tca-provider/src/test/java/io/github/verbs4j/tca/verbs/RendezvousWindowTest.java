@@ -206,6 +206,39 @@ class RendezvousWindowTest {
   }
 
   @Test
+  void anRtsHeldForWantOfAReceiveIsGrantedWhenOnePostedBeforeItsTurnWithNoRetry() throws Exception {
+    try (TwoTcaNodes n = new TwoTcaNodes(20)) {
+      TcaQueuePair target = (TcaQueuePair) n.b.rc;
+      AgentLock sender = null;
+      AgentLock proxy = hold(n.b);
+      byte[][] data;
+      try {
+        data = postWindow(n, false); // no receive for SEND 1 yet: held behind WRITE 0, 2 and 3 behind it
+        await(() -> rendezvous(n.a), RendezvousTarget.WINDOW, "RTSs sent while the target is held");
+        sender = hold(n.a); // WRITE 0's CTS stays unread: no FIN yet
+      } finally {
+        proxy.releaseFully();
+      }
+      try {
+        await(() -> {
+          synchronized (target.lock()) {
+            return target.responder.keptRendezvous();
+          }
+        }, RendezvousTarget.WINDOW, "RTSs granted or held by the target");
+        for (int i = 1; i < K; i += 2) {
+          MemoryRegion t = target(n, i);
+          n.b.rc.postRecv(new RecvWr().wrId(100 + i).sge(t, offset(i), LEN));
+        }
+      } finally {
+        sender.releaseFully();
+      }
+      assertDelivered(n, data);
+      assertEquals(0, n.b.tca().counters().rnrNaksSent(), "the held RTS found its receive when its turn came");
+      assertEquals(0.0, meter(n, "retransmits", n.a), "nothing waited for the timer");
+    }
+  }
+
+  @Test
   void bothQpsToErrWithAWindowGrantedFlushEveryMessageInOrder() throws Exception {
     try (TwoTcaNodes n = new TwoTcaNodes(20)) {
       TcaQueuePair target = (TcaQueuePair) n.b.rc;
