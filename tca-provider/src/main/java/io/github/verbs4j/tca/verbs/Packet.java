@@ -103,6 +103,24 @@ final class Packet {
     return this;
   }
 
+  /** Copies every header field of {@code p}. @return this */
+  Packet copyFrom(Packet p) {
+    opcode = p.opcode;
+    flags = p.flags;
+    seq = p.seq;
+    payloadLength = p.payloadLength;
+    srcQpn = p.srcQpn;
+    dstQpn = p.dstQpn;
+    psn = p.psn;
+    length = p.length;
+    imm = p.imm;
+    addr = p.addr;
+    rkey = p.rkey;
+    value = p.value;
+    aux = p.aux;
+    return this;
+  }
+
   boolean has(int flag) {
     return (flags & flag) != 0;
   }

@@ -25,8 +25,10 @@ import java.nio.ByteBuffer;
  *   <li>Longer SEND and WRITE: an RTS packet; the target answers CTS with where the data goes (the
  *       receive buffer or region itself when the DMA rules allow, else a bounce buffer of its
  *       pool); the requester DMA-writes the data there (from its own memory when the rules allow,
- *       else through a bounce buffer with matching low four address bits) and sends FIN. Nothing
- *       else of this QP starts between RTS and FIN.
+ *       else through a bounce buffer with matching low four address bits) and sends FIN. Up to
+ *       {@link RendezvousTarget#WINDOW} such messages (RC; UC one) wait for their CTS at once, so
+ *       the data of one moves while the target answers the next; nothing else of this QP starts
+ *       before their FINs have gone (eager data would overtake a FIN).
  *   <li>READ: a request packet; short data comes back in the response packet, long data is
  *       DMA-written by the target's proxy into a landing area here.
  *   <li>CAS and FETCH_ADD: a request packet; the old value comes back in the response.
@@ -63,7 +65,8 @@ final class Requester {
   private boolean configured;
 
   private int rdAtomicOutstanding;
-  private boolean waitingCts;
+  /** WQEs in {@link SendWqe#WAIT_CTS}. */
+  private int awaitingCts;
   private long rnrUntil;
   private int rnrCount;
   private int timeouts;
@@ -123,7 +126,7 @@ final class Requester {
   void flushed(long tail) {
     next = tail;
     rdAtomicOutstanding = 0;
-    waitingCts = false;
+    awaitingCts = 0;
     rnrUntil = 0;
   }
 
@@ -153,8 +156,11 @@ final class Requester {
       rnrUntil = 0;
       lastProgress = now; // the transport timer restarts with the retry
     }
-    while ((s == QpState.RTS || next < sqdMark) && rnrUntil == 0 && !waitingCts && next < qp.tail) {
+    while ((s == QpState.RTS || next < sqdMark) && rnrUntil == 0 && next < qp.tail) {
       SendWqe w = qp.slot(next);
+      if (awaitingCts > 0 && (awaitingCts >= rendezvousWindow() || !w.rendezvous(ctx.eagerMax()))) {
+        break; // only further RTSs may go while messages wait for their CTS, and only a window of them
+      }
       if (w.needsResponse() && rdAtomicOutstanding >= maxRdAtomic) {
         break;
       }
@@ -188,7 +194,7 @@ final class Requester {
   }
 
   private boolean checkTimeout(long now) {
-    if (qp.head == next || rnrUntil != 0 || (!qp.reliable() && !waitingCts)) {
+    if (qp.head == next || rnrUntil != 0 || (!qp.reliable() && awaitingCts == 0)) {
       return false;
     }
     long t = timeoutNanos();
@@ -288,7 +294,7 @@ final class Requester {
       rdAtomicOutstanding--;
     }
     if (w.state == SendWqe.WAIT_CTS) {
-      waitingCts = false;
+      awaitingCts--;
     }
     w.state = SendWqe.DONE;
     w.status = status;
@@ -391,7 +397,7 @@ final class Requester {
           out.opcode = send ? Packet.RTS_SEND : Packet.RTS_WRITE;
           ch.send(out, null, 0);
           w.state = SendWqe.WAIT_CTS;
-          waitingCts = true;
+          awaitingCts++;
           ctx.counters().rendezvous(1);
         }
       }
@@ -419,6 +425,11 @@ final class Requester {
       }
       default -> finish(w, WcStatus.LOC_QP_OP_ERR);
     }
+  }
+
+  /** @return rendezvous messages that may wait for their CTS at once: UC's target grants one at a time */
+  private int rendezvousWindow() {
+    return qp.reliable() ? RendezvousTarget.WINDOW : 1;
   }
 
   /** Where a long READ's data lands: the requester's SGE itself when the rules allow, else a bounce buffer. */
@@ -585,7 +596,7 @@ final class Requester {
       ctx.counters().dropped(1);
       return;
     }
-    waitingCts = false;
+    awaitingCts--;
     progressMade(now);
     if (!p.has(Packet.F_DROP)) {
       // the body by DMA; the last bytes ride in the FIN, so the target's proxy makes them visible
@@ -606,9 +617,8 @@ final class Requester {
       }
       w.seq = ch.send(out, ctx, w, total - tail);
     }
-    if (qp.reliable()) {
-      w.state = SendWqe.SENT;
-    } else {
+    w.state = SendWqe.SENT;
+    if (!qp.reliable()) {
       finish(w, WcStatus.SUCCESS);
     }
   }
@@ -661,11 +671,12 @@ final class Requester {
       }
       if (w.needsResponse() && w.state == SendWqe.SENT) {
         rdAtomicOutstanding--;
+      } else if (w.state == SendWqe.WAIT_CTS) {
+        awaitingCts--;
       }
       w.state = SendWqe.QUEUED; // a READ keeps its landing area: a late DMA of the first try may still land
       w.restarted = true;
     }
-    waitingCts = false;
     nextPsn = from.psn;
     next = at;
   }
@@ -674,6 +685,6 @@ final class Requester {
   @Override
   public String toString() {
     return "Requester{head=" + qp.head + ", next=" + next + ", tail=" + qp.tail + ", psn=" + nextPsn + ", rdAtomic="
-        + rdAtomicOutstanding + ", cts=" + waitingCts + '}';
+        + rdAtomicOutstanding + ", awaitingCts=" + awaitingCts + '}';
   }
 }

@@ -1,6 +1,5 @@
 package io.github.verbs4j.tca.verbs;
 
-import io.github.verbs4j.tca.peach2.TcaMallocPool;
 import io.github.verbs4j.verbs.Access;
 import io.github.verbs4j.verbs.AsyncEventType;
 import io.github.verbs4j.verbs.QpAttr;
@@ -54,20 +53,7 @@ final class Responder {
   private int qkey;
   private boolean commEst;
 
-  // one rendezvous at a time (the requester starts nothing between RTS and FIN)
-  private boolean rdv;
-  private int rdvPsn;
-  private boolean rdvHasRecv;
-  private final RecvWqe rdvRecv = new RecvWqe();
-  private boolean rdvWrite;
-  private boolean rdvImm;
-  private int rdvImmData;
-  private boolean rdvSolicited;
-  private int rdvLength;
-  private SoftMemoryRegion rdvMr;
-  private long rdvAddr;
-  private TcaMallocPool.Block rdvBounce;
-  private long rdvDst;
+  private final RendezvousTarget rendezvous = new RendezvousTarget();
 
   private final int[] replayPsn = new int[16];
   private final long[] replayValue = new long[16];
@@ -107,35 +93,24 @@ final class Responder {
     commEst = false;
   }
 
-  /** Returns pool memory held for a rendezvous. */
+  /** Returns pool memory and regions held for rendezvous messages. */
   void release() {
-    if (rdvBounce != null) {
-      rdvBounce.free();
-      rdvBounce = null;
-    }
-    releaseRegion();
-    rdv = false;
-    rdvHasRecv = false;
+    rendezvous.release();
   }
 
-  /** Lets go of the region a rendezvous WRITE held. */
-  private void releaseRegion() {
-    if (rdvMr != null) {
-      ((TcaMemoryRegion) rdvMr).release();
-      rdvMr = null;
-    }
-  }
-
-  /** Flushes the receive WQE a rendezvous holds. @return completions pushed */
+  /** Flushes the receive WQEs rendezvous messages hold, in order. @return completions pushed */
   int flushHeld(WorkCompletion flush) {
-    int n = 0;
-    if (rdv && rdvHasRecv) {
-      flush.reset(rdvRecv.wrId(), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, qp.qpNum());
-      qp.rcq().push(flush, false);
-      n = 1;
-    }
-    release();
-    return n;
+    return rendezvous.flush(flush, qp);
+  }
+
+  /** @return rendezvous messages granted and waiting for their FIN (diagnostics, tests) */
+  int granted() {
+    return rendezvous.granted();
+  }
+
+  /** @return rendezvous messages granted or held (diagnostics, tests) */
+  int keptRendezvous() {
+    return rendezvous.kept();
   }
 
   private boolean accepts(QpState s) {
@@ -155,7 +130,8 @@ final class Responder {
   void onRequest(Channel ch, Packet p, ByteBuffer payload, int at) {
     QpState s = qp.state();
     if (LOG.isTraceEnabled()) {
-      LOG.trace("responder {} in {} (epsn={}, dest={}@{}, rdv={}): {}", qp.describe(), s, epsn, destQpn, dlid, rdv, p);
+      LOG.trace("responder {} in {} (epsn={}, dest={}@{}, granted={}): {}", qp.describe(), s, epsn, destQpn, dlid,
+          rendezvous.granted(), p);
     }
     if (!accepts(s)) {
       ctx.counters().dropped(1);
@@ -182,8 +158,9 @@ final class Responder {
     }
     boolean uc = qp.type() == QpType.UC;
     if (p.opcode == Packet.FIN) {
-      if (rdv && p.psn == rdvPsn) {
-        fin(ch, p, payload, at);
+      RendezvousTarget.Grant g = rendezvous.oldest();
+      if (g != null && p.psn == g.psn) {
+        fin(ch, p, payload, at, g); // FINs come in PSN order: a later one waits for the requester to go back
       } else if (!uc && Psn.diff(p.psn, epsn) < 0) {
         duplicate(ch, p); // a message completed before: acknowledged again
       } else {
@@ -195,8 +172,15 @@ final class Responder {
     if (uc) {
       epsn = p.psn; // UC: no sequence recovery, each message stands alone
     }
-    if (rdv && p.psn == rdvPsn && (p.opcode == Packet.RTS_SEND || p.opcode == Packet.RTS_WRITE)) {
-      cts(ch, p, rdvDst, false); // the requester timed out waiting for the CTS and asks again
+    boolean rts = p.opcode == Packet.RTS_SEND || p.opcode == Packet.RTS_WRITE;
+    RendezvousTarget.Grant kept = rts ? rendezvous.find(p.psn) : null;
+    if (kept != null) {
+      // the requester went back (timer) and asks again: the same CTS, the same granted memory; a
+      // held RTS is answered when its turn comes
+      ctx.counters().duplicates(1);
+      if (kept.state == RendezvousTarget.Grant.GRANTED) {
+        cts(ch, p, kept.dst, false);
+      }
       return;
     }
     int d = Psn.diff(p.psn, epsn);
@@ -207,7 +191,16 @@ final class Responder {
       duplicate(ch, p);
       return;
     }
-    if (d > 0 || rdv) {
+    if (rts && d == rendezvous.kept()) {
+      if (rendezvous.mayGrant()) {
+        rts(ch, p, uc); // the next message after those granted (UC: only when none is)
+        return;
+      }
+      if (rendezvous.queue(p)) {
+        return; // behind a held RTS: judged after it
+      }
+    }
+    if (d > 0 || rendezvous.kept() > 0) {
       ctx.counters().outOfSequence(1); // behind an RNR-NAKed message: the requester sends it again
       ch.discarded(p);
       return;
@@ -215,7 +208,6 @@ final class Responder {
     switch (p.opcode) {
       case Packet.SEND -> send(ch, p, payload, at, uc);
       case Packet.WRITE -> write(ch, p, payload, at, uc);
-      case Packet.RTS_SEND, Packet.RTS_WRITE -> rts(ch, p, uc);
       case Packet.READ_REQ -> read(ch, p, false);
       case Packet.ATOMIC_REQ -> atomic(ch, p);
       default -> {
@@ -282,69 +274,84 @@ final class Responder {
     advance(p.psn);
   }
 
+  /**
+   * An RTS at the next PSN after those granted (arriving, or held and judged again): CTS with where
+   * the data goes; when earlier messages are granted and this one cannot be, held until they
+   * finish; else refused with a NAK ({@link RendezvousTarget}).
+   */
   private void rts(Channel ch, Packet p, boolean uc) {
     int len = p.length;
     boolean write = p.opcode == Packet.RTS_WRITE;
     boolean imm = p.has(Packet.F_IMM);
-    SoftMemoryRegion mr = null;
+    boolean ahead = rendezvous.granted() > 0;
+    RendezvousTarget.Grant g = rendezvous.judging();
     if (write) {
-      mr = remoteRegion(p.rkey, p.addr, len, Access.REMOTE_WRITE);
+      SoftMemoryRegion mr = remoteRegion(p.rkey, p.addr, len, Access.REMOTE_WRITE);
       if (mr == null || !((TcaMemoryRegion) mr).hold()) {
-        mr = null;
-        if (uc) {
-          cts(ch, p, 0, true);
+        if (ahead) {
+          rendezvous.hold(g, p);
           return;
         }
-        accessError(ch, p, false);
+        rendezvous.refuse(g);
+        if (uc) {
+          cts(ch, p, 0, true);
+        } else {
+          accessError(ch, p, false);
+        }
+        return;
+      }
+      // from here the region is held until the FIN (or a flush): the requester may DMA into it directly
+      g.mr = mr;
+    }
+    if ((!write || imm) && !g.hasRecv) {
+      if (!qp.takeRecv(g.recv)) {
+        g.releaseRegion();
+        if (ahead) {
+          rendezvous.hold(g, p);
+          return;
+        }
+        rendezvous.refuse(g);
+        if (uc) {
+          cts(ch, p, 0, true);
+        } else {
+          rnr(ch, p, false);
+        }
+        return;
+      }
+      g.hasRecv = true;
+    }
+    if (!write) {
+      WcStatus bad = len > g.recv.totalLength() ? WcStatus.LOC_LEN_ERR
+          : !ctx.checkRecv(qp.pd(), g.recv, len) ? WcStatus.LOC_PROT_ERR : null;
+      if (bad != null) {
+        if (ahead) {
+          rendezvous.hold(g, p); // with its receive WQE: it completes in error once those before it are done
+          return;
+        }
+        g.hasRecv = false;
+        rendezvous.refuse(g);
+        int nak = bad == WcStatus.LOC_LEN_ERR ? Packet.NAK_INVALID_REQUEST : Packet.NAK_REMOTE_OPERATIONAL;
+        recvError(bad, g.recv, ch, p, nak, uc);
+        if (uc) {
+          cts(ch, p, 0, true);
+        }
         return;
       }
     }
-    // from here the region is held until the FIN (or a flush): the requester may DMA into it directly
-    rdvMr = mr;
-    boolean hasRecv = false;
-    if (!write || imm) {
-      if (!qp.takeRecv(rdvRecv)) {
-        releaseRegion();
-        if (uc) {
-          cts(ch, p, 0, true);
-          return;
-        }
-        rnr(ch, p, false);
-        return;
-      }
-      hasRecv = true;
-      if (!write && len > rdvRecv.totalLength()) {
-        releaseRegion();
-        recvError(WcStatus.LOC_LEN_ERR, rdvRecv, ch, p, Packet.NAK_INVALID_REQUEST, uc);
-        if (uc) {
-          cts(ch, p, 0, true);
-        }
-        return;
-      }
-      if (!write && !ctx.checkRecv(qp.pd(), rdvRecv, len)) {
-        releaseRegion();
-        recvError(WcStatus.LOC_PROT_ERR, rdvRecv, ch, p, Packet.NAK_REMOTE_OPERATIONAL, uc);
-        if (uc) {
-          cts(ch, p, 0, true);
-        }
-        return;
-      }
-    }
-    long dst = write ? ctx.directDestination(mr, p.addr, len) : ctx.directDestination(qp.pd(), rdvRecv, len);
-    rdv = true;
-    rdvPsn = p.psn;
-    rdvHasRecv = hasRecv;
-    rdvWrite = write;
-    rdvImm = imm;
-    rdvImmData = p.imm;
-    rdvSolicited = p.has(Packet.F_SOLICITED);
-    rdvLength = len;
-    rdvAddr = p.addr;
+    long dst = write ? ctx.directDestination(g.mr, p.addr, len) : ctx.directDestination(qp.pd(), g.recv, len);
+    g.psn = p.psn;
+    g.write = write;
+    g.imm = imm;
+    g.immData = p.imm;
+    g.solicited = p.has(Packet.F_SOLICITED);
+    g.length = len;
+    g.addr = p.addr;
     if (dst < 0) {
-      rdvBounce = ctx.board().hostPool().allocate(len, 64);
-      dst = rdvBounce.address();
+      g.bounce = ctx.board().hostPool().allocate(len, 64);
+      dst = g.bounce.address();
     }
-    rdvDst = dst;
+    g.dst = dst;
+    rendezvous.grant(g);
     cts(ch, p, dst, false);
   }
 
@@ -360,42 +367,54 @@ final class Responder {
     ch.send(out, null, 0);
   }
 
-  private void fin(Channel ch, Packet p, ByteBuffer payload, int at) {
+  /** The FIN of the oldest granted message: the rest of its data, its completion, then a held RTS's turn. */
+  private void fin(Channel ch, Packet p, ByteBuffer payload, int at, RendezvousTarget.Grant g) {
     boolean uc = qp.type() == QpType.UC;
-    if (rdvWrite && !rdvMr.isValid()) {
-      // deregistered while the data moved: the WRITE fails as one whose R_Key is no longer valid
-      release();
+    if (g.write && !g.mr.isValid()) {
+      // deregistered while the data moved: the WRITE fails as one whose R_Key is no longer valid;
+      // RC: the QP fails, flushing the receive WQEs of this message and those after it, in order
+      g.releaseRegion();
+      if (uc) {
+        rendezvous.removeOldest();
+      }
       accessError(ch, p, uc);
       return;
     }
-    int len = rdvLength;
+    int len = g.length;
     int tail = Math.min(p.payloadLength, len);
     int body = len - tail;
-    if (rdvBounce != null && body > 0) {
-      ByteBuffer b = rdvBounce.buffer();
-      if (rdvWrite) {
-        rdvMr.copyIn(rdvAddr, b, 0, body);
+    if (g.bounce != null && body > 0) {
+      ByteBuffer b = g.bounce.buffer();
+      if (g.write) {
+        g.mr.copyIn(g.addr, b, 0, body);
       } else {
-        ctx.scatterRecv(rdvRecv, 0, b, 0, body);
+        ctx.scatterRecv(g.recv, 0, b, 0, body);
       }
       ctx.chargeBounce(body);
     }
     if (tail > 0) {
       ctx.chargeCopy(tail);
-      if (rdvWrite) {
-        rdvMr.copyIn(rdvAddr + body, payload, at, tail);
+      if (g.write) {
+        g.mr.copyIn(g.addr + body, payload, at, tail);
       } else {
-        ctx.scatterRecv(rdvRecv, body, payload, at, tail);
+        ctx.scatterRecv(g.recv, body, payload, at, tail);
       }
     }
-    boolean hadRecv = rdvHasRecv;
-    release();
-    if (hadRecv && !completeRecv(rdvRecv, rdvWrite ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, len,
-        rdvImm, rdvImmData, rdvSolicited, ch.peer, p.srcQpn)) {
+    rendezvous.removeOldest();
+    if (g.hasRecv && !completeRecv(g.recv, g.write ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV, len,
+        g.imm, g.immData, g.solicited, ch.peer, p.srcQpn)) {
       overflow(ch, p, uc);
       return;
     }
     advance(p.psn);
+    // held RTSs are judged now, as if they arrived after this FIN: the first one is granted or
+    // refused; each one after a granted one may be granted or stays held
+    RendezvousTarget.Grant h = rendezvous.heldDue();
+    while (h != null) {
+      int before = rendezvous.granted();
+      rts(ch, h.rts, uc);
+      h = rendezvous.granted() > before ? rendezvous.firstHeld() : null; // held again or refused: stop
+    }
   }
 
   private void read(Channel ch, Packet p, boolean again) {

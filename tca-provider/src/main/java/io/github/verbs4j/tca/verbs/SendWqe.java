@@ -125,6 +125,12 @@ final class SendWqe {
     return inlineLength != -1;
   }
 
+  /** @return whether an RC or UC QP moves this WR by rendezvous (RTS, CTS, data, FIN) */
+  boolean rendezvous(int eagerMax) {
+    return total > eagerMax && (opcode == WrOpcode.SEND || opcode == WrOpcode.SEND_WITH_IMM
+        || opcode == WrOpcode.RDMA_WRITE || opcode == WrOpcode.RDMA_WRITE_WITH_IMM);
+  }
+
   /** @return whether this WR reads or atomically updates remote memory (it waits for a response) */
   boolean needsResponse() {
     return opcode == WrOpcode.RDMA_READ || opcode.isAtomic();
