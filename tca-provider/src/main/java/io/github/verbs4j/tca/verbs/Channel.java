@@ -160,7 +160,7 @@ final class Channel {
     if (e == null) {
       e = new Pending();
     }
-    copyHeader(p, e.header);
+    e.header.copyFrom(p); // its seq is given when it is placed
     int n = p.payloadLength;
     if (e.payload.capacity() < n) {
       e.payload = ByteBuffer.allocate(Math.max(n, 256));
@@ -190,21 +190,6 @@ final class Channel {
     d.psn = p.psn;
     d.value = p.seq;
     send(d, null, 0);
-  }
-
-  private static void copyHeader(Packet p, Packet h) {
-    h.opcode = p.opcode;
-    h.flags = p.flags;
-    h.payloadLength = p.payloadLength;
-    h.srcQpn = p.srcQpn;
-    h.dstQpn = p.dstQpn;
-    h.psn = p.psn;
-    h.length = p.length;
-    h.imm = p.imm;
-    h.addr = p.addr;
-    h.rkey = p.rkey;
-    h.value = p.value;
-    h.aux = p.aux;
   }
 
   /** Copies {@code len} payload bytes, from offset {@code off} of the packet's payload, to {@code dst[dstAt..]}. */

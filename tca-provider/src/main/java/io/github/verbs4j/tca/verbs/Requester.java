@@ -38,8 +38,9 @@ import java.nio.ByteBuffer;
  * RTR (or was reset) drops what reaches it. So the local ACK timer (4.096 µs × 2^timeout) sends
  * the unfinished messages again from the oldest (same PSNs; the target answers duplicates again)
  * and ends the oldest WQE with RETRY_EXC_ERR after retry_cnt expiries without progress, which is
- * how a dead or reset peer is detected. After an RNR NAK the requester waits the responder's RNR timer and starts again at
- * the NAKed message (the target discarded what followed it); rnr_retry = 7 retries forever.
+ * how a dead or reset peer is detected. After an RNR NAK the requester waits the responder's RNR
+ * timer and starts again at the NAKed message (the target discarded what followed it); rnr_retry =
+ * 7 retries forever.
  *
  * <p>Runs in the proxy's duty cycle under the QP's lock; times are the proxy's clock.
  */
