@@ -24,7 +24,8 @@ import java.nio.ByteBuffer;
  * 40      4     rkey (WRITE, READ, atomics) / Q_Key (UD)
  * 44      4     reserved (0)
  * 48      8     value: compare or add operand / old value (ATOMIC_RESP) / landing address (READ_REQ)
- *               / the seq of the packet that was not taken (DISCARDED)
+ *               / the seq of the packet that was not taken (DISCARDED) / the RTS's number among
+ *               its message's RTSs (RTS; echoed in its CTS)
  * 56      8     aux: swap operand
  * 64      n     payload
  * </pre>

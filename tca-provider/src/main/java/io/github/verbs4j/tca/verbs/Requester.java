@@ -396,6 +396,7 @@ final class Requester {
           w.state = qp.reliable() ? SendWqe.SENT : SendWqe.DONE;
         } else {
           out.opcode = send ? Packet.RTS_SEND : Packet.RTS_WRITE;
+          out.value = ++w.rtsSent; // its CTS echoes it
           ch.send(out, null, 0);
           w.state = SendWqe.WAIT_CTS;
           awaitingCts++;
@@ -593,7 +594,9 @@ final class Requester {
 
   private void cts(Channel ch, Packet p, long now) {
     SendWqe w = find(p.psn);
-    if (w == null || w.state != SendWqe.WAIT_CTS) {
+    if (w == null || w.state != SendWqe.WAIT_CTS || p.value != w.rtsSent) {
+      // also a CTS that answers an RTS from before the requester went back: the target may have
+      // taken that try's FIN and let its memory go since; only the CTS of the latest RTS is used
       ctx.counters().dropped(1);
       return;
     }

@@ -178,6 +178,7 @@ final class Responder {
       // the requester went back (timer) and asks again: the same CTS, the same granted memory; a
       // held RTS is answered when its turn comes
       ctx.counters().duplicates(1);
+      kept.rts.value = p.value; // the CTS answers the requester's latest RTS
       if (kept.state == RendezvousTarget.Grant.GRANTED) {
         cts(ch, p, kept.dst, false);
       }
@@ -363,6 +364,7 @@ final class Responder {
     out.psn = p.psn;
     out.length = p.length;
     out.addr = dst;
+    out.value = p.value; // which of the requester's RTSs for this message it answers
     out.flags = drop ? Packet.F_DROP : 0;
     ch.send(out, null, 0);
   }

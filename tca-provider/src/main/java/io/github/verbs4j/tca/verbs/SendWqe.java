@@ -65,6 +65,11 @@ final class SendWqe {
   long landingAddress;
   /** Sent again after a timeout or RNR NAK (its local checks passed already). */
   boolean restarted;
+  /**
+   * RTSs sent for this message: the number of the latest travels in the RTS and comes back in its
+   * CTS, so a CTS that answers an earlier RTS (the requester went back since) is told apart.
+   */
+  int rtsSent;
 
   /**
    * Copies a validated WR.
@@ -118,6 +123,7 @@ final class SendWqe {
     landsInPlace = false;
     landingAddress = 0;
     restarted = false;
+    rtsSent = 0;
   }
 
   /** @return whether the data was copied at post time */

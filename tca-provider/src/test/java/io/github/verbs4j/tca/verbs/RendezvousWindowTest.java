@@ -151,6 +151,53 @@ class RendezvousWindowTest {
   }
 
   @Test
+  void aCtsAnsweringAnEarlierRtsOfItsMessageIsNotUsed() throws Exception {
+    // After the requester went back, a CTS of an earlier RTS may arrive after the target took that
+    // try's FIN and let its memory go: writing there would touch released memory.
+    try (TwoTcaNodes n = new TwoTcaNodes(20)) {
+      TcaQueuePair qp = (TcaQueuePair) n.a.rc;
+      byte[] data = new byte[LEN];
+      random.nextBytes(data);
+      n.a.pool.buffer().put(0, data);
+      byte[] elsewhere = read(n.b.pool.buffer(), LEN, LEN);
+      AgentLock proxy = hold(n.b);
+      try {
+        n.a.rc.postSend(new SendWr().wrId(7).signaled(true).opcode(WrOpcode.RDMA_WRITE)
+            .sge(n.a.pool, 0, LEN).rdma(n.b.pool.address(), n.b.pool.rkey()));
+        await(() -> rendezvous(n.a), 1, "the RTS sent while the target is held");
+        AgentLock sender = hold(n.a);
+        try {
+          SendWqe w = qp.slot(qp.head);
+          Packet stale = new Packet();
+          stale.opcode = Packet.CTS;
+          stale.srcQpn = n.b.rc.qpNum();
+          stale.dstQpn = qp.qpNum();
+          stale.psn = w.psn;
+          stale.length = LEN;
+          stale.addr = n.b.pool.address() + LEN;
+          stale.value = w.rtsSent - 1; // the answer to an RTS sent before the latest
+          double drops = meter(n, "drops", n.a);
+          Proxy p = n.a.tca().proxy();
+          synchronized (qp.lock()) {
+            qp.requester.onResponse(p.channel(n.b.lid()), stale, null, 0, p.clockNanos());
+          }
+          assertEquals(SendWqe.WAIT_CTS, w.state, "the message still waits for the CTS of its latest RTS");
+          assertEquals(drops + 1, meter(n, "drops", n.a), "the stale CTS was dropped");
+        } finally {
+          sender.releaseFully();
+        }
+      } finally {
+        proxy.releaseFully();
+      }
+      WorkCompletion wc = pollAny(n.a.cq);
+      assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
+      assertEquals(7, wc.wrId());
+      assertArrayEquals(data, read(n.b.pool.buffer(), 0, LEN), "the data went where the real CTS said");
+      assertArrayEquals(elsewhere, read(n.b.pool.buffer(), LEN, LEN), "nothing went where the stale CTS said");
+    }
+  }
+
+  @Test
   void duplicateRtssAfterTheTimerWentBackAreAnsweredWithTheGrantsAlreadyMade() throws Exception {
     // timeout 12 = 16.8 ms: it expires while the target is held, and the requester goes back
     try (TwoTcaNodes n = new TwoTcaNodes(12)) {
