@@ -64,7 +64,7 @@ final class NodeShm {
     watched = new AtomicIntegerArray(options.size() + 1);
     links = s;
     if (group instanceof SharedIoEventLoop sl) {
-      sl.pollAlso(s::pollInline); // a polling caller reads the ring itself
+      sl.pollAlso(s::pollInline, s::endInline); // a polling caller reads the ring itself
       shared = sl;
     }
     return s;

@@ -43,6 +43,14 @@ import org.slf4j.LoggerFactory;
  * whenever no caller has driven it for {@code leaseNanos}; a caller that finds the background thread
  * driving wakes it, and the background thread steps back.
  *
+ * <p>A caller that parks between polls does not hold the lease: a call that comes more than {@link
+ * #AWAY_NANOS} after {@link #AWAY_AFTER_IDLE_CALLS} calls in a row that found nothing (a back-off
+ * idle strategy's spins and yields, then its first park) ends the lease at once, and such callers
+ * run only their own work while the background thread drives, blocking in the selector, until a
+ * caller calls again within {@link #AWAY_NANOS} or finds something. Otherwise frames that arrive
+ * while the caller sleeps (acknowledgements, grants) wait for its next poll, up to the back-off's
+ * longest park, and a sender that parks while its window is full starves itself.
+ *
  * <p>Why: on a machine with few cores, a message that crosses from an application thread to an
  * event-loop thread and back costs two scheduler wake-ups per direction. When the application polls
  * (as perftest and most RDMA programs do), letting the polling thread do the I/O removes both, the
@@ -69,6 +77,7 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   /** Tasks run per pass at most, so a task that keeps queueing tasks cannot hold a caller forever. */
   private static final int TASKS_PER_PASS = 4096;
   private volatile IntSupplier extraInput; // pollAlso
+  private volatile Runnable extraInputLeft; // pollAlso: the callers stopped reading it
   /** The extra input carries every peer's data: a caller's pass may leave the sockets for a while. */
   private volatile boolean extraCarriesAll;
   /**
@@ -82,6 +91,14 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   private static final long MAX_BLOCK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
   /** How long the background thread waits before trying again when a caller holds the loop. */
   private static final long BUSY_RETRY_NANOS = 50_000;
+  /**
+   * A caller that polled in vain {@link #AWAY_AFTER_IDLE_CALLS} times and comes back this much later
+   * was parked, not polling (a park lasts at least the timer slack, 50 µs on Linux): it does not
+   * hold the lease.
+   */
+  static final long AWAY_NANOS = 40_000;
+  /** Empty calls in a row after which a long gap means a park (Agrona's default back-off parks after 15). */
+  static final int AWAY_AFTER_IDLE_CALLS = 8;
 
   private final IoHandler handler;
   private final Queue<Runnable> tasks = PlatformDependent.newMpscQueue();
@@ -101,6 +118,11 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   private volatile long lastCallerNanos;
   /** A caller found another thread driving: it should step back now (cleared as it does). */
   private volatile boolean callerWaiting;
+  /** When a caller's last {@link #progress} call returned, and how many calls in a row handled nothing. */
+  private volatile long lastReturnNanos;
+  private int idleCalls; // callers only; a race between two callers only blurs the count
+  /** The callers park between empty polls: the background thread drives until one polls again. */
+  private volatile boolean callersAway;
   private boolean initialized; // by the driver only
   /** Runs when the background thread takes over from callers ({@link #onCallersIdle}). */
   private volatile Runnable takeoverHook;
@@ -153,22 +175,32 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
   @Override
   public int progress(IntSupplier work, boolean pollIo) {
     Thread me = Thread.currentThread();
-    lastCallerNanos = System.nanoTime();
     Thread d = driver.get();
     if (d == me || state.get() != RUNNING) {
       return work == null ? 0 : work.getAsInt();
     }
+    long now = System.nanoTime();
+    if (idleCalls >= AWAY_AFTER_IDLE_CALLS && now - lastReturnNanos > AWAY_NANOS) {
+      if (!callersAway) {
+        callersAway = true;
+        handOver();
+      }
+      return returned(work == null ? 0 : work.getAsInt()); // the background thread does the I/O
+    }
+    callersAway = false;
+    lastCallerNanos = now;
     if (d != null || !driver.compareAndSet(null, me)) {
       callerMisses.increment();
       if (!callerWaiting) {
         callerWaiting = true;
         handler.wakeup();
       }
-      return work == null ? 0 : work.getAsInt();
+      return returned(work == null ? 0 : work.getAsInt());
     }
     EventExecutor old = ThreadExecutorMap.setCurrentExecutor(this);
+    int n = 0;
     try {
-      int n = pollIo || !initialized ? runIo(nonBlocking) : runTasks();
+      n = pollIo || !initialized ? runIo(nonBlocking) : runTasks();
       if (work != null) {
         n += work.getAsInt();
         n += runTasks();
@@ -178,7 +210,24 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
       endPass();
       ThreadExecutorMap.setCurrentExecutor(old);
       releaseDriver();
+      returned(n);
     }
+  }
+
+  private int returned(int handled) {
+    idleCalls = handled == 0 ? idleCalls + 1 : 0;
+    lastReturnNanos = System.nanoTime();
+    return handled;
+  }
+
+  /** Ends the callers' lease now: the background thread and the extra input's reader take over. */
+  private void handOver() {
+    lastCallerNanos = System.nanoTime() - leaseNanos;
+    Runnable left = extraInputLeft;
+    if (left != null) {
+      left.run();
+    }
+    LockSupport.unpark(background);
   }
 
   /**
@@ -277,8 +326,7 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
    */
   @Override
   public void yieldProgress() {
-    lastCallerNanos = System.nanoTime() - leaseNanos;
-    LockSupport.unpark(background);
+    handOver();
   }
 
   /** @return passes in which the background thread took the loop over from callers gone quiet */
@@ -299,9 +347,12 @@ final class SharedIoEventLoop extends AbstractScheduledEventExecutor implements 
    * while the ring's frames wait for a selector that they do not wake. Any thread.
    *
    * @param poll reads what arrived and returns how much, or null for none
+   * @param left told when the callers stop polling (they park or block), so the input's own reader
+   *     need not wait out a lease (may be null)
    */
-  void pollAlso(IntSupplier poll) {
+  void pollAlso(IntSupplier poll, Runnable left) {
     extraInput = poll;
+    extraInputLeft = left;
   }
 
   /**

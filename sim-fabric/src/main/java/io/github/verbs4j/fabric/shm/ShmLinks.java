@@ -448,6 +448,15 @@ public final class ShmLinks implements AutoCloseable {
   }
 
   /**
+   * The polling callers left (they park between empty polls, or block): the poller takes the ring
+   * back now instead of after the lease. Any thread.
+   */
+  public void endInline() {
+    lastInlineNanos = System.nanoTime() - leaseNanos - 1;
+    LockSupport.unpark(poller);
+  }
+
+  /**
    * Fabric thread: what the poller queued, then the ring, to the sink. The ring's frames go through
    * the queue too, so that the ring's head has moved past them before the sink runs: an engine that
    * reports itself caught up from inside the sink must find the ring empty ({@link #caughtUp}).

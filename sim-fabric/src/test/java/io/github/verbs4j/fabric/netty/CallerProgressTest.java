@@ -72,7 +72,7 @@ class CallerProgressTest {
     while (!held.get()) {
       cp(n).progress(() -> {
         held.set(n.scheduler().inFabricThread());
-        return 0;
+        return held.get() ? 1 : 0; // got it: as a caller that found work, it keeps the lease
       });
       assertTrue(System.nanoTime() < until, "the caller never got the loop");
     }
@@ -121,7 +121,7 @@ class CallerProgressTest {
       });
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (atA.size() <= i) {
-        cp(a).progress(() -> 0);
+        cp(a).progress(() -> 1); // "found work": a preemption while it spins does not hand the loop over
         Thread.onSpinWait();
         assertTrue(System.nanoTime() < deadline, "echo " + i + " did not come back");
       }
