@@ -216,6 +216,27 @@ final class RendezvousTarget {
   }
 
   /**
+   * UC: the first packet of a newer message came while these messages were kept. Their requester
+   * gave up on them (no CTS in time) and sends no FIN: they are lost (IBA 9.8.3, as a partial UC
+   * message ends when a new one starts). Their memory goes back, so a late FIN finds no grant.
+   *
+   * @param into receives the receive WQE the oldest of them took, to serve the next message
+   * @return whether one was taken (a UC QP keeps one message at most)
+   */
+  boolean abandon(RecvWqe into) {
+    boolean taken = false;
+    for (int i = 0; i < count && !taken; i++) {
+      Grant g = ring[(first + i) % WINDOW];
+      if (g.hasRecv) {
+        into.copyFrom(g.recv);
+        taken = true;
+      }
+    }
+    release();
+    return taken;
+  }
+
+  /**
    * Flushes the receive WQEs the messages kept took, in PSN order, and releases all.
    *
    * @param flush scratch completion
