@@ -164,8 +164,8 @@ class UcLostRendezvousTest {
         fin.dstQpn = b.qpNum();
         fin.psn = PSN;
         fin.length = LEN;
-        fin.payloadLength = Requester.FIN_TAIL;
-        ByteBuffer tail = ByteBuffer.allocate(Requester.FIN_TAIL);
+        fin.payloadLength = RendezvousSender.FIN_TAIL;
+        ByteBuffer tail = ByteBuffer.allocate(RendezvousSender.FIN_TAIL);
         double drops = drops(n);
         Proxy p = n.b.tca().proxy();
         AgentLock held = hold(n.b);
