@@ -54,12 +54,6 @@ final class Responder {
   private boolean commEst;
 
   private final RendezvousTarget rendezvous = new RendezvousTarget();
-  /**
-   * UC: the receive WQE of a message lost after it took one; the next message uses it before the
-   * receive queue (as a UC responder reuses the WQE of a message it dropped, IBA 9.8.3).
-   */
-  private final RecvWqe reuse = new RecvWqe();
-  private boolean hasReuse;
 
   private final int[] replayPsn = new int[16];
   private final long[] replayValue = new long[16];
@@ -95,7 +89,6 @@ final class Responder {
 
   void reset() {
     release();
-    hasReuse = false;
     configured = false;
     commEst = false;
   }
@@ -107,14 +100,7 @@ final class Responder {
 
   /** Flushes the receive WQEs rendezvous messages hold, in order. @return completions pushed */
   int flushHeld(WorkCompletion flush) {
-    int n = 0;
-    if (hasReuse) {
-      hasReuse = false;
-      flush.reset(reuse.wrId(), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, qp.qpNum());
-      qp.rcq().push(flush, false);
-      n++;
-    }
-    return n + rendezvous.flush(flush, qp);
+    return rendezvous.flush(flush, qp);
   }
 
   /** @return rendezvous messages granted and waiting for their FIN (diagnostics, tests) */
@@ -188,7 +174,7 @@ final class Responder {
         // a newer message: the requester gave up on the one granted (its CTS came too late) and
         // sends no FIN; waiting for it would discard every later message on this QP
         ctx.counters().dropped(1);
-        hasReuse |= rendezvous.abandon(reuse); // a grant took a receive WQE only when none waited here
+        rendezvous.abandon();
       }
       epsn = p.psn; // UC: no sequence recovery, each message stands alone
     }
@@ -240,12 +226,7 @@ final class Responder {
 
   /** Takes the receive WQE for the next message: a lost UC message's first, else the queue's next. */
   private boolean takeRecv(RecvWqe into) {
-    if (hasReuse) {
-      hasReuse = false;
-      into.copyFrom(reuse);
-      return true;
-    }
-    return qp.takeRecv(into);
+    return rendezvous.takeSpare(into) || qp.takeRecv(into);
   }
 
   private void send(Channel ch, Packet p, ByteBuffer payload, int at, boolean uc) {

@@ -87,15 +87,45 @@ class UcLostRendezvousTest {
     qp.modify(new QpAttr().qpState(QpState.RTS).sqPsn(PSN));
   }
 
+  /**
+   * Deterministic fabric, modelled time: UC's wait for a CTS (4.096 µs × 2^14) expires only where
+   * the test makes the target late, never because the host was slow.
+   */
+  private static TwoTcaNodes nodes() {
+    return new TwoTcaNodes(20, Map.of("verbs.fabric.mode", "deterministic", "verbs.threading", "invoker"));
+  }
+
+  private static QueuePair ucQp(TwoTcaNodes.Side s) {
+    QpCap cap = QpCap.builder().maxSendWr(16).maxRecvWr(16).maxSendSge(1).maxRecvSge(1).build();
+    return s.pd.createQp(QpInitAttr.builder(QpType.UC).sendCq(s.cq).recvCq(s.cq).cap(cap).build());
+  }
+
+  /**
+   * Message 1, a long SEND from a's pool at 0, is lost: the target's proxy takes its RTS up only
+   * after the requester gave up (its host busy meanwhile), grants it (with the first receive WQE)
+   * and answers with a CTS that comes too late.
+   */
+  private static void loseFirstMessage(TwoTcaNodes n, QueuePair a, TcaQueuePair target) {
+    AgentLock proxy = hold(n.b);
+    try {
+      a.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(n.a.pool, 0, LEN));
+      WorkCompletion lost = poll(n, n.a.cq, "the requester giving up on message 1");
+      assertEquals(1, lost.wrId());
+      assertEquals(WcStatus.SUCCESS, lost.status(), "UC: a lost message completes without error");
+      n.b.tca().board().clock().advanceTo(n.a.ctx.nowNanos());
+    } finally {
+      proxy.releaseFully();
+    }
+    assertNoCompletion(n, n.b.cq, "the target's proxy grants message 1; its CTS comes too late");
+    synchronized (target.lock()) {
+      assertEquals(1, target.responder.granted(), "message 1 granted");
+    }
+  }
+
   @Test
   void aUcMessageWhoseCtsCameTooLateIsLostAndTheMessagesAfterItArrive() throws Exception {
-    // deterministic fabric, modelled time: UC's wait for a CTS (4.096 µs × 2^14) expires only
-    // where the test makes the target late, never because the host was slow
-    try (TwoTcaNodes n = new TwoTcaNodes(20, Map.of("verbs.fabric.mode", "deterministic", "verbs.threading",
-        "invoker"))) {
-      QpCap cap = QpCap.builder().maxSendWr(16).maxRecvWr(16).maxSendSge(1).maxRecvSge(1).build();
-      try (QueuePair a = n.a.pd.createQp(QpInitAttr.builder(QpType.UC).sendCq(n.a.cq).recvCq(n.a.cq).cap(cap).build());
-          QueuePair b = n.b.pd.createQp(QpInitAttr.builder(QpType.UC).sendCq(n.b.cq).recvCq(n.b.cq).cap(cap).build())) {
+    try (TwoTcaNodes n = nodes()) {
+      try (QueuePair a = ucQp(n.a); QueuePair b = ucQp(n.b)) {
         connectUc(a, b, n.b.lid());
         connectUc(b, a, n.a.lid());
         TcaQueuePair target = (TcaQueuePair) b;
@@ -113,21 +143,7 @@ class UcLostRendezvousTest {
           b.postRecv(new RecvWr().wrId(100 + i).sge(n.b.pool, (long) i * LEN, LEN));
         }
 
-        AgentLock proxy = hold(n.b);
-        try {
-          a.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(n.a.pool, 0, LEN));
-          WorkCompletion lost = poll(n, n.a.cq, "the requester giving up on message 1");
-          assertEquals(1, lost.wrId());
-          assertEquals(WcStatus.SUCCESS, lost.status(), "UC: a lost message completes without error");
-          // the target's host was busy all that time: its proxy takes the RTS up only now
-          n.b.tca().board().clock().advanceTo(n.a.ctx.nowNanos());
-        } finally {
-          proxy.releaseFully();
-        }
-        assertNoCompletion(n, n.b.cq, "the target's proxy grants message 1; its CTS comes too late");
-        synchronized (target.lock()) {
-          assertEquals(1, target.responder.granted(), "message 1 granted");
-        }
+        loseFirstMessage(n, a, target);
 
         for (int i = 0; i < ops.length; i++) {
           SendWr wr = new SendWr().wrId(2 + i).opcode(ops[i]).signaled(true).sge(n.a.pool, (long) (i + 1) * LEN, lens[i]);
@@ -179,6 +195,41 @@ class UcLostRendezvousTest {
         assertEquals(drops + 1, drops(n), "the late FIN was dropped");
         assertArrayEquals(before, read(n.b.pool.buffer(), 0, LEN), "nothing written where message 1 was granted");
         assertEquals(0, n.b.cq.poll(WorkCompletion.array(1)), "no completion for the late FIN");
+      }
+    }
+  }
+
+  @Test
+  void theReceiveWqeALostMessageTookIsFlushedFirstWhenTheQpFails() throws Exception {
+    try (TwoTcaNodes n = nodes()) {
+      try (QueuePair a = ucQp(n.a); QueuePair b = ucQp(n.b)) {
+        connectUc(a, b, n.b.lid());
+        connectUc(b, a, n.a.lid());
+        TcaQueuePair target = (TcaQueuePair) b;
+        for (int i = 0; i < 3; i++) {
+          b.postRecv(new RecvWr().wrId(100 + i).sge(n.b.pool, (long) i * LEN, LEN));
+        }
+        loseFirstMessage(n, a, target);
+        // a long WRITE takes no receive WQE: message 1's stays aside for the next message
+        byte[] data = new byte[LEN];
+        random.nextBytes(data);
+        n.a.pool.buffer().put(LEN, data);
+        a.postSend(new SendWr().wrId(2).opcode(WrOpcode.RDMA_WRITE).signaled(true).sge(n.a.pool, LEN, LEN)
+            .rdma(n.b.user.address(), n.b.user.rkey()));
+        WorkCompletion sent = poll(n, n.a.cq, "the WRITE");
+        assertEquals(2, sent.wrId());
+        assertEquals(WcStatus.SUCCESS, sent.status(), sent.toString());
+        assertNoCompletion(n, n.b.cq, "a WRITE completes no receive");
+        assertArrayEquals(data, read(n.b.userMemory, 0, LEN), "the WRITE's bytes");
+
+        b.modify(new QpAttr().qpState(QpState.ERR));
+        for (int i = 0; i < 3; i++) {
+          WorkCompletion wc = poll(n, n.b.cq, "flush " + i);
+          assertEquals(WcStatus.WR_FLUSH_ERR, wc.status(), wc.toString());
+          assertEquals(WcOpcode.RECV, wc.opcode());
+          assertEquals(100 + i, wc.wrId(), "flushed in posting order, the lost message's first");
+        }
+        assertNoCompletion(n, n.b.cq, "each receive WQE completes once");
       }
     }
   }
