@@ -84,6 +84,12 @@ final class RendezvousTarget {
   }
 
   private final Grant[] ring = new Grant[WINDOW];
+  /**
+   * UC: the receive WQE a lost message took; the next message uses it before the receive queue, as
+   * a UC responder reuses the WQE of a message it dropped (IBA 9.8.3).
+   */
+  private final RecvWqe spare = new RecvWqe();
+  private boolean hasSpare;
   private int first;
   /** Messages kept: the granted ones, then the held ones. */
   private int count;
@@ -216,7 +222,38 @@ final class RendezvousTarget {
   }
 
   /**
-   * Flushes the receive WQEs the messages kept took, in PSN order, and releases all.
+   * UC: the first packet of a newer message came while these messages were kept. Their requester
+   * gave up on them (no CTS in time) and sends no FIN: they are lost (IBA 9.8.3, as a partial UC
+   * message ends when a new one starts). Their memory goes back, so a late FIN finds no grant; the
+   * receive WQE the oldest took serves the next message ({@link #takeSpare}). A UC QP keeps one
+   * message at most, and it took a receive WQE only if no spare one waited.
+   */
+  void abandon() {
+    for (int i = 0; i < count && !hasSpare; i++) {
+      Grant g = ring[(first + i) % WINDOW];
+      if (g.hasRecv) {
+        spare.copyFrom(g.recv);
+        hasSpare = true;
+      }
+    }
+    releaseGrants();
+  }
+
+  /**
+   * @param into receives the receive WQE of a lost UC message, if there is one
+   * @return whether there was one (it is taken)
+   */
+  boolean takeSpare(RecvWqe into) {
+    if (!hasSpare) {
+      return false;
+    }
+    hasSpare = false;
+    into.copyFrom(spare);
+    return true;
+  }
+
+  /**
+   * Flushes the spare receive WQE and those the messages kept took, in PSN order, and releases all.
    *
    * @param flush scratch completion
    * @param qp the QP
@@ -224,6 +261,11 @@ final class RendezvousTarget {
    */
   int flush(WorkCompletion flush, TcaQueuePair qp) {
     int n = 0;
+    if (hasSpare) {
+      flush.reset(spare.wrId(), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, qp.qpNum());
+      qp.rcq().push(flush, false);
+      n++;
+    }
     for (int i = 0; i < count; i++) {
       Grant g = ring[(first + i) % WINDOW];
       if (g.hasRecv) {
@@ -236,8 +278,13 @@ final class RendezvousTarget {
     return n;
   }
 
-  /** Returns every grant's pool memory and region; forgets the held RTSs. */
+  /** Returns every grant's pool memory and region; forgets the held RTSs and the spare receive WQE. */
   void release() {
+    releaseGrants();
+    hasSpare = false;
+  }
+
+  private void releaseGrants() {
     for (Grant g : ring) {
       g.release();
     }

@@ -25,10 +25,11 @@ import java.nio.ByteBuffer;
  *   <li>Longer SEND and WRITE: an RTS packet; the target answers CTS with where the data goes (the
  *       receive buffer or region itself when the DMA rules allow, else a bounce buffer of its
  *       pool); the requester DMA-writes the data there (from its own memory when the rules allow,
- *       else through a bounce buffer with matching low four address bits) and sends FIN. Up to
- *       {@link RendezvousTarget#WINDOW} such messages (RC; UC one) wait for their CTS at once, so
- *       the data of one moves while the target answers the next; nothing else of this QP starts
- *       before their FINs have gone (eager data would overtake a FIN).
+ *       else through a bounce buffer with matching low four address bits) and sends FIN
+ *       ({@link RendezvousSender}). Up to {@link RendezvousTarget#WINDOW} such messages (RC; UC
+ *       one) wait for their CTS at once, so the data of one moves while the target answers the
+ *       next; nothing else of this QP starts before their FINs have gone (eager data would overtake
+ *       a FIN).
  *   <li>READ: a request packet; short data comes back in the response packet, long data is
  *       DMA-written by the target's proxy into a landing area here.
  *   <li>CAS and FETCH_ADD: a request packet; the old value comes back in the response.
@@ -45,10 +46,9 @@ import java.nio.ByteBuffer;
  * <p>Runs in the proxy's duty cycle under the QP's lock; times are the proxy's clock.
  */
 final class Requester {
-  /** Bytes at the end of a rendezvous message that travel in its FIN packet. */
-  static final int FIN_TAIL = 8;
   private final TcaQueuePair qp;
   private final TcaContext ctx;
+  private final RendezvousSender rendezvous;
   private final Packet out = new Packet();
   private final WorkCompletion wc = new WorkCompletion();
 
@@ -66,8 +66,6 @@ final class Requester {
   private boolean configured;
 
   private int rdAtomicOutstanding;
-  /** WQEs in {@link SendWqe#WAIT_CTS}. */
-  private int awaitingCts;
   private long rnrUntil;
   private int rnrCount;
   private int timeouts;
@@ -83,6 +81,7 @@ final class Requester {
   Requester(TcaQueuePair qp) {
     this.qp = qp;
     this.ctx = qp.ctx;
+    this.rendezvous = new RendezvousSender(qp);
   }
 
   /** RTR→RTS: the send side's attributes. */
@@ -127,7 +126,7 @@ final class Requester {
   void flushed(long tail) {
     next = tail;
     rdAtomicOutstanding = 0;
-    awaitingCts = 0;
+    rendezvous.flushed();
     rnrUntil = 0;
   }
 
@@ -159,8 +158,8 @@ final class Requester {
     }
     while ((s == QpState.RTS || next < sqdMark) && rnrUntil == 0 && next < qp.tail) {
       SendWqe w = qp.slot(next);
-      if (awaitingCts > 0 && (awaitingCts >= rendezvousWindow() || !w.rendezvous(ctx.eagerMax()))) {
-        break; // only further RTSs may go while messages wait for their CTS, and only a window of them
+      if (rendezvous.holdsBack(w)) {
+        break;
       }
       if (w.needsResponse() && rdAtomicOutstanding >= maxRdAtomic) {
         break;
@@ -195,7 +194,7 @@ final class Requester {
   }
 
   private boolean checkTimeout(long now) {
-    if (qp.head == next || rnrUntil != 0 || (!qp.reliable() && awaitingCts == 0)) {
+    if (qp.head == next || rnrUntil != 0 || (!qp.reliable() && rendezvous.awaitingCts() == 0)) {
       return false;
     }
     long t = timeoutNanos();
@@ -294,9 +293,7 @@ final class Requester {
     if (w.needsResponse() && w.state == SendWqe.SENT) {
       rdAtomicOutstanding--;
     }
-    if (w.state == SendWqe.WAIT_CTS) {
-      awaitingCts--;
-    }
+    rendezvous.left(w);
     w.state = SendWqe.DONE;
     w.status = status;
     release(w);
@@ -395,12 +392,7 @@ final class Requester {
           w.seq = ch.send(out, ctx, w, 0);
           w.state = qp.reliable() ? SendWqe.SENT : SendWqe.DONE;
         } else {
-          out.opcode = send ? Packet.RTS_SEND : Packet.RTS_WRITE;
-          out.value = ++w.rtsSent; // its CTS echoes it
-          ch.send(out, null, 0);
-          w.state = SendWqe.WAIT_CTS;
-          awaitingCts++;
-          ctx.counters().rendezvous(1);
+          rendezvous.rts(ch, out, w, send);
         }
       }
       case RDMA_READ -> {
@@ -427,11 +419,6 @@ final class Requester {
       }
       default -> finish(w, WcStatus.LOC_QP_OP_ERR);
     }
-  }
-
-  /** @return rendezvous messages that may wait for their CTS at once: UC's target grants one at a time */
-  private int rendezvousWindow() {
-    return qp.reliable() ? RendezvousTarget.WINDOW : 1;
   }
 
   /** Where a long READ's data lands: the requester's SGE itself when the rules allow, else a bounce buffer. */
@@ -594,32 +581,18 @@ final class Requester {
 
   private void cts(Channel ch, Packet p, long now) {
     SendWqe w = find(p.psn);
-    if (w == null || w.state != SendWqe.WAIT_CTS || p.value != w.rtsSent) {
+    if (!rendezvous.answers(w, p)) {
       // also a CTS that answers an RTS from before the requester went back: the target may have
       // taken that try's FIN and let its memory go since; only the CTS of the latest RTS is used
       ctx.counters().dropped(1);
       return;
     }
-    awaitingCts--;
+    rendezvous.left(w);
     progressMade(now);
     if (!p.has(Packet.F_DROP)) {
-      // the body by DMA; the last bytes ride in the FIN, so the target's proxy makes them visible
-      // (last byte last) in the same step that completes the message and acknowledges it
-      int total = (int) w.total;
-      int tail = Math.min(total, FIN_TAIL);
-      ctx.dmaOut(w, p.addr, total - tail);
+      rendezvous.writeBody(w, p);
       progressMade(ctx.proxy().clockNanos()); // the DMA took its time here: not the peer's silence
-      out.clear();
-      out.opcode = Packet.FIN;
-      out.srcQpn = qp.qpNum();
-      out.dstQpn = destQpn;
-      out.psn = w.psn;
-      out.length = total;
-      out.payloadLength = tail;
-      if (qp.reliable()) {
-        out.flags |= Packet.F_ACK_REQ;
-      }
-      w.seq = ch.send(out, ctx, w, total - tail);
+      rendezvous.fin(ch, w, destQpn);
     }
     w.state = SendWqe.SENT;
     if (!qp.reliable()) {
@@ -675,8 +648,8 @@ final class Requester {
       }
       if (w.needsResponse() && w.state == SendWqe.SENT) {
         rdAtomicOutstanding--;
-      } else if (w.state == SendWqe.WAIT_CTS) {
-        awaitingCts--;
+      } else {
+        rendezvous.left(w);
       }
       w.state = SendWqe.QUEUED; // a READ keeps its landing area: a late DMA of the first try may still land
       w.restarted = true;
@@ -689,6 +662,6 @@ final class Requester {
   @Override
   public String toString() {
     return "Requester{head=" + qp.head + ", next=" + next + ", tail=" + qp.tail + ", psn=" + nextPsn + ", rdAtomic="
-        + rdAtomicOutstanding + ", awaitingCts=" + awaitingCts + '}';
+        + rdAtomicOutstanding + ", awaitingCts=" + rendezvous.awaitingCts() + '}';
   }
 }

@@ -170,6 +170,12 @@ final class Responder {
       return;
     }
     if (uc) {
+      if (rendezvous.kept() > 0 && rendezvous.find(p.psn) == null) {
+        // a newer message: the requester gave up on the one granted (its CTS came too late) and
+        // sends no FIN; waiting for it would discard every later message on this QP
+        ctx.counters().dropped(1);
+        rendezvous.abandon();
+      }
       epsn = p.psn; // UC: no sequence recovery, each message stands alone
     }
     boolean rts = p.opcode == Packet.RTS_SEND || p.opcode == Packet.RTS_WRITE;
@@ -218,8 +224,13 @@ final class Responder {
     }
   }
 
+  /** Takes the receive WQE for the next message: a lost UC message's first, else the queue's next. */
+  private boolean takeRecv(RecvWqe into) {
+    return rendezvous.takeSpare(into) || qp.takeRecv(into);
+  }
+
   private void send(Channel ch, Packet p, ByteBuffer payload, int at, boolean uc) {
-    if (!qp.takeRecv(recv)) {
+    if (!takeRecv(recv)) {
       rnr(ch, p, uc);
       return;
     }
@@ -254,7 +265,7 @@ final class Responder {
     }
     boolean imm = p.has(Packet.F_IMM);
     try {
-      if (imm && !qp.takeRecv(recv)) {
+      if (imm && !takeRecv(recv)) {
         rnr(ch, p, uc);
         return;
       }
@@ -305,7 +316,7 @@ final class Responder {
       g.mr = mr;
     }
     if ((!write || imm) && !g.hasRecv) {
-      if (!qp.takeRecv(g.recv)) {
+      if (!takeRecv(g.recv)) {
         g.releaseRegion();
         if (ahead) {
           rendezvous.hold(g, p);
