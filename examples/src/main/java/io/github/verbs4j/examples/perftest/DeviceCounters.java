@@ -43,7 +43,11 @@ final class DeviceCounters {
       new Column("hops", "verbs4j.tca.peach2.hops", null, null),
       new Column("bounce", "verbs4j.tca.peach2.bounce.copies", null, null),
       new Column("packets", "verbs4j.tca.verbs.packets.sent", null, null),
-      new Column("rdv", "verbs4j.tca.verbs.rendezvous", null, null)));
+      new Column("rdv", "verbs4j.tca.verbs.rendezvous", null, null),
+      new Column("replays", "verbs4j.tca.peach2.link.replays", null, null),
+      new Column("stalls", "verbs4j.tca.peach2.link.stalls", null, null),
+      new Column("timeouts", "verbs4j.tca.verbs.timeouts", null, null),
+      new Column("rnr", "verbs4j.tca.verbs.rnr.naks.received", null, null)));
 
   private static final Layout IB = new Layout("lid", List.of(
       new Column("packets", "verbs4j.ib.packets", "direction", "sent"),
