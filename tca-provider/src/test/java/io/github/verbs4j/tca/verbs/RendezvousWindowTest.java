@@ -47,16 +47,6 @@ class RendezvousWindowTest {
     return (long) (i / 2) * LEN;
   }
 
-  private static AgentLock hold(TwoTcaNodes.Side side) {
-    AgentLock proxy = side.tca().proxy().lock();
-    long until = System.nanoTime() + 10_000_000_000L;
-    while (!proxy.tryAcquire()) {
-      assertTrue(System.nanoTime() < until, "the proxy's lock was never free");
-      Thread.onSpinWait();
-    }
-    return proxy;
-  }
-
   private static void await(LongSupplier value, long atLeast, String what) throws InterruptedException {
     long until = System.nanoTime() + 20_000_000_000L;
     while (value.getAsLong() < atLeast) {
@@ -135,7 +125,7 @@ class RendezvousWindowTest {
   @Test
   void aWindowOfLongSendsAndWritesCompletesInOrderWithTheRightBytes() throws Exception {
     try (TwoTcaNodes n = new TwoTcaNodes(20)) {
-      AgentLock proxy = hold(n.b);
+      AgentLock proxy = n.b.holdProxy();
       byte[][] data;
       try {
         data = postWindow(n, true);
@@ -160,12 +150,12 @@ class RendezvousWindowTest {
       random.nextBytes(data);
       n.a.pool.buffer().put(0, data);
       byte[] elsewhere = read(n.b.pool.buffer(), LEN, LEN);
-      AgentLock proxy = hold(n.b);
+      AgentLock proxy = n.b.holdProxy();
       try {
         n.a.rc.postSend(new SendWr().wrId(7).signaled(true).opcode(WrOpcode.RDMA_WRITE)
             .sge(n.a.pool, 0, LEN).rdma(n.b.pool.address(), n.b.pool.rkey()));
         await(() -> rendezvous(n.a), 1, "the RTS sent while the target is held");
-        AgentLock sender = hold(n.a);
+        AgentLock sender = n.a.holdProxy();
         try {
           SendWqe w = qp.slot(qp.head);
           Packet stale = new Packet();
@@ -201,7 +191,7 @@ class RendezvousWindowTest {
   void duplicateRtssAfterTheTimerWentBackAreAnsweredWithTheGrantsAlreadyMade() throws Exception {
     // timeout 12 = 16.8 ms: it expires while the target is held, and the requester goes back
     try (TwoTcaNodes n = new TwoTcaNodes(12)) {
-      AgentLock proxy = hold(n.b);
+      AgentLock proxy = n.b.holdProxy();
       byte[][] data;
       try {
         data = postWindow(n, true);
@@ -218,7 +208,7 @@ class RendezvousWindowTest {
   @Test
   void anRnrInTheMiddleOfAWindowComesAfterTheMessagesBeforeIt() throws Exception {
     try (TwoTcaNodes n = new TwoTcaNodes(20)) {
-      AgentLock proxy = hold(n.b);
+      AgentLock proxy = n.b.holdProxy();
       byte[][] data;
       try {
         data = postWindow(n, false); // no receive for SEND 1: RNR, while WRITE 0 is granted
@@ -257,12 +247,12 @@ class RendezvousWindowTest {
     try (TwoTcaNodes n = new TwoTcaNodes(20)) {
       TcaQueuePair target = (TcaQueuePair) n.b.rc;
       AgentLock sender = null;
-      AgentLock proxy = hold(n.b);
+      AgentLock proxy = n.b.holdProxy();
       byte[][] data;
       try {
         data = postWindow(n, false); // no receive for SEND 1 yet: held behind WRITE 0, 2 and 3 behind it
         await(() -> rendezvous(n.a), RendezvousTarget.WINDOW, "RTSs sent while the target is held");
-        sender = hold(n.a); // WRITE 0's CTS stays unread: no FIN yet
+        sender = n.a.holdProxy(); // WRITE 0's CTS stays unread: no FIN yet
       } finally {
         proxy.releaseFully();
       }
@@ -290,7 +280,7 @@ class RendezvousWindowTest {
     try (TwoTcaNodes n = new TwoTcaNodes(20)) {
       TcaQueuePair target = (TcaQueuePair) n.b.rc;
       AgentLock sender = null;
-      AgentLock proxy = hold(n.b);
+      AgentLock proxy = n.b.holdProxy();
       try {
         for (int i = 0; i < RendezvousTarget.WINDOW + 1; i++) {
           n.b.rc.postRecv(new RecvWr().wrId(100 + i).sge(n.b.pool, (long) i * LEN, LEN));
@@ -300,7 +290,7 @@ class RendezvousWindowTest {
               .sge(n.a.pool, (long) i * LEN, LEN));
         }
         await(() -> rendezvous(n.a), RendezvousTarget.WINDOW, "RTSs sent while the target is held");
-        sender = hold(n.a); // the CTSs stay unread: no data, no FIN
+        sender = n.a.holdProxy(); // the CTSs stay unread: no data, no FIN
       } finally {
         proxy.releaseFully();
       }

@@ -1,5 +1,7 @@
 package io.github.verbs4j.tca.verbs;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.github.verbs4j.fabric.testing.Async;
 import io.github.verbs4j.tca.peach2.Peach2Counters;
 import io.github.verbs4j.verbs.Access;
@@ -20,6 +22,7 @@ import io.github.verbs4j.verbs.Verbs;
 import io.github.verbs4j.verbs.WcStatus;
 import io.github.verbs4j.verbs.WorkCompletion;
 import io.github.verbs4j.verbs.config.VerbsConfig;
+import io.github.verbs4j.verbs.spi.runtime.AgentLock;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
@@ -70,6 +73,17 @@ final class TwoTcaNodes implements AutoCloseable {
 
     int lid() {
       return ctx.queryPort(1).lid();
+    }
+
+    /** Takes this side's proxy lock (waiting up to 10 s), so its proxy does nothing until released. */
+    AgentLock holdProxy() {
+      AgentLock proxy = tca().proxy().lock();
+      long until = System.nanoTime() + 10_000_000_000L;
+      while (!proxy.tryAcquire()) {
+        assertTrue(System.nanoTime() < until, "the proxy's lock was never free");
+        Thread.onSpinWait();
+      }
+      return proxy;
     }
 
     TcaContext tca() {

@@ -39,16 +39,6 @@ class UcLostRendezvousTest {
   private static final int PSN = 7;
   private final Random random = new Random(45);
 
-  private static AgentLock hold(TwoTcaNodes.Side side) {
-    AgentLock proxy = side.tca().proxy().lock();
-    long until = System.nanoTime() + 10_000_000_000L;
-    while (!proxy.tryAcquire()) {
-      assertTrue(System.nanoTime() < until, "the proxy's lock was never free");
-      Thread.onSpinWait();
-    }
-    return proxy;
-  }
-
   /** Runs the deterministic fabric until {@code cq} has a completion (polling runs its node's proxy). */
   private static WorkCompletion poll(TwoTcaNodes n, CompletionQueue cq, String what) {
     WorkCompletion[] wc = WorkCompletion.array(1);
@@ -106,7 +96,7 @@ class UcLostRendezvousTest {
    * and answers with a CTS that comes too late.
    */
   private static void loseFirstMessage(TwoTcaNodes n, QueuePair a, TcaQueuePair target) {
-    AgentLock proxy = hold(n.b);
+    AgentLock proxy = n.b.holdProxy();
     try {
       a.postSend(new SendWr().wrId(1).opcode(WrOpcode.SEND).signaled(true).sge(n.a.pool, 0, LEN));
       WorkCompletion lost = poll(n, n.a.cq, "the requester giving up on message 1");
@@ -184,7 +174,7 @@ class UcLostRendezvousTest {
         ByteBuffer tail = ByteBuffer.allocate(RendezvousSender.FIN_TAIL);
         double drops = drops(n);
         Proxy p = n.b.tca().proxy();
-        AgentLock held = hold(n.b);
+        AgentLock held = n.b.holdProxy();
         try {
           synchronized (target.lock()) {
             target.responder.onRequest(p.channel(n.a.lid()), fin, tail, 0);
